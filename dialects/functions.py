@@ -1,0 +1,578 @@
+"""Functions, calls and device-side launches of the gpuc dialect.
+
+`gpuc.func` carries a role (`kernel` or `helper`), MLIR visibility and an
+inlining hint; no body makes it an external declaration. Calls resolve their
+callee through the per-module symbol table in `symbols.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    FlatSymbolRefAttrConstr,
+    FunctionType,
+    IndexType,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import (
+    CallableOpInterface,
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    ReturnLike,
+    SymbolOpInterface,
+    SymbolUserOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from gpuc.dialects.attrs import (
+    FuncPtrType,
+    InlineHint,
+    InlineHintAttr,
+    Role,
+    RoleAttr,
+    parse_enum_keyword,
+)
+from gpuc.dialects.symbols import lookup_nearest
+
+
+def fmt_types(types: Sequence[Attribute]) -> str:
+    return "(" + ", ".join(str(t) for t in types) + ")"
+
+
+def check_signature(
+    what: str, operands: Sequence[Attribute], results: Sequence[Attribute],
+    signature: FunctionType,
+) -> None:
+    """Raise a VerifyException when operand or result types differ from `signature`."""
+    expected_in, expected_out = signature.inputs.data, signature.outputs.data
+    if tuple(operands) != tuple(expected_in):
+        raise VerifyException(
+            f"{what}: operand types {fmt_types(operands)} differ from the callee's "
+            f"parameter types {fmt_types(expected_in)}"
+        )
+    if tuple(results) != tuple(expected_out):
+        raise VerifyException(
+            f"{what}: result types {fmt_types(results)} differ from the callee's "
+            f"result types {fmt_types(expected_out)}"
+        )
+
+
+class FuncCallable(CallableOpInterface):
+    @classmethod
+    def get_callable_region(cls, op: Operation) -> Region:
+        assert isinstance(op, FuncOp)
+        return op.body
+
+    @classmethod
+    def get_argument_types(cls, op: Operation) -> tuple[Attribute, ...]:
+        assert isinstance(op, FuncOp)
+        return op.function_type.inputs.data
+
+    @classmethod
+    def get_result_types(cls, op: Operation) -> tuple[Attribute, ...]:
+        assert isinstance(op, FuncOp)
+        return op.function_type.outputs.data
+
+
+@irdl_op_definition
+class FuncOp(IRDLOperation):
+    """`gpuc.func [private] @name(%a: T) [-> R] kernel|helper [always_inline|no_inline]`."""
+
+    name = "gpuc.func"
+
+    body = region_def()
+    sym_name = prop_def(SymbolNameConstraint())
+    function_type = prop_def(FunctionType)
+    sym_visibility = opt_prop_def(StringAttr)
+    role = prop_def(RoleAttr)
+    inline = opt_prop_def(InlineHintAttr)
+
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), FuncCallable())
+
+    def __init__(
+        self,
+        name: str,
+        function_type: FunctionType | tuple[Sequence[Attribute], Sequence[Attribute]],
+        role: Role,
+        region: Region | None = None,
+        *,
+        visibility: str | None = None,
+        inline: InlineHint | None = None,
+    ):
+        if isinstance(function_type, tuple):
+            function_type = FunctionType.from_lists(*function_type)
+        if region is None:
+            region = Region(Block(arg_types=function_type.inputs.data))
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "function_type": function_type,
+                "sym_visibility": StringAttr(visibility) if visibility else None,
+                "role": RoleAttr(role),
+                "inline": InlineHintAttr(inline) if inline else None,
+            },
+            regions=[region],
+        )
+
+    @staticmethod
+    def declaration(
+        name: str, inputs: Sequence[Attribute], outputs: Sequence[Attribute],
+        role: Role = Role.HELPER,
+    ) -> FuncOp:
+        return FuncOp(name, (inputs, outputs), role, Region(), visibility="private")
+
+    @property
+    def is_declaration(self) -> bool:
+        return not self.body.blocks
+
+    @property
+    def is_kernel(self) -> bool:
+        return self.role.data == Role.KERNEL
+
+    @property
+    def visibility(self) -> str:
+        return self.sym_visibility.data if self.sym_visibility else "public"
+
+    @property
+    def inline_hint(self) -> InlineHint | None:
+        return self.inline.data if self.inline else None
+
+    def verify_(self) -> None:
+        name = self.sym_name.data
+        outputs = self.function_type.outputs.data
+        if self.is_kernel and outputs:
+            raise VerifyException(
+                f"kernel @{name} returns {fmt_types(outputs)}; kernels return nothing: "
+                "write results through a pointer argument"
+            )
+        if self.visibility not in ("public", "private", "nested"):
+            raise VerifyException(
+                f"@{name} has visibility '{self.visibility}'; expected public, private "
+                "or nested"
+            )
+        if self.is_declaration:
+            if self.visibility == "public":
+                raise VerifyException(
+                    f"declaration @{name} cannot be public; mark it private (a symbol "
+                    "without a body is defined elsewhere)"
+                )
+            return
+        entry = self.body.blocks.first
+        assert entry is not None
+        if entry.arg_types != self.function_type.inputs.data:
+            raise VerifyException(
+                f"@{name}: entry block argument types {fmt_types(entry.arg_types)} "
+                f"differ from the parameter types {fmt_types(self.function_type.inputs.data)}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FuncOp:
+        visibility = parser.parse_optional_visibility_keyword()
+        name = parser.parse_symbol_name().data
+
+        def parse_param() -> Parser.Argument | Attribute:
+            arg = parser.parse_optional_argument()
+            return arg if arg is not None else parser.parse_type()
+
+        pos = parser.pos
+        params = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parse_param)
+        named = [p for p in params if isinstance(p, Parser.Argument)]
+        if named and len(named) != len(params):
+            parser.raise_error(
+                "parameters must be all named (%a: T, a definition) or all "
+                "unnamed (T, a declaration)", pos
+            )
+        inputs = [p.type for p in named] if named else [
+            p for p in params if isinstance(p, Attribute)
+        ]
+        outputs: list[Attribute] = []
+        if parser.parse_optional_punctuation("->") is not None:
+            if parser.parse_optional_punctuation("(") is not None:
+                if parser.parse_optional_punctuation(")") is None:
+                    outputs = parser.parse_comma_separated_list(
+                        parser.Delimiter.NONE, parser.parse_type
+                    )
+                    parser.parse_punctuation(")")
+            else:
+                outputs = [parser.parse_type()]
+        role = parse_enum_keyword(parser, Role, "function role")
+        inline = None
+        pos = parser.pos
+        if (word := parser.parse_optional_keyword_in(("always_inline", "no_inline"))):
+            inline = InlineHint(word)
+        del pos
+        extra = parser.parse_optional_attr_dict_with_keyword(
+            ("sym_name", "function_type", "sym_visibility", "role", "inline")
+        )
+        region = parser.parse_optional_region(named if named else None)
+        if region is not None and not named and inputs:
+            parser.raise_error("a function with a body must name its parameters (%a: T)")
+        op = FuncOp(
+            name, (inputs, outputs), role, region if region is not None else Region(),
+            visibility=visibility.data if visibility else None, inline=inline,
+        )
+        if extra is not None:
+            op.attributes |= extra.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        if self.sym_visibility:
+            printer.print_string(f" {self.sym_visibility.data}")
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string("(")
+        if self.is_declaration:
+            printer.print_list(self.function_type.inputs.data, printer.print_attribute)
+        else:
+            printer.print_list(self.body.blocks.first.args, printer.print_block_argument)  # type: ignore[union-attr]
+        printer.print_string(")")
+        outputs = self.function_type.outputs.data
+        if len(outputs) == 1 and not isinstance(outputs[0], FunctionType):
+            printer.print_string(" -> ")
+            printer.print_attribute(outputs[0])
+        elif outputs:
+            printer.print_string(" -> (")
+            printer.print_list(outputs, printer.print_attribute)
+            printer.print_string(")")
+        printer.print_string(f" {self.role.data.value}")
+        if self.inline:
+            printer.print_string(f" {self.inline.data.value}")
+        if self.attributes:
+            printer.print_string(" attributes ")
+            printer.print_attr_dict(self.attributes)
+        if not self.is_declaration:
+            printer.print_string(" ")
+            printer.print_region(self.body, print_entry_block_args=False)
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    """`gpuc.return [%v : T]`: leave the enclosing `gpuc.func`."""
+
+    name = "gpuc.return"
+    arguments = var_operand_def()
+    traits = traits_def(HasParent(FuncOp), IsTerminator(), ReturnLike())
+    assembly_format = "attr-dict ($arguments^ `:` type($arguments))?"
+
+    def __init__(self, *values: SSAValue | Operation):
+        super().__init__(operands=[values])
+
+    def verify_(self) -> None:
+        func = self.parent_op()
+        assert isinstance(func, FuncOp)
+        expected = func.function_type.outputs.data
+        if self.arguments.types != expected:
+            raise VerifyException(
+                f"returns {fmt_types(self.arguments.types)} but @{func.sym_name.data} "
+                f"declares results {fmt_types(expected)}"
+            )
+
+
+def resolve_func(op: Operation, callee: SymbolRefAttr, what: str) -> FuncOp:
+    """The `gpuc.func` that `callee` names, or a VerifyException saying why not."""
+    found = lookup_nearest(op, callee)
+    if found is None:
+        raise VerifyException(
+            f"{what} @{callee.string_value()} does not exist in the enclosing symbol "
+            "table; define or declare it (to materialize it as a job, use the deferred op)"
+        )
+    if not isinstance(found, FuncOp):
+        raise VerifyException(
+            f"{what} @{callee.string_value()} is a '{found.name}', not a gpuc.func"
+        )
+    return found
+
+
+class CallSymbolUser(SymbolUserOpInterface):
+    def verify(self, op: Operation) -> None:
+        assert isinstance(op, CallOp)
+        callee = resolve_func(op, op.callee, "callee")
+        if callee.is_kernel:
+            raise VerifyException(
+                f"@{callee.sym_name.data} is a kernel and cannot be called; launch it "
+                "with gpuc.launch"
+            )
+        check_signature(
+            f"call to @{callee.sym_name.data}", op.arguments.types, op.res.types,
+            callee.function_type,
+        )
+
+
+@irdl_op_definition
+class CallOp(IRDLOperation):
+    """`gpuc.call @f(%a) : (T) -> R`: a direct call to a helper."""
+
+    name = "gpuc.call"
+    arguments = var_operand_def()
+    callee = prop_def(FlatSymbolRefAttrConstr)
+    res = var_result_def()
+    traits = traits_def(CallSymbolUser())
+    assembly_format = (
+        "$callee `(` $arguments `)` attr-dict `:` functional-type($arguments, $res)"
+    )
+
+    def __init__(
+        self, callee: str | SymbolRefAttr, arguments: Sequence[SSAValue | Operation],
+        result_types: Sequence[Attribute],
+    ):
+        if isinstance(callee, str):
+            callee = SymbolRefAttr(callee)
+        super().__init__(
+            operands=[arguments], result_types=[result_types],
+            properties={"callee": callee},
+        )
+
+
+class FuncAddrSymbolUser(SymbolUserOpInterface):
+    def verify(self, op: Operation) -> None:
+        assert isinstance(op, FuncAddrOp)
+        callee = resolve_func(op, op.callee, "function")
+        ptr = op.result.type
+        assert isinstance(ptr, FuncPtrType)
+        if ptr.signature != callee.function_type:
+            raise VerifyException(
+                f"result type {ptr} does not match @{callee.sym_name.data}'s type "
+                f"{callee.function_type}"
+            )
+
+
+@irdl_op_definition
+class FuncAddrOp(IRDLOperation):
+    """`gpuc.func_addr @f : !gpuc.funcptr<(T) -> R>`: the address of a function."""
+
+    name = "gpuc.func_addr"
+    callee = prop_def(FlatSymbolRefAttrConstr)
+    result = result_def(FuncPtrType)
+    traits = traits_def(FuncAddrSymbolUser())
+    assembly_format = "$callee attr-dict `:` type($result)"
+
+    def __init__(self, callee: str | SymbolRefAttr, signature: FunctionType):
+        if isinstance(callee, str):
+            callee = SymbolRefAttr(callee)
+        super().__init__(
+            result_types=[FuncPtrType(signature)], properties={"callee": callee}
+        )
+
+
+@irdl_op_definition
+class CallIndirectOp(IRDLOperation):
+    """`gpuc.call_indirect %fp(%a) : !gpuc.funcptr<(T) -> R>`: call through a pointer."""
+
+    name = "gpuc.call_indirect"
+    callee = operand_def(FuncPtrType)
+    arguments = var_operand_def()
+    res = var_result_def()
+
+    def __init__(self, callee: SSAValue | Operation, arguments: Sequence[SSAValue | Operation]):
+        ptr = SSAValue.get(callee).type
+        assert isinstance(ptr, FuncPtrType)
+        super().__init__(
+            operands=[callee, arguments], result_types=[ptr.signature.outputs.data]
+        )
+
+    def verify_(self) -> None:
+        ptr = self.callee.type
+        assert isinstance(ptr, FuncPtrType)
+        check_signature(
+            "indirect call", self.arguments.types, self.res.types, ptr.signature
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CallIndirectOp:
+        fp = parser.parse_unresolved_operand()
+        args = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_unresolved_operand
+        )
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        ptr = parser.parse_type()
+        if not isinstance(ptr, FuncPtrType):
+            parser.raise_error(f"expected a !gpuc.funcptr type, got {ptr}", pos)
+        inputs = ptr.signature.inputs.data
+        if len(inputs) != len(args):
+            parser.raise_error(
+                f"{len(args)} arguments given but {ptr} takes {len(inputs)}", pos
+            )
+        op = cls(parser.resolve_operand(fp, ptr), parser.resolve_operands(args, inputs, pos))
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.callee)
+        printer.print_string("(")
+        printer.print_list(self.arguments, printer.print_operand)
+        printer.print_string(")")
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.callee.type)
+
+
+class LaunchConfig:
+    """The `grid(..) block(..) [shared(..)] (args)` part shared by both launch ops."""
+
+    @staticmethod
+    def parse(parser: Parser) -> tuple[
+        list[UnresolvedOperand], list[UnresolvedOperand], list[UnresolvedOperand],
+        list[UnresolvedOperand],
+    ]:
+        def dims(keyword: str) -> list[UnresolvedOperand]:
+            parser.parse_keyword(keyword)
+            pos = parser.pos
+            values = parser.parse_comma_separated_list(
+                parser.Delimiter.PAREN, parser.parse_unresolved_operand
+            )
+            if not 1 <= len(values) <= 3:
+                parser.raise_error(f"{keyword} takes 1 to 3 sizes (x, y, z)", pos)
+            return values
+
+        grid, block = dims("grid"), dims("block")
+        shared: list[UnresolvedOperand] = []
+        if parser.parse_optional_keyword("shared") is not None:
+            parser.parse_punctuation("(")
+            shared = [parser.parse_unresolved_operand()]
+            parser.parse_punctuation(")")
+        args = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_unresolved_operand
+        )
+        return grid, block, shared, args
+
+    @staticmethod
+    def resolve(
+        parser: Parser, parsed: tuple[list[UnresolvedOperand], ...],
+        arg_types: Sequence[Attribute], pos: int,
+    ) -> list[list[SSAValue]]:
+        grid, block, shared, args = parsed
+        index = IndexType()
+        if len(arg_types) != len(args):
+            parser.raise_error(
+                f"{len(args)} kernel arguments given but {len(arg_types)} types", pos
+            )
+        return [
+            [parser.resolve_operand(v, index) for v in grid],
+            [parser.resolve_operand(v, index) for v in block],
+            [parser.resolve_operand(v, index) for v in shared],
+            parser.resolve_operands(args, arg_types, pos),
+        ]
+
+    @staticmethod
+    def print(printer: Printer, op: LaunchOp | Operation) -> None:
+        grid, block, shared, args = (
+            op.grid, op.block, op.shared, op.args  # type: ignore[attr-defined]
+        )
+        for keyword, values in (("grid", grid), ("block", block), ("shared", shared)):
+            if values:
+                printer.print_string(f" {keyword}(")
+                printer.print_list(values, printer.print_operand)
+                printer.print_string(")")
+        printer.print_string(" (")
+        printer.print_list(args, printer.print_operand)
+        printer.print_string(")")
+
+    @staticmethod
+    def print_types(printer: Printer, op: Operation) -> None:
+        printer.print_string(" : (")
+        printer.print_list(op.args.types, printer.print_attribute)  # type: ignore[attr-defined]
+        printer.print_string(")")
+
+
+class LaunchSymbolUser(SymbolUserOpInterface):
+    def verify(self, op: Operation) -> None:
+        assert isinstance(op, LaunchOp)
+        kernel = resolve_func(op, op.kernel, "kernel")
+        if not kernel.is_kernel:
+            raise VerifyException(
+                f"@{kernel.sym_name.data} is a helper; only kernels can be launched "
+                "(call helpers with gpuc.call)"
+            )
+        check_signature(
+            f"launch of @{kernel.sym_name.data}", op.args.types, (),
+            kernel.function_type,
+        )
+
+
+@irdl_op_definition
+class LaunchOp(IRDLOperation):
+    """`gpuc.launch @k grid(%gx) block(%bx) [shared(%bytes)] (%a) : (T)`.
+
+    A device-side launch of a child kernel: 1-3 grid and block sizes (missing
+    dimensions are 1), optional dynamic shared-memory bytes, kernel arguments.
+    """
+
+    name = "gpuc.launch"
+    kernel = prop_def(FlatSymbolRefAttrConstr)
+    grid = var_operand_def(IndexType)
+    block = var_operand_def(IndexType)
+    shared = var_operand_def(IndexType)
+    args = var_operand_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(LaunchSymbolUser())
+
+    def __init__(
+        self, kernel: str | SymbolRefAttr, grid: Sequence[SSAValue | Operation],
+        block: Sequence[SSAValue | Operation], args: Sequence[SSAValue | Operation],
+        shared: SSAValue | Operation | None = None,
+    ):
+        if isinstance(kernel, str):
+            kernel = SymbolRefAttr(kernel)
+        super().__init__(
+            operands=[grid, block, [shared] if shared is not None else [], args],
+            properties={"kernel": kernel},
+        )
+
+    def verify_(self) -> None:
+        verify_launch_shape(self)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LaunchOp:
+        kernel = parser.parse_symbol_name()
+        parsed = LaunchConfig.parse(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        grid, block, shared, args = LaunchConfig.resolve(parser, parsed, types, pos)
+        op = cls(SymbolRefAttr(kernel), grid, block, args, shared[0] if shared else None)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.kernel.root_reference.data)
+        LaunchConfig.print(printer, self)
+        if self.attributes:
+            printer.print_string(" ")
+            printer.print_attr_dict(self.attributes)
+        LaunchConfig.print_types(printer, self)
+
+
+def verify_launch_shape(op: Operation) -> None:
+    grid, block, shared = op.grid, op.block, op.shared  # type: ignore[attr-defined]
+    for what, values in (("grid", grid), ("block", block)):
+        if not 1 <= len(values) <= 3:
+            raise VerifyException(f"{what} takes 1 to 3 sizes (x, y, z), got {len(values)}")
+    if len(shared) > 1:
+        raise VerifyException("at most one dynamic shared-memory size")

@@ -1,0 +1,59 @@
+"""The gpuc dialect: one `Dialect` object gathering the ops, types and attrs."""
+
+from __future__ import annotations
+
+from xdsl.ir import Dialect
+
+from gpuc.dialects.attrs import (
+    AddressSpaceAttr,
+    AtomicKindAttr,
+    DimAttr,
+    FuncPtrType,
+    InlineHintAttr,
+    JobAttr,
+    MemoryOrderAttr,
+    PtrType,
+    RoleAttr,
+)
+from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
+from gpuc.dialects.functions import (
+    CallIndirectOp,
+    CallOp,
+    FuncAddrOp,
+    FuncOp,
+    LaunchOp,
+    ReturnOp,
+)
+from gpuc.dialects.index import (
+    BarrierOp,
+    BlockDimOp,
+    BlockIdOp,
+    GlobalIdOp,
+    GridDimOp,
+    LaneIdOp,
+    ThreadIdOp,
+)
+from gpuc.dialects.memory import (
+    AddrSpaceCastOp,
+    AtomicCmpXchgOp,
+    AtomicRMWOp,
+    LoadOp,
+    OffsetOp,
+    SharedAllocOp,
+    StoreOp,
+)
+
+GPUC = Dialect(
+    "gpuc",
+    [
+        FuncOp, ReturnOp, CallOp, FuncAddrOp, CallIndirectOp, LaunchOp,
+        DeferredCallOp, DeferredAddrOp, DeferredLaunchOp,
+        LoadOp, StoreOp, OffsetOp, SharedAllocOp, AtomicRMWOp, AtomicCmpXchgOp,
+        AddrSpaceCastOp,
+        ThreadIdOp, BlockIdOp, BlockDimOp, GridDimOp, GlobalIdOp, LaneIdOp, BarrierOp,
+    ],
+    [
+        PtrType, FuncPtrType, JobAttr, AddressSpaceAttr, RoleAttr, InlineHintAttr,
+        DimAttr, AtomicKindAttr, MemoryOrderAttr,
+    ],
+)

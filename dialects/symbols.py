@@ -1,0 +1,80 @@
+"""One symbol table per symbol-table op, shared by every verifier and pass.
+
+xDSL's `SymbolTable.lookup_symbol` walks the whole block on every lookup, so
+verifying a module with a call in each of n functions costs O(n^2). Here each
+table op gets a name -> op map built once and kept in a weak cache. A cached
+hit is re-validated in O(1) (the op is still a child of the table and still has
+that name), so IR mutations never yield a stale answer; a miss rebuilds the
+map once, which is O(n) and happens only for genuinely missing or new names.
+"""
+
+from __future__ import annotations
+
+from weakref import WeakKeyDictionary
+
+from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
+from xdsl.ir import Operation
+from xdsl.traits import SymbolTable
+
+_TABLES: WeakKeyDictionary[Operation, dict[str, Operation]] = WeakKeyDictionary()
+
+
+def symbol_name(op: Operation) -> str | None:
+    """The name `op` defines in its symbol table, if it defines one."""
+    name = op.get_attr_or_prop("sym_name")
+    return name.data if isinstance(name, StringAttr) else None
+
+
+def is_symbol_table(op: Operation) -> bool:
+    return op.has_trait(SymbolTable) and len(op.regions) == 1
+
+
+def build_table(table_op: Operation) -> dict[str, Operation]:
+    """Map every symbol directly inside `table_op` to its op (first one wins)."""
+    table: dict[str, Operation] = {}
+    for region in table_op.regions:
+        for block in region.blocks:
+            for op in block.ops:
+                name = symbol_name(op)
+                if name is not None and name not in table:
+                    table[name] = op
+    _TABLES[table_op] = table
+    return table
+
+
+def lookup_in(table_op: Operation, name: str) -> Operation | None:
+    """The symbol `name` defined directly in `table_op`, or None."""
+    table = _TABLES.get(table_op)
+    if table is not None:
+        hit = table.get(name)
+        if hit is not None and hit.parent_op() is table_op and symbol_name(hit) == name:
+            return hit
+    return build_table(table_op).get(name)
+
+
+def nearest_table(op: Operation) -> Operation | None:
+    """The closest enclosing op (or `op` itself) that is a symbol table."""
+    current: Operation | None = op
+    while current is not None:
+        if is_symbol_table(current):
+            return current
+        current = current.parent_op()
+    return None
+
+
+def lookup_ref(table_op: Operation, ref: SymbolRefAttr) -> Operation | None:
+    """Resolve `@a::@b::@c` starting in `table_op`, through nested tables."""
+    found = lookup_in(table_op, ref.root_reference.data)
+    for nested in ref.nested_references.data:
+        if found is None or not is_symbol_table(found):
+            return None
+        found = lookup_in(found, nested.data)
+    return found
+
+
+def lookup_nearest(from_op: Operation, ref: SymbolRefAttr | str) -> Operation | None:
+    """MLIR's `lookupNearestSymbolFrom`: resolve `ref` in the closest table above."""
+    if isinstance(ref, str):
+        ref = SymbolRefAttr(ref)
+    table = nearest_table(from_op)
+    return lookup_ref(table, ref) if table is not None else None
