@@ -25,6 +25,14 @@ from xdsl.printer import Printer
 from xdsl.utils.str_enum import StrEnum
 
 
+ENTRYPOINTS_ATTR = "gpuc.entrypoints"
+"""Module attribute: ArrayAttr of FlatSymbolRefAttr, the entrypoint set."""
+TARGET_ATTR = "gpuc.target"
+"""Module attribute: StringAttr naming the target (ptx, spirv, native)."""
+BARRIERS_ATTR = "gpuc.uses_barrier"
+"""Function attribute (unit): the kernel reaches a barrier, maybe via helpers."""
+
+
 class AddressSpace(StrEnum):
     """Where a pointer points; the target maps each to its own number."""
 

@@ -1,0 +1,76 @@
+"""What gpuc registers, by name, without importing any of it.
+
+Every factory imports its module only when called, so `xdsl-opt` (which loads
+every plugin's universe) and `gpuc-opt` pay for a pass or dialect only when a
+module or pipeline uses it. An import error inside a factory surfaces only for
+that pass, never for every `xdsl-opt` call on the machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import import_module
+from typing import Any
+
+
+def lazy(path: str) -> Callable[[], Any]:
+    """A factory returning the object named by `module:attribute` on first call."""
+    module_name, attribute = path.split(":")
+
+    def factory() -> Any:
+        return getattr(import_module(module_name), attribute)
+
+    factory.__qualname__ = f"lazy({path})"
+    return factory
+
+
+# Pass name -> "module:ModulePass subclass". The generic passes keep MLIR's names.
+PASSES: dict[str, str] = {
+    "import": "gpuc.transforms.import_foreign:ImportForeign",
+    "resolve-deferred": "gpuc.transforms.resolve_deferred:ResolveDeferred",
+    "classify-entrypoints": "gpuc.transforms.classify_entrypoints:ClassifyEntrypoints",
+    "symbol-privatize": "gpuc.transforms.symbol_privatize:SymbolPrivatize",
+    "privatize": "gpuc.transforms.privatize:Privatize",
+    "inline": "gpuc.transforms.inline:Inline",
+    "symbol-dce": "gpuc.transforms.symbol_dce:SymbolDCE",
+    "finalize-kernels": "gpuc.transforms.finalize_kernels:FinalizeKernels",
+    "verify-target": "gpuc.transforms.verify_target:VerifyTarget",
+    "gpuc-pipeline": "gpuc.transforms.gpuc_pipeline:GpucPipeline",
+}
+
+# Dialects gpuc-opt understands. xDSL's `gpu` is only needed by the import pass
+# (foreign modules), so it is registered lazily like the rest.
+DIALECTS: dict[str, str] = {
+    "builtin": "xdsl.dialects.builtin:Builtin",
+    "gpuc": "gpuc.dialects.gpuc:GPUC",
+    "func": "xdsl.dialects.func:Func",
+    "arith": "xdsl.dialects.arith:Arith",
+    "math": "xdsl.dialects.math:Math",
+    "scf": "xdsl.dialects.scf:Scf",
+    "cf": "xdsl.dialects.cf:Cf",
+    "memref": "xdsl.dialects.memref:MemRef",
+    "gpu": "xdsl.dialects.gpu:GPU",
+}
+
+# xdsl-opt `-t` targets (name -> "module:xdsl Target subclass").
+TARGETS: dict[str, str] = {
+    "ptx": "gpuc.targets.xdsl_targets:PTXOutput",
+    "spirv": "gpuc.targets.xdsl_targets:SPIRVOutput",
+    "native": "gpuc.targets.xdsl_targets:NativeOutput",
+    "llvm": "gpuc.targets.xdsl_targets:LLVMOutput",
+}
+
+
+def available(registry: dict[str, str]) -> dict[str, str]:
+    """The entries whose module exists (later issues add modules one by one)."""
+    from importlib.util import find_spec
+
+    result: dict[str, str] = {}
+    for name, path in registry.items():
+        module = path.split(":")[0]
+        try:
+            if find_spec(module) is not None:
+                result[name] = path
+        except ModuleNotFoundError:
+            continue
+    return result
