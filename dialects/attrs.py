@@ -18,12 +18,16 @@ from xdsl.dialects.builtin import (
     StringAttr,
 )
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, ParametrizedAttribute, SpacedOpaqueSyntaxAttribute, TypeAttribute
-from xdsl.irdl import irdl_attr_definition, param_def
+from xdsl.ir import (
+    Attribute,
+    ParametrizedAttribute,
+    SpacedOpaqueSyntaxAttribute,
+    TypeAttribute,
+)
+from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.str_enum import StrEnum
-
 
 ENTRYPOINTS_ATTR = "gpuc.entrypoints"
 """Module attribute: ArrayAttr of FlatSymbolRefAttr, the entrypoint set."""
@@ -131,8 +135,8 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
 
     name = "gpuc.ptr"
 
-    element: Attribute = param_def()
-    space: AddressSpaceAttr = param_def()
+    element: Attribute
+    space: AddressSpaceAttr
 
     def __init__(self, element: Attribute, space: AddressSpace | AddressSpaceAttr):
         if isinstance(space, AddressSpace):
@@ -164,7 +168,7 @@ class FuncPtrType(ParametrizedAttribute, TypeAttribute):
 
     name = "gpuc.funcptr"
 
-    signature: FunctionType = param_def()
+    signature: FunctionType
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
@@ -189,10 +193,10 @@ class JobAttr(ParametrizedAttribute):
 
     name = "gpuc.job"
 
-    role: RoleAttr = param_def()
-    inline: InlineHintAttr | NoneAttr = param_def()
-    generator: StringAttr | NoneAttr = param_def()
-    params: DictionaryAttr = param_def()
+    role: RoleAttr
+    inline: InlineHintAttr | NoneAttr
+    generator: StringAttr | NoneAttr
+    params: DictionaryAttr
 
     def __init__(
         self,
@@ -257,4 +261,3 @@ class JobAttr(ParametrizedAttribute):
                 printer.print_string(" ")
                 printer.print_attr_dict(self.params.data)
         printer.print_string(">")
-

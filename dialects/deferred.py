@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import FlatSymbolRefAttrConstr, FunctionType, IndexType, SymbolRefAttr
+from gpuc.dialects.attrs import FuncPtrType, JobAttr, Role
+from gpuc.dialects.functions import LaunchConfig, verify_launch_shape
+from xdsl.dialects.builtin import (
+    FlatSymbolRefAttrConstr,
+    FunctionType,
+    IndexType,
+    SymbolRefAttr,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -23,9 +30,6 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
-
-from gpuc.dialects.attrs import FuncPtrType, JobAttr, Role
-from gpuc.dialects.functions import LaunchConfig, verify_launch_shape
 
 
 def parse_job(parser: Parser) -> JobAttr:
@@ -47,13 +51,17 @@ class DeferredCallOp(IRDLOperation):
     res = var_result_def()
 
     def __init__(
-        self, source: str | SymbolRefAttr, job: JobAttr,
-        arguments: Sequence[SSAValue | Operation], result_types: Sequence[Attribute],
+        self,
+        source: str | SymbolRefAttr,
+        job: JobAttr,
+        arguments: Sequence[SSAValue | Operation],
+        result_types: Sequence[Attribute],
     ):
         if isinstance(source, str):
             source = SymbolRefAttr(source)
         super().__init__(
-            operands=[arguments], result_types=[result_types],
+            operands=[arguments],
+            result_types=[result_types],
             properties={"source": source, "job": job},
         )
 
@@ -73,7 +81,8 @@ class DeferredCallOp(IRDLOperation):
         pos = parser.pos
         signature = parser.parse_function_type()
         op = cls(
-            SymbolRefAttr(source), job,
+            SymbolRefAttr(source),
+            job,
             parser.resolve_operands(args, signature.inputs.data, pos),
             signature.outputs.data,
         )
@@ -106,7 +115,9 @@ class DeferredAddrOp(IRDLOperation):
     job = prop_def(JobAttr)
     result = result_def(FuncPtrType)
 
-    def __init__(self, source: str | SymbolRefAttr, job: JobAttr, signature: FunctionType):
+    def __init__(
+        self, source: str | SymbolRefAttr, job: JobAttr, signature: FunctionType
+    ):
         if isinstance(source, str):
             source = SymbolRefAttr(source)
         super().__init__(
@@ -116,8 +127,8 @@ class DeferredAddrOp(IRDLOperation):
 
     @property
     def signature(self) -> FunctionType:
-        assert isinstance(self.result.type, FuncPtrType)
-        return self.result.type.signature
+        signature: FunctionType = self.result.type.signature
+        return signature
 
     @classmethod
     def parse(cls, parser: Parser) -> DeferredAddrOp:
@@ -149,7 +160,11 @@ class DeferredAddrOp(IRDLOperation):
 
 @irdl_op_definition
 class DeferredLaunchOp(IRDLOperation):
-    """`gpuc.deferred_launch @src grid(..) block(..) [shared(..)] (%a) #gpuc.job<kernel> : (T)`."""
+    """A device-side launch of a child kernel compiled as its own job.
+
+    `gpuc.deferred_launch @src grid(..) block(..) [shared(..)] (%a)
+    #gpuc.job<kernel> : (T)`
+    """
 
     name = "gpuc.deferred_launch"
     source = prop_def(FlatSymbolRefAttrConstr)
@@ -161,9 +176,13 @@ class DeferredLaunchOp(IRDLOperation):
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def __init__(
-        self, source: str | SymbolRefAttr, job: JobAttr,
-        grid: Sequence[SSAValue | Operation], block: Sequence[SSAValue | Operation],
-        args: Sequence[SSAValue | Operation], shared: SSAValue | Operation | None = None,
+        self,
+        source: str | SymbolRefAttr,
+        job: JobAttr,
+        grid: Sequence[SSAValue | Operation],
+        block: Sequence[SSAValue | Operation],
+        args: Sequence[SSAValue | Operation],
+        shared: SSAValue | Operation | None = None,
     ):
         if isinstance(source, str):
             source = SymbolRefAttr(source)
@@ -192,7 +211,9 @@ class DeferredLaunchOp(IRDLOperation):
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         pos = parser.pos
-        types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        types = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_type
+        )
         grid, block, shared, args = LaunchConfig.resolve(parser, parsed, types, pos)
         op = cls(
             SymbolRefAttr(source), job, grid, block, args, shared[0] if shared else None

@@ -8,7 +8,17 @@ callee through the per-module symbol table in `symbols.py`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
+from gpuc.dialects.attrs import (
+    FuncPtrType,
+    InlineHint,
+    InlineHintAttr,
+    Role,
+    RoleAttr,
+    parse_enum_keyword,
+)
+from gpuc.dialects.symbols import lookup_nearest
 from xdsl.dialects.builtin import (
     FlatSymbolRefAttrConstr,
     FunctionType,
@@ -21,6 +31,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    VarOperand,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -44,23 +55,15 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from gpuc.dialects.attrs import (
-    FuncPtrType,
-    InlineHint,
-    InlineHintAttr,
-    Role,
-    RoleAttr,
-    parse_enum_keyword,
-)
-from gpuc.dialects.symbols import lookup_nearest
-
 
 def fmt_types(types: Sequence[Attribute]) -> str:
     return "(" + ", ".join(str(t) for t in types) + ")"
 
 
 def check_signature(
-    what: str, operands: Sequence[Attribute], results: Sequence[Attribute],
+    what: str,
+    operands: Sequence[Attribute],
+    results: Sequence[Attribute],
     signature: FunctionType,
 ) -> None:
     """Raise a VerifyException when operand or result types differ from `signature`."""
@@ -96,7 +99,10 @@ class FuncCallable(CallableOpInterface):
 
 @irdl_op_definition
 class FuncOp(IRDLOperation):
-    """`gpuc.func [private] @name(%a: T) [-> R] kernel|helper [always_inline|no_inline]`."""
+    """A function with a role; no body makes it a declaration.
+
+    `gpuc.func [private] @name(%a: T) [-> R] kernel|helper [always_inline|no_inline]`
+    """
 
     name = "gpuc.func"
 
@@ -136,7 +142,9 @@ class FuncOp(IRDLOperation):
 
     @staticmethod
     def declaration(
-        name: str, inputs: Sequence[Attribute], outputs: Sequence[Attribute],
+        name: str,
+        inputs: Sequence[Attribute],
+        outputs: Sequence[Attribute],
         role: Role = Role.HELPER,
     ) -> FuncOp:
         return FuncOp(name, (inputs, outputs), role, Region(), visibility="private")
@@ -147,7 +155,7 @@ class FuncOp(IRDLOperation):
 
     @property
     def is_kernel(self) -> bool:
-        return self.role.data == Role.KERNEL
+        return self.role.data is Role.KERNEL
 
     @property
     def visibility(self) -> str:
@@ -182,7 +190,8 @@ class FuncOp(IRDLOperation):
         if entry.arg_types != self.function_type.inputs.data:
             raise VerifyException(
                 f"@{name}: entry block argument types {fmt_types(entry.arg_types)} "
-                f"differ from the parameter types {fmt_types(self.function_type.inputs.data)}"
+                "differ from the parameter types "
+                f"{fmt_types(self.function_type.inputs.data)}"
             )
 
     @classmethod
@@ -200,11 +209,14 @@ class FuncOp(IRDLOperation):
         if named and len(named) != len(params):
             parser.raise_error(
                 "parameters must be all named (%a: T, a definition) or all "
-                "unnamed (T, a declaration)", pos
+                "unnamed (T, a declaration)",
+                pos,
             )
-        inputs = [p.type for p in named] if named else [
-            p for p in params if isinstance(p, Attribute)
-        ]
+        inputs = (
+            [p.type for p in named]
+            if named
+            else [p for p in params if isinstance(p, Attribute)]
+        )
         outputs: list[Attribute] = []
         if parser.parse_optional_punctuation("->") is not None:
             if parser.parse_optional_punctuation("(") is not None:
@@ -218,7 +230,7 @@ class FuncOp(IRDLOperation):
         role = parse_enum_keyword(parser, Role, "function role")
         inline = None
         pos = parser.pos
-        if (word := parser.parse_optional_keyword_in(("always_inline", "no_inline"))):
+        if word := parser.parse_optional_keyword_in(("always_inline", "no_inline")):
             inline = InlineHint(word)
         del pos
         extra = parser.parse_optional_attr_dict_with_keyword(
@@ -226,10 +238,16 @@ class FuncOp(IRDLOperation):
         )
         region = parser.parse_optional_region(named if named else None)
         if region is not None and not named and inputs:
-            parser.raise_error("a function with a body must name its parameters (%a: T)")
+            parser.raise_error(
+                "a function with a body must name its parameters (%a: T)"
+            )
         op = FuncOp(
-            name, (inputs, outputs), role, region if region is not None else Region(),
-            visibility=visibility.data if visibility else None, inline=inline,
+            name,
+            (inputs, outputs),
+            role,
+            region if region is not None else Region(),
+            visibility=visibility.data if visibility else None,
+            inline=inline,
         )
         if extra is not None:
             op.attributes |= extra.data
@@ -244,7 +262,9 @@ class FuncOp(IRDLOperation):
         if self.is_declaration:
             printer.print_list(self.function_type.inputs.data, printer.print_attribute)
         else:
-            printer.print_list(self.body.blocks.first.args, printer.print_block_argument)  # type: ignore[union-attr]
+            entry = self.body.blocks.first
+            assert entry is not None
+            printer.print_list(entry.args, printer.print_block_argument)
         printer.print_string(")")
         outputs = self.function_type.outputs.data
         if len(outputs) == 1 and not isinstance(outputs[0], FunctionType):
@@ -293,13 +313,12 @@ def resolve_func(op: Operation, callee: SymbolRefAttr, what: str) -> FuncOp:
     found = lookup_nearest(op, callee)
     if found is None:
         raise VerifyException(
-            f"{what} @{callee.string_value()} does not exist in the enclosing symbol "
-            "table; define or declare it (to materialize it as a job, use the deferred op)"
+            f"{what} {callee} does not exist in the enclosing symbol "
+            "table; define or declare it (to materialize it as a job, use the "
+            "deferred op)"
         )
     if not isinstance(found, FuncOp):
-        raise VerifyException(
-            f"{what} @{callee.string_value()} is a '{found.name}', not a gpuc.func"
-        )
+        raise VerifyException(f"{what} {callee} is a '{found.name}', not a gpuc.func")
     return found
 
 
@@ -313,7 +332,9 @@ class CallSymbolUser(SymbolUserOpInterface):
                 "with gpuc.launch"
             )
         check_signature(
-            f"call to @{callee.sym_name.data}", op.arguments.types, op.res.types,
+            f"call to @{callee.sym_name.data}",
+            op.arguments.types,
+            op.res.types,
             callee.function_type,
         )
 
@@ -332,13 +353,16 @@ class CallOp(IRDLOperation):
     )
 
     def __init__(
-        self, callee: str | SymbolRefAttr, arguments: Sequence[SSAValue | Operation],
+        self,
+        callee: str | SymbolRefAttr,
+        arguments: Sequence[SSAValue | Operation],
         result_types: Sequence[Attribute],
     ):
         if isinstance(callee, str):
             callee = SymbolRefAttr(callee)
         super().__init__(
-            operands=[arguments], result_types=[result_types],
+            operands=[arguments],
+            result_types=[result_types],
             properties={"callee": callee},
         )
 
@@ -376,14 +400,16 @@ class FuncAddrOp(IRDLOperation):
 
 @irdl_op_definition
 class CallIndirectOp(IRDLOperation):
-    """`gpuc.call_indirect %fp(%a) : !gpuc.funcptr<(T) -> R>`: call through a pointer."""
+    """`gpuc.call_indirect %fp(%a) : !gpuc.funcptr<(T) -> R>`: an indirect call."""
 
     name = "gpuc.call_indirect"
     callee = operand_def(FuncPtrType)
     arguments = var_operand_def()
     res = var_result_def()
 
-    def __init__(self, callee: SSAValue | Operation, arguments: Sequence[SSAValue | Operation]):
+    def __init__(
+        self, callee: SSAValue | Operation, arguments: Sequence[SSAValue | Operation]
+    ):
         ptr = SSAValue.get(callee).type
         assert isinstance(ptr, FuncPtrType)
         super().__init__(
@@ -414,7 +440,9 @@ class CallIndirectOp(IRDLOperation):
             parser.raise_error(
                 f"{len(args)} arguments given but {ptr} takes {len(inputs)}", pos
             )
-        op = cls(parser.resolve_operand(fp, ptr), parser.resolve_operands(args, inputs, pos))
+        op = cls(
+            parser.resolve_operand(fp, ptr), parser.resolve_operands(args, inputs, pos)
+        )
         op.attributes |= attrs
         return op
 
@@ -431,12 +459,29 @@ class CallIndirectOp(IRDLOperation):
         printer.print_attribute(self.callee.type)
 
 
+class LaunchShaped(Protocol):
+    """What both launch ops have: grid and block sizes, shared bytes, arguments."""
+
+    @property
+    def grid(self) -> VarOperand: ...
+    @property
+    def block(self) -> VarOperand: ...
+    @property
+    def shared(self) -> VarOperand: ...
+    @property
+    def args(self) -> VarOperand: ...
+
+
 class LaunchConfig:
     """The `grid(..) block(..) [shared(..)] (args)` part shared by both launch ops."""
 
     @staticmethod
-    def parse(parser: Parser) -> tuple[
-        list[UnresolvedOperand], list[UnresolvedOperand], list[UnresolvedOperand],
+    def parse(
+        parser: Parser,
+    ) -> tuple[
+        list[UnresolvedOperand],
+        list[UnresolvedOperand],
+        list[UnresolvedOperand],
         list[UnresolvedOperand],
     ]:
         def dims(keyword: str) -> list[UnresolvedOperand]:
@@ -462,9 +507,11 @@ class LaunchConfig:
 
     @staticmethod
     def resolve(
-        parser: Parser, parsed: tuple[list[UnresolvedOperand], ...],
-        arg_types: Sequence[Attribute], pos: int,
-    ) -> list[list[SSAValue]]:
+        parser: Parser,
+        parsed: tuple[list[UnresolvedOperand], ...],
+        arg_types: Sequence[Attribute],
+        pos: int,
+    ) -> list[Sequence[SSAValue]]:
         grid, block, shared, args = parsed
         index = IndexType()
         if len(arg_types) != len(args):
@@ -479,23 +526,24 @@ class LaunchConfig:
         ]
 
     @staticmethod
-    def print(printer: Printer, op: LaunchOp | Operation) -> None:
-        grid, block, shared, args = (
-            op.grid, op.block, op.shared, op.args  # type: ignore[attr-defined]
-        )
-        for keyword, values in (("grid", grid), ("block", block), ("shared", shared)):
+    def print(printer: Printer, op: LaunchShaped) -> None:
+        for keyword, values in (
+            ("grid", op.grid),
+            ("block", op.block),
+            ("shared", op.shared),
+        ):
             if values:
                 printer.print_string(f" {keyword}(")
                 printer.print_list(values, printer.print_operand)
                 printer.print_string(")")
         printer.print_string(" (")
-        printer.print_list(args, printer.print_operand)
+        printer.print_list(op.args, printer.print_operand)
         printer.print_string(")")
 
     @staticmethod
-    def print_types(printer: Printer, op: Operation) -> None:
+    def print_types(printer: Printer, op: LaunchShaped) -> None:
         printer.print_string(" : (")
-        printer.print_list(op.args.types, printer.print_attribute)  # type: ignore[attr-defined]
+        printer.print_list(op.args.types, printer.print_attribute)
         printer.print_string(")")
 
 
@@ -509,7 +557,9 @@ class LaunchSymbolUser(SymbolUserOpInterface):
                 "(call helpers with gpuc.call)"
             )
         check_signature(
-            f"launch of @{kernel.sym_name.data}", op.args.types, (),
+            f"launch of @{kernel.sym_name.data}",
+            op.args.types,
+            (),
             kernel.function_type,
         )
 
@@ -532,8 +582,11 @@ class LaunchOp(IRDLOperation):
     traits = traits_def(LaunchSymbolUser())
 
     def __init__(
-        self, kernel: str | SymbolRefAttr, grid: Sequence[SSAValue | Operation],
-        block: Sequence[SSAValue | Operation], args: Sequence[SSAValue | Operation],
+        self,
+        kernel: str | SymbolRefAttr,
+        grid: Sequence[SSAValue | Operation],
+        block: Sequence[SSAValue | Operation],
+        args: Sequence[SSAValue | Operation],
         shared: SSAValue | Operation | None = None,
     ):
         if isinstance(kernel, str):
@@ -553,9 +606,13 @@ class LaunchOp(IRDLOperation):
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         pos = parser.pos
-        types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        types = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_type
+        )
         grid, block, shared, args = LaunchConfig.resolve(parser, parsed, types, pos)
-        op = cls(SymbolRefAttr(kernel), grid, block, args, shared[0] if shared else None)
+        op = cls(
+            SymbolRefAttr(kernel), grid, block, args, shared[0] if shared else None
+        )
         op.attributes |= attrs
         return op
 
@@ -569,10 +626,11 @@ class LaunchOp(IRDLOperation):
         LaunchConfig.print_types(printer, self)
 
 
-def verify_launch_shape(op: Operation) -> None:
-    grid, block, shared = op.grid, op.block, op.shared  # type: ignore[attr-defined]
-    for what, values in (("grid", grid), ("block", block)):
+def verify_launch_shape(op: LaunchShaped) -> None:
+    for what, values in (("grid", op.grid), ("block", op.block)):
         if not 1 <= len(values) <= 3:
-            raise VerifyException(f"{what} takes 1 to 3 sizes (x, y, z), got {len(values)}")
-    if len(shared) > 1:
+            raise VerifyException(
+                f"{what} takes 1 to 3 sizes (x, y, z), got {len(values)}"
+            )
+    if len(op.shared) > 1:
         raise VerifyException("at most one dynamic shared-memory size")

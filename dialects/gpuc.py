@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from xdsl.ir import Dialect
-
 from gpuc.dialects.attrs import (
     AddressSpaceAttr,
     AtomicKindAttr,
@@ -42,18 +40,44 @@ from gpuc.dialects.memory import (
     SharedAllocOp,
     StoreOp,
 )
+from xdsl.ir import Dialect
 
 GPUC = Dialect(
     "gpuc",
     [
-        FuncOp, ReturnOp, CallOp, FuncAddrOp, CallIndirectOp, LaunchOp,
-        DeferredCallOp, DeferredAddrOp, DeferredLaunchOp,
-        LoadOp, StoreOp, OffsetOp, SharedAllocOp, AtomicRMWOp, AtomicCmpXchgOp,
+        FuncOp,
+        ReturnOp,
+        CallOp,
+        FuncAddrOp,
+        CallIndirectOp,
+        LaunchOp,
+        DeferredCallOp,
+        DeferredAddrOp,
+        DeferredLaunchOp,
+        LoadOp,
+        StoreOp,
+        OffsetOp,
+        SharedAllocOp,
+        AtomicRMWOp,
+        AtomicCmpXchgOp,
         AddrSpaceCastOp,
-        ThreadIdOp, BlockIdOp, BlockDimOp, GridDimOp, GlobalIdOp, LaneIdOp, BarrierOp,
+        ThreadIdOp,
+        BlockIdOp,
+        BlockDimOp,
+        GridDimOp,
+        GlobalIdOp,
+        LaneIdOp,
+        BarrierOp,
     ],
     [
-        PtrType, FuncPtrType, JobAttr, AddressSpaceAttr, RoleAttr, InlineHintAttr,
-        DimAttr, AtomicKindAttr, MemoryOrderAttr,
+        PtrType,
+        FuncPtrType,
+        JobAttr,
+        AddressSpaceAttr,
+        RoleAttr,
+        InlineHintAttr,
+        DimAttr,
+        AtomicKindAttr,
+        MemoryOrderAttr,
     ],
 )

@@ -7,6 +7,16 @@ and the address space survives to LLVM. An optional `[%i]` index is `index`.
 
 from __future__ import annotations
 
+from gpuc.dialects.attrs import (
+    AddressSpace,
+    AtomicKind,
+    AtomicKindAttr,
+    MemoryOrder,
+    MemoryOrderAttr,
+    PtrType,
+    parse_enum_keyword,
+)
+from gpuc.dialects.index import require_function_ancestor
 from xdsl.dialects.builtin import (
     AnyFloat,
     IndexType,
@@ -30,19 +40,12 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from gpuc.dialects.attrs import (
-    AddressSpace,
-    AtomicKind,
-    AtomicKindAttr,
-    MemoryOrder,
-    MemoryOrderAttr,
-    PtrType,
-    parse_enum_keyword,
-)
-from gpuc.dialects.index import require_function_ancestor
-
 INTEGER_ONLY_ATOMICS = {
-    AtomicKind.AND, AtomicKind.OR, AtomicKind.XOR, AtomicKind.UMIN, AtomicKind.UMAX
+    AtomicKind.AND,
+    AtomicKind.OR,
+    AtomicKind.XOR,
+    AtomicKind.UMIN,
+    AtomicKind.UMAX,
 }
 ATOMIC_SPACES = {AddressSpace.GLOBAL, AddressSpace.SHARED, AddressSpace.GENERIC}
 
@@ -66,7 +69,9 @@ def parse_address(parser: Parser) -> tuple[UnresolvedOperand, UnresolvedOperand 
 
 
 def resolve_address(
-    parser: Parser, ptr: UnresolvedOperand, index: UnresolvedOperand | None,
+    parser: Parser,
+    ptr: UnresolvedOperand,
+    index: UnresolvedOperand | None,
     ptr_type: PtrType,
 ) -> tuple[SSAValue, SSAValue | None]:
     return (
@@ -102,10 +107,14 @@ class LoadOp(IRDLOperation):
     result = result_def()
     traits = traits_def(MemoryReadEffect())
 
-    def __init__(self, ptr: SSAValue | Operation, index: SSAValue | Operation | None = None):
+    def __init__(
+        self, ptr: SSAValue | Operation, index: SSAValue | Operation | None = None
+    ):
         ptr_type = SSAValue.get(ptr).type
         assert isinstance(ptr_type, PtrType)
-        super().__init__(operands=[ptr, optional_list(index)], result_types=[ptr_type.element])
+        super().__init__(
+            operands=[ptr, optional_list(index)], result_types=[ptr_type.element]
+        )
 
     def verify_(self) -> None:
         element = pointee(self.ptr).element
@@ -150,7 +159,9 @@ class StoreOp(IRDLOperation):
     traits = traits_def(MemoryWriteEffect())
 
     def __init__(
-        self, value: SSAValue | Operation, ptr: SSAValue | Operation,
+        self,
+        value: SSAValue | Operation,
+        ptr: SSAValue | Operation,
         index: SSAValue | Operation | None = None,
     ):
         super().__init__(operands=[value, ptr, optional_list(index)])
@@ -190,7 +201,7 @@ class StoreOp(IRDLOperation):
 
 @irdl_op_definition
 class OffsetOp(IRDLOperation):
-    """`%q = gpuc.offset %p[%i] : !gpuc.ptr<f32, global>`: `%p` advanced by `%i` elements."""
+    """`%q = gpuc.offset %p[%i] : !gpuc.ptr<f32, global>`: `%p` plus `%i` elements."""
 
     name = "gpuc.offset"
     ptr = operand_def(PtrType)
@@ -259,12 +270,15 @@ class SharedAllocOp(IRDLOperation):
             )
         if self.count.value.data <= 0:
             raise VerifyException(
-                f"allocates {self.count.value.data} elements; the count must be positive"
+                f"allocates {self.count.value.data} elements; the count must be "
+                "positive"
             )
         if self.alignment is not None:
             align = self.alignment.value.data
             if align <= 0 or align & (align - 1):
-                raise VerifyException(f"alignment {align} is not a positive power of two")
+                raise VerifyException(
+                    f"alignment {align} is not a positive power of two"
+                )
         require_function_ancestor(self)
 
     @classmethod
@@ -316,8 +330,12 @@ class AtomicRMWOp(IRDLOperation):
     result = result_def()
 
     def __init__(
-        self, kind: AtomicKind, ptr: SSAValue | Operation, value: SSAValue | Operation,
-        index: SSAValue | Operation | None = None, ordering: MemoryOrder | None = None,
+        self,
+        kind: AtomicKind,
+        ptr: SSAValue | Operation,
+        value: SSAValue | Operation,
+        index: SSAValue | Operation | None = None,
+        ordering: MemoryOrder | None = None,
     ):
         super().__init__(
             operands=[ptr, optional_list(index), value],
@@ -343,12 +361,11 @@ class AtomicRMWOp(IRDLOperation):
         if isinstance(element, AnyFloat):
             if kind in INTEGER_ONLY_ATOMICS:
                 raise VerifyException(
-                    f"atomic '{kind.value}' needs an integer element type, not {element}"
+                    f"atomic '{kind.value}' needs an integer element type, "
+                    f"not {element}"
                 )
         elif not isinstance(element, IntegerType):
-            raise VerifyException(
-                f"atomics work on integers and floats, not {element}"
-            )
+            raise VerifyException(f"atomics work on integers and floats, not {element}")
 
     @classmethod
     def parse(cls, parser: Parser) -> AtomicRMWOp:
@@ -357,15 +374,18 @@ class AtomicRMWOp(IRDLOperation):
         parser.parse_punctuation(",")
         value = parser.parse_unresolved_operand()
         ordering = None
-        if (word := parser.parse_optional_keyword_in([m.value for m in MemoryOrder])):
+        if word := parser.parse_optional_keyword_in([m.value for m in MemoryOrder]):
             ordering = MemoryOrder(word)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         ptr_type = parse_ptr_type(parser)
         resolved_ptr, resolved_index = resolve_address(parser, ptr, index, ptr_type)
         op = cls(
-            kind, resolved_ptr, parser.resolve_operand(value, ptr_type.element),
-            resolved_index, ordering,
+            kind,
+            resolved_ptr,
+            parser.resolve_operand(value, ptr_type.element),
+            resolved_index,
+            ordering,
         )
         op.attributes |= attrs
         return op
@@ -396,8 +416,11 @@ class AtomicCmpXchgOp(IRDLOperation):
     result = result_def()
 
     def __init__(
-        self, ptr: SSAValue | Operation, expected: SSAValue | Operation,
-        desired: SSAValue | Operation, index: SSAValue | Operation | None = None,
+        self,
+        ptr: SSAValue | Operation,
+        expected: SSAValue | Operation,
+        desired: SSAValue | Operation,
+        index: SSAValue | Operation | None = None,
         ordering: MemoryOrder | None = None,
     ):
         super().__init__(
@@ -433,15 +456,18 @@ class AtomicCmpXchgOp(IRDLOperation):
         parser.parse_punctuation(",")
         desired = parser.parse_unresolved_operand()
         ordering = None
-        if (word := parser.parse_optional_keyword_in([m.value for m in MemoryOrder])):
+        if word := parser.parse_optional_keyword_in([m.value for m in MemoryOrder]):
             ordering = MemoryOrder(word)
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         ptr_type = parse_ptr_type(parser)
         resolved_ptr, resolved_index = resolve_address(parser, ptr, index, ptr_type)
         op = cls(
-            resolved_ptr, parser.resolve_operand(expected, ptr_type.element),
-            parser.resolve_operand(desired, ptr_type.element), resolved_index, ordering,
+            resolved_ptr,
+            parser.resolve_operand(expected, ptr_type.element),
+            parser.resolve_operand(desired, ptr_type.element),
+            resolved_index,
+            ordering,
         )
         op.attributes |= attrs
         return op
@@ -460,7 +486,10 @@ class AtomicCmpXchgOp(IRDLOperation):
 
 @irdl_op_definition
 class AddrSpaceCastOp(IRDLOperation):
-    """`%g = gpuc.addrspace_cast %p : !gpuc.ptr<f32, shared> to !gpuc.ptr<f32, generic>`."""
+    """Change a pointer's address space, to or from generic.
+
+    `%g = gpuc.addrspace_cast %p : !gpuc.ptr<f32, shared> to !gpuc.ptr<f32, generic>`
+    """
 
     name = "gpuc.addrspace_cast"
     source = operand_def(PtrType)
@@ -477,7 +506,8 @@ class AddrSpaceCastOp(IRDLOperation):
         src, dst = pointee(self.source), pointee(self.result)
         if src.element != dst.element:
             raise VerifyException(
-                f"cannot change the element type ({src.element} to {dst.element}) in an "
+                f"cannot change the element type ({src.element} to {dst.element}) "
+                "in an "
                 "address-space cast"
             )
         spaces = (src.address_space, dst.address_space)
