@@ -18,13 +18,12 @@ import statistics
 import time
 from collections.abc import Callable
 
+from gpuc.dialects.attrs import Role
+from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, f32
 from xdsl.ir import Operation
-
-from gpuc.dialects.attrs import Role
-from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
 
 
 def gpuc_module(n: int) -> ModuleOp:
@@ -66,7 +65,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument(
-        "--func-sizes", type=int, nargs="+", default=[1000, 3000],
+        "--func-sizes",
+        type=int,
+        nargs="+",
+        default=[1000, 3000],
         help="sizes for xDSL's func dialect (O(n^2): 10,000 takes minutes)",
     )
     parser.add_argument("--runs", type=int, default=5)
@@ -84,7 +86,9 @@ def main() -> None:
             print(f"{name:<6} {n:>9} {seconds:>12.3f} s {seconds / n * 1e6:>10.1f} us")
     for n in sorted(set(args.sizes) & set(args.func_sizes)):
         ratio = results["func", n] / results["gpuc", n]
-        print(f"at {n} functions, func.call verifies {ratio:.1f}x slower than gpuc.call")
+        print(
+            f"at {n} functions, func.call verifies {ratio:.1f}x slower than gpuc.call"
+        )
 
 
 if __name__ == "__main__":
