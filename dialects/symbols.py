@@ -6,17 +6,19 @@ table op gets a name -> op map built once and kept in a weak cache. A cached
 hit is re-validated in O(1) (the op is still a child of the table and still has
 that name), so IR mutations never yield a stale answer; a miss rebuilds the
 map once, which is O(n) and happens only for genuinely missing or new names.
+The map holds its symbols weakly: a child's parent chain leads back to the
+table op, so strong values would keep every table (and module) alive forever.
 """
 
 from __future__ import annotations
 
-from weakref import WeakKeyDictionary
+from weakref import WeakKeyDictionary, ref
 
 from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
 from xdsl.ir import Operation
 from xdsl.traits import SymbolTable
 
-_TABLES: WeakKeyDictionary[Operation, dict[str, Operation]] = WeakKeyDictionary()
+_TABLES: WeakKeyDictionary[Operation, dict[str, ref[Operation]]] = WeakKeyDictionary()
 
 
 def symbol_name(op: Operation) -> str | None:
@@ -38,15 +40,15 @@ def build_table(table_op: Operation) -> dict[str, Operation]:
                 name = symbol_name(op)
                 if name is not None and name not in table:
                     table[name] = op
-    _TABLES[table_op] = table
+    _TABLES[table_op] = {name: ref(op) for name, op in table.items()}
     return table
 
 
 def lookup_in(table_op: Operation, name: str) -> Operation | None:
     """The symbol `name` defined directly in `table_op`, or None."""
     table = _TABLES.get(table_op)
-    if table is not None:
-        hit = table.get(name)
+    if table is not None and (weak := table.get(name)) is not None:
+        hit = weak()
         if hit is not None and hit.parent_op() is table_op and symbol_name(hit) == name:
             return hit
     return build_table(table_op).get(name)
