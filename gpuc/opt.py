@@ -2,9 +2,12 @@
 
 Registering every xDSL dialect costs ~0.7 s per process, so this driver
 registers gpuc's short list (lazily) and the passes of gpuc and xDSL (also
-lazy). Errors never escape as tracebacks: each becomes a diagnostic with
-file:line:col where one exists, and exit status 1; the output file is written
-only once everything succeeded.
+lazy). Every op parsed gets its `file:line:col`, and a module that does not
+verify is reported at the innermost failing op. Errors never escape as
+tracebacks: each becomes a diagnostic and exit status 1, and nothing is written
+(to stdout or `-o`) unless everything succeeded. With `--verify-diagnostics`
+(`--parsing-diagnostics`) a verifier (parser) diagnostic is printed in place of
+that chunk's output and the exit status is 0, as in xdsl-opt.
 """
 
 from __future__ import annotations
@@ -13,32 +16,42 @@ import argparse
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from io import StringIO
-from typing import IO, NoReturn
+from typing import NoReturn
 
 from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from gpuc.registry import DIALECTS, PASSES, TARGETS, available, lazy
+from gpuc.diagnostics import (
+    LocatingParser,
+    OpError,
+    format_parse_error,
+    verify_located,
+)
+from gpuc.registry import DIALECTS, PASSES, TARGETS, lazy
+from gpuc.universe import existing, gpuc_only
+
+SPLIT_MARKER = "// -----"
 
 
 class UsageError(Exception):
-    """A bad command line: unknown option, pass or target."""
+    """A bad command line: unknown option, pass, pass option or target."""
 
 
-class _Parser(argparse.ArgumentParser):
+class ToolError(Exception):
+    """A diagnostic, already formatted, that ends the run with exit status 1."""
+
+
+class _ArgParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
-class _Capture(StringIO):
-    """Output buffer that survives xDSLOptMain.run() closing its stream."""
-
-    def close(self) -> None:
-        pass
+        raise UsageError(f"{message} (see gpuc-opt --help)")
 
 
 class GpucOptMain(xDSLOptMain):
@@ -47,25 +60,33 @@ class GpucOptMain(xDSLOptMain):
     def __init__(self, args: Sequence[str] | None = None):
         # xDSLOptMain.__init__ would exit(2) through argparse on a bad option;
         # this is the same setup with a parser that raises UsageError instead.
-        self._captured: StringIO | None = None
         self.available_frontends = {}
         self.available_passes = {}
         self.available_targets = {}
         self.ctx = Context()
         self.register_all_dialects()
-        self.register_all_frontends()
         self.register_all_passes()
         self.register_all_targets()
-        arg_parser = _Parser(description="gpuc modular optimizer driver")
+        arg_parser = _ArgParser(
+            prog="gpuc-opt", description="gpuc modular optimizer driver"
+        )
         self.register_all_arguments(arg_parser)
         self.args = arg_parser.parse_args(args=args)
         target = parse_spec(self.args.target).name
         if target not in self.available_targets:
-            raise UsageError(
-                f"unknown target '{target}'; available: {', '.join(self.available_targets)}"
-            )
+            known = ", ".join(self.available_targets)
+            raise UsageError(f"unknown target '{target}'; available: {known}")
         self.ctx.allow_unregistered = self.args.allow_unregistered_dialect
         self.setup_pipeline()
+        self._out = StringIO()
+        self._started = time.perf_counter()
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        # Any file name is MLIR text (as for mlir-opt); `-f mlir` stays accepted.
+        for action in arg_parser._actions:
+            if action.dest == "frontend":
+                action.choices = ["mlir"]
 
     def register_all_dialects(self) -> None:
         for name, path in DIALECTS.items():
@@ -74,49 +95,175 @@ class GpucOptMain(xDSLOptMain):
     def register_all_passes(self) -> None:
         from xdsl.transforms import get_all_passes
 
-        for name, factory in get_all_passes().items():
+        xdsl_passes = get_all_passes()
+        for name, factory in xdsl_passes.items():
             self.register_pass(name, factory)
-        for name, path in available(PASSES).items():
-            self.register_pass(name, lazy(path))
+        # As in the xdsl-opt plugin: a name xDSL provides means xDSL's pass.
+        for name, factory in gpuc_only(PASSES, xdsl_passes).items():
+            self.register_pass(name, factory)
 
     def register_all_targets(self) -> None:
         from xdsl.targets import get_all_targets
 
         self.available_targets["mlir"] = get_all_targets()["mlir"]
-        for name, path in available(TARGETS).items():
+        for name, path in existing(TARGETS).items():
             self.available_targets[name] = lazy(path)
 
     def setup_pipeline(self) -> None:
         try:
-            super().setup_pipeline()
-        except Exception as e:  # xDSL reports bad pass specs with several types
-            raise UsageError(f"bad pass pipeline '{self.args.passes}': {e}") from None
+            self.pipeline = PassPipeline.parse_spec(
+                self.available_passes, self.args.passes, self._between_passes
+            )
+        except BaseException as e:  # xDSL reports bad specs with several types
+            if isinstance(e, KeyboardInterrupt | SystemExit):
+                raise
+            reason = (
+                str(e)
+                .strip()
+                .removeprefix("Error parsing pass pipeline specification:\n")
+            )
+            raise UsageError(
+                f"bad pass pipeline '{self.args.passes}': {reason}"
+            ) from None
 
-    def prepare_output(self) -> IO[str]:
-        self._captured = _Capture()
-        return self._captured
+    def _between_passes(
+        self,
+        previous: ModulePass | None,
+        module: ModuleOp,
+        following: ModulePass | None,
+    ) -> None:
+        """Verify (located) before the first pass and after each; time and print."""
+        now = time.perf_counter()
+        if self.args.time_passes and previous is not None:
+            print(
+                f"Pass {previous.name} took {now - self._started} seconds",
+                file=sys.stderr,
+            )
+        if not self.args.disable_verify:
+            verify_located(module)
+        if previous and following and self.args.print_between_passes:
+            self._out.write(f"IR after {previous.name}:\n")
+            Printer(stream=self._out).print_op(module)
+            self._out.write("\n\n\n\n")
+        self._started = time.perf_counter()
+
+    def read_input(self) -> tuple[str, str]:
+        """(name, text) of the input file or stdin, decoded as UTF-8."""
+        path = self.args.input_file
+        if path is None or path == "-":
+            name, data = "<stdin>", sys.stdin.buffer.read()
+        else:
+            name = path
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+            except OSError as e:
+                raise ToolError(
+                    f"gpuc-opt: error: cannot read input file '{path}': "
+                    f"{e.strerror or e}"
+                ) from None
+        try:
+            return name, data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            line = data.count(b"\n", 0, e.start) + 1
+            col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+            raise ToolError(
+                f"{name}:{line}:{col}: error: the input is not UTF-8 text (byte "
+                f"0x{data[e.start]:02x}); gpuc-opt reads MLIR source files"
+            ) from None
+
+    def chunks(self, text: str) -> list[tuple[str, int]]:
+        """The input, or its `// -----` pieces, each with its first line's offset."""
+        if not self.args.split_input_file:
+            return [(text, 0)]
+        pieces = text.split(SPLIT_MARKER)
+        offsets = [0]
+        for piece in pieces[:-1]:
+            offsets.append(offsets[-1] + piece.count("\n"))
+        return list(zip(pieces, offsets, strict=True))
+
+    def run(self) -> None:
+        """Process every chunk into `self._out`; raise ToolError on a failure.
+
+        Every chunk is processed, so one run reports all of a split file's errors.
+        """
+        name, text = self.read_input()
+        failures: list[str] = []
+        for i, (chunk, line_offset) in enumerate(self.chunks(text)):
+            if i > 0:
+                self._out.write(SPLIT_MARKER + "\n")
+            try:
+                self.process_chunk(name, chunk, line_offset)
+            except ToolError as e:
+                failures.append(str(e))
+        if failures:
+            raise ToolError("\n".join(failures))
+
+    def process_chunk(self, name: str, chunk: str, line_offset: int) -> None:
+        try:
+            parser = LocatingParser(self.ctx, chunk, name, line_offset)
+            module = parser.parse_module(not self.args.no_implicit_module)
+            self.apply_passes(module)
+            self._out.write(self.output_resulting_program(module))
+        except ParseError as e:
+            self._report(
+                format_parse_error(e, line_offset), self.args.parsing_diagnostics
+            )
+        except DiagnosticException as e:
+            self._report(describe(e, name), self.args.verify_diagnostics)
+
+    def _report(self, diagnostic: str, expected: bool) -> None:
+        """Print an expected diagnostic in place of the output, else fail."""
+        if not expected:
+            raise ToolError(diagnostic)
+        if self.args.output_file in (None, "-"):
+            self._out.write(diagnostic + "\n")
+        else:
+            print(diagnostic)
 
     def write_output(self) -> None:
         """Write what was produced; to a file atomically (no partial file on error)."""
-        assert self._captured is not None
-        text = self._captured.getvalue()
-        if self.args.output_file is None:
+        text = self._out.getvalue()
+        target_path = self.args.output_file
+        if target_path in (None, "-"):
             sys.stdout.write(text)
+            sys.stdout.flush()
             return
-        target = os.path.abspath(self.args.output_file)
+        write_atomically(target_path, text)
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Replace `path` with `text`, never leaving a partial file behind."""
+    target = os.path.abspath(path)
+    try:
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".gpuc-opt-")
-        try:
-            with os.fdopen(fd, "w") as f:
-                f.write(text)
-            os.replace(tmp, target)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+    except OSError as e:
+        raise ToolError(
+            f"gpuc-opt: error: cannot write output file '{path}': {e.strerror or e}"
+        ) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except OSError as e:
+        os.unlink(tmp)
+        raise ToolError(
+            f"gpuc-opt: error: cannot write output file '{path}': {e.strerror or e}"
+        ) from None
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
-def _input_name(args: Sequence[str]) -> str:
-    positional = [a for a in args if not a.startswith("-")]
-    return positional[0] if positional else "<stdin>"
+def describe(error: DiagnosticException, input_name: str) -> str:
+    """A DiagnosticException as text; unlocated ones are attributed to the input."""
+    text = str(error) if isinstance(error, OpError) else f"{input_name}: error: {error}"
+    for note in getattr(error, "__notes__", []):
+        text += "\n" + str(note).rstrip("\n")
+    return text
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -128,19 +275,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         print(f"gpuc-opt: error: {e}", file=sys.stderr)
         return 1
-    except ParseError as e:
-        print(f"{e}", file=sys.stderr)
+    except ToolError as e:
+        print(e, file=sys.stderr)
         return 1
-    except DiagnosticException as e:
-        print(f"{_input_name(args)}: error: {e}", file=sys.stderr)
-        for note in getattr(e, "__notes__", []):
-            print(note, file=sys.stderr)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
         return 1
-    except (OSError, UnicodeDecodeError) as e:
-        print(f"gpuc-opt: error: cannot read or write: {e}", file=sys.stderr)
-        return 1
-    except ValueError as e:
-        print(f"gpuc-opt: error: {e}", file=sys.stderr)
+    except Exception as e:
+        if os.environ.get("GPUC_DEBUG"):
+            raise
+        print(
+            f"gpuc-opt: internal error: {type(e).__name__}: {e}\n"
+            "this is a bug in gpuc or in a pass; rerun with GPUC_DEBUG=1 to see "
+            "the traceback",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -1,0 +1,257 @@
+"""Source locations and located diagnostics: `file:line:col: error: ...`.
+
+xDSL's parser leaves `Operation.location` unknown unless the text spells
+`loc(...)`, and its verifier raises an exception that does not say which op
+failed. `LocatingParser` gives every parsed op a `FileLineColLoc` for its first
+token (an explicit `loc(...)` wins); `verify_located` re-runs a failed
+verification op by op to find the innermost failing op and reports it at its
+location. Passes raise `OpError(op, message)` to be reported the same way.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.ir import Block, Operation
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import (
+    DiagnosticException,
+    MultipleSpansParseError,
+    ParseError,
+    VerifyException,
+)
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+MAX_OP_LINES = 12
+"""An op printed under a diagnostic is cut after this many lines."""
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+class LocatingParser(Parser):
+    """An MLIR parser that records where each op starts.
+
+    `line_offset` is the number of lines before `text` in its file (a chunk of
+    `--split-input-file`), so locations are those of the whole file.
+    """
+
+    def __init__(
+        self, ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0
+    ):
+        super().__init__(ctx, text, name)
+        self._file = StringAttr(name)
+        self._line_offset = line_offset
+        self._line_starts: list[int] | None = None
+        self._op_start = 0
+
+    def location_at(self, pos: int) -> FileLineColLoc:
+        if self._line_starts is None:
+            text = self.lexer.input.content
+            starts = [0]
+            newline = text.find("\n")
+            while newline != -1:
+                starts.append(newline + 1)
+                newline = text.find("\n", newline + 1)
+            self._line_starts = starts
+        line = bisect_right(self._line_starts, pos)
+        col = pos - self._line_starts[line - 1] + 1
+        return FileLineColLoc(
+            self._file, IntAttr(line + self._line_offset), IntAttr(col)
+        )
+
+    def parse_operation(self) -> Operation:
+        start = self._op_start = self.pos
+        try:
+            op = super().parse_operation()
+        except ParseError:
+            raise
+        except Exception as e:
+            # An op's constructor or custom parser failed (an attribute that does
+            # not verify, a dialect bug): still a syntax error at this op.
+            self.raise_error(
+                f"{type(e).__name__}: {e}", start, max(start + 1, self.pos)
+            )
+        if not isinstance(op.location, FileLineColLoc):
+            op.location = self.location_at(start)
+        return op
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        known = self.ctx.get_optional_op(
+            name, dialect_stack=self._parser_state.dialect_stack
+        )
+        if known is not None:
+            return known
+        dialect = name.partition(".")[0]
+        if "." in name and dialect in set(self.ctx.registered_dialect_names):
+            reason = f"dialect '{dialect}' has no such op"
+        else:
+            reason = (
+                f"dialect '{dialect}' is not registered (gpuc-opt keeps unknown ops "
+                "as they are with --allow-unregistered-dialect)"
+            )
+        self.raise_error(f"unknown operation '{name}': {reason}", self._op_start)
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        start = self.pos
+        # MLIR reads a file of only comments and blank lines as an empty module.
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            module = ModuleOp([])
+        else:
+            module = super().parse_module(allow_implicit_module)
+        if not isinstance(module.location, FileLineColLoc):
+            module.location = self.location_at(start)
+        return module
+
+
+def source_loc(op: Operation) -> SourceLoc | None:
+    """`op`'s own `file:line:col`, if it has one."""
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return SourceLoc(loc.filename.data, loc.line.data, loc.column.data)
+    return None
+
+
+def nearest_source_loc(op: Operation) -> tuple[SourceLoc | None, bool]:
+    """The location of `op` or of its closest located ancestor; True if `op`'s own.
+
+    Ops created by passes have no location; they are reported where the op
+    that contains them was written.
+    """
+    current: Operation | None = op
+    while current is not None:
+        loc = source_loc(current)
+        if loc is not None:
+            return loc, current is op
+        current = current.parent_op()
+    return None, False
+
+
+def print_op_briefly(op: Operation) -> str:
+    """`op` in generic form, indented, cut after MAX_OP_LINES lines."""
+    text = str(_generic(op)).rstrip("\n")
+    lines = text.splitlines()
+    if len(lines) > MAX_OP_LINES:
+        hidden = len(lines) - MAX_OP_LINES
+        lines = lines[:MAX_OP_LINES] + [f"... ({hidden} more lines)"]
+    return "\n".join("  " + line for line in lines)
+
+
+def _generic(op: Operation) -> str:
+    from io import StringIO
+
+    out = StringIO()
+    try:
+        Printer(stream=out, print_generic_format=True).print_op(op)
+    except Exception as e:  # a broken op may not even print
+        return f"<cannot print '{op.name}': {e}>"
+    return out.getvalue()
+
+
+def format_op_diagnostic(op: Operation, message: str, severity: str = "error") -> str:
+    """`file:line:col: error: 'op.name' op message`, then the op itself."""
+    loc, exact = nearest_source_loc(op)
+    where = f"{loc}: " if loc is not None else ""
+    text = f"{where}{severity}: '{op.name}' op {message}"
+    if loc is not None and not exact:
+        text += f"\n{loc}: note: the op was created by a pass inside the op here"
+    return f"{text}\n{print_op_briefly(op)}"
+
+
+class OpError(DiagnosticException):
+    """A diagnostic about one op: raise it from a pass or verifier helper.
+
+    `str()` is the full located diagnostic, so any tool that prints a
+    DiagnosticException prints it well.
+    """
+
+    def __init__(self, op: Operation, message: str):
+        super().__init__(message)
+        self.op = op
+        self.message = message
+
+    def __str__(self) -> str:
+        return format_op_diagnostic(self.op, self.message)
+
+
+def format_parse_error(error: ParseError, line_offset: int = 0) -> str:
+    """`file:line:col: error: message`, the source line and a caret under it."""
+    span = error.span
+    file, line, col = span.get_location()
+    start = span.input.get_start_of_line(span.start)
+    end = span.input.get_end_of_line(max(span.start, span.end - 1))
+    source = span.input.content[start:end]
+    if isinstance(source, bytes):
+        source = source.decode("utf-8", "replace")
+    first = source.split("\n")[0].rstrip("\r")
+    width = max(1, min(span.end, start + len(first)) - span.start)
+    caret = " " * (col - 1) + "^" + "~" * (width - 1)
+    text = f"{file}:{line + line_offset}:{col}: error: {error.msg}\n{first}\n{caret}"
+    if isinstance(error, MultipleSpansParseError):
+        for ref, note in error.refs:
+            ref_file, ref_line, ref_col = ref.get_location()
+            text += (
+                f"\n{ref_file}:{ref_line + line_offset}:{ref_col}: note: {note or ''}"
+            )
+    return text
+
+
+def first_failure(op: Operation) -> tuple[Operation, Exception] | None:
+    """The op xDSL's verifier would fail on first (innermost first), and why.
+
+    Same order as `Operation.verify`: nested regions before the op itself.
+    """
+    for region in op.regions:
+        for block in region.blocks:
+            if (found := _first_failure_in(block)) is not None:
+                return found
+    try:
+        op.verify(verify_nested_ops=False)
+    except Exception as e:
+        return op, e
+    return None
+
+
+def _first_failure_in(block: Block) -> tuple[Operation, Exception] | None:
+    for child in block.ops:
+        if (found := first_failure(child)) is not None:
+            return found
+    if block.first_op is None:
+        parent = block.parent_op()
+        try:
+            block.verify()  # an empty block where a terminator is expected
+        except Exception as e:
+            return (parent, e) if parent is not None else None
+    return None
+
+
+def verify_located(module: Operation) -> None:
+    """`module.verify()`, raising an OpError located at the innermost failing op.
+
+    The fast path is xDSL's own verifier; only after a failure is the module
+    walked again op by op to find which op failed.
+    """
+    try:
+        module.verify()
+    except Exception:
+        found = first_failure(module)
+        if found is None:
+            raise
+        op, cause = found
+        message = (
+            str(cause)
+            if isinstance(cause, VerifyException)
+            else (f"verifier crashed: {type(cause).__name__}: {cause}")
+        )
+        raise OpError(op, message) from None
