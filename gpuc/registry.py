@@ -49,7 +49,7 @@ DIALECTS: dict[str, str] = {
     "scf": "xdsl.dialects.scf:Scf",
     "cf": "xdsl.dialects.cf:Cf",
     "memref": "xdsl.dialects.memref:MemRef",
-    "gpu": "xdsl.dialects.gpu:GPU",
+    "gpu": "gpuc.foreign_text:GPU",
 }
 
 # xdsl-opt `-t` targets (name -> "module:xdsl Target subclass").

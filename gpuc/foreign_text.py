@@ -1,0 +1,164 @@
+"""Module text from other tools: what xDSL 0.74 lacks to read it, and the fix-ups.
+
+xDSL parses `gpu` ops only in generic form and knows neither the
+`#gpu.address_space<...>` attribute nor MLIR <= 17's `gpu.module_end`
+terminator; `GPU` is xDSL's gpu dialect plus those two (gpuc registers it as
+`gpu`). `upgrade_foreign_ops` rewrites in place what MLIR spells differently
+from xDSL's op definitions, so a parsed module verifies; `parse_foreign_module`
+parses and upgrades in one call. docs/frontends.md lists every difference.
+"""
+
+from __future__ import annotations
+
+from enum import auto
+
+from xdsl.context import Context
+from xdsl.dialects import gpu, memref
+from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr, UnitAttr
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Dialect, Operation
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    AttrSizedResultSegments,
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    traits_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import HasParent, IsTerminator
+from xdsl.utils.str_enum import StrEnum
+
+from gpuc.dialects.attrs import parse_enum_keyword
+
+
+class GPUAddressSpace(StrEnum):
+    GLOBAL = auto()
+    WORKGROUP = auto()
+    PRIVATE = auto()
+
+
+@irdl_attr_definition
+class GPUAddressSpaceAttr(EnumAttribute[GPUAddressSpace]):
+    """`#gpu.address_space<global|workgroup|private>`, MLIR's GPU memory spaces."""
+
+    name = "gpu.address_space"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> GPUAddressSpace:
+        with parser.in_angle_brackets():
+            return parse_enum_keyword(parser, GPUAddressSpace, "gpu address space")
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(self.data.value)
+
+
+@irdl_op_definition
+class ModuleEndOp(IRDLOperation):
+    """`gpu.module_end`: the terminator MLIR <= 17 prints at the end of a gpu.module."""
+
+    name = "gpu.module_end"
+    traits = traits_def(IsTerminator(), HasParent(gpu.ModuleOp))
+
+
+GPU = Dialect(
+    "gpu",
+    [*gpu.GPU.operations, ModuleEndOp],
+    [*gpu.GPU.attributes, GPUAddressSpaceAttr],
+)
+
+# MLIR <= 17 spelled the segment sizes in snake case; xDSL keeps them as
+# properties under MLIR 18's names.
+_SEGMENT_SIZES = (
+    ("operand_segment_sizes", AttrSizedOperandSegments),
+    ("result_segment_sizes", AttrSizedResultSegments),
+)
+
+
+def _rename_segment_sizes(op: Operation) -> None:
+    if not isinstance(op, IRDLOperation):
+        return
+    for old, option in _SEGMENT_SIZES:
+        if old not in op.attributes:
+            continue
+        for o in op.get_irdl_definition().options:
+            if isinstance(o, option) and o.as_property:
+                op.properties.setdefault(o.attribute_name, op.attributes.pop(old))
+
+
+def _complete_global(op: memref.GlobalOp) -> None:
+    """Fill the properties MLIR leaves out and xDSL requires.
+
+    MLIR omits `sym_visibility` for public globals and `initial_value` for an
+    external one; gpuc only imports workgroup globals, whose initial contents
+    are undefined either way, so a missing value reads as `uninitialized`.
+    """
+    if "sym_visibility" not in op.properties:
+        op.properties["sym_visibility"] = StringAttr("public")
+    if "initial_value" not in op.properties:
+        op.properties["initial_value"] = UnitAttr()
+
+
+def _upgrade_gpu_func(op: gpu.FuncOp) -> None:
+    """`gpu.kernel` becomes xDSL's `kernel` property; attributions become allocas.
+
+    A workgroup or private attribution is an entry-block argument past the
+    function's inputs; MLIR allocates it once per block (workgroup) or thread
+    (private), which is what a `memref.alloca` in that memory space means.
+    """
+    if "gpu.kernel" in op.attributes and "kernel" not in op.properties:
+        del op.attributes["gpu.kernel"]
+        op.properties["kernel"] = UnitAttr()
+    op.attributes.pop("workgroup_attributions", None)
+    if not op.body.blocks:
+        return
+    entry = op.body.blocks.first
+    assert entry is not None
+    inputs = len(op.function_type.inputs.data)
+    for arg in list(entry.args[inputs:]):
+        assert isinstance(arg.type, MemRefType)
+        alloca = memref.AllocaOp.get(
+            arg.type.element_type,
+            shape=arg.type.get_shape(),
+            memory_space=arg.type.memory_space,
+        )
+        if entry.first_op is not None:
+            entry.insert_op_before(alloca, entry.first_op)
+        else:
+            entry.add_op(alloca)
+        arg.replace_all_uses_with(alloca.memref)
+        entry.erase_arg(arg)
+
+
+def upgrade_foreign_ops(module: Operation) -> None:
+    """Rewrite, in place, what MLIR prints differently from xDSL 0.74's ops.
+
+    Idempotent; a module xDSL produced itself is left as it is.
+    """
+    module_ends: list[Operation] = []
+    for op in module.walk():
+        _rename_segment_sizes(op)
+        if isinstance(op, ModuleEndOp):
+            module_ends.append(op)
+        elif isinstance(op, memref.GlobalOp):
+            _complete_global(op)
+        elif isinstance(op, gpu.FuncOp):
+            _upgrade_gpu_func(op)
+    for op in module_ends:
+        op.detach()
+        op.erase()
+
+
+def parse_foreign_module(
+    text: str, ctx: Context | None = None, name: str = "<input>"
+) -> ModuleOp:
+    """Parse module text from any tool (generic or custom form) and upgrade it."""
+    if ctx is None:
+        from gpuc.context import make_context
+
+        ctx = make_context()
+    module = Parser(ctx, text, name).parse_module()
+    upgrade_foreign_ops(module)
+    return module

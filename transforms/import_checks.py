@@ -1,0 +1,272 @@
+"""What the `import` pass accepts, checked before it changes anything.
+
+Each construct it cannot import is one diagnostic naming the op, the function
+it sits in, its source location when the text carried one, and what is
+supported instead. The pass reports them all together and leaves the module
+as it was, so a frontend author sees every problem in one run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gpuc.dialects.attrs import AddressSpace
+from gpuc.dialects.symbols import symbol_name
+from gpuc.transforms.import_memory import constant_index
+from gpuc.transforms.import_memref import (
+    ATOMIC_KIND_BY_NUMBER,
+    ATOMIC_KINDS_ACCEPTED,
+    address_space,
+    allocation_space,
+    memref_problem,
+)
+from xdsl.dialects import func, gpu, memref
+from xdsl.dialects.builtin import (
+    MemRefType,
+    TensorType,
+    UnitAttr,
+    UnrankedMemRefType,
+    UnrankedTensorType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+GPU_OPS = (
+    "gpu.module",
+    "gpu.func",
+    "gpu.return",
+    "gpu.thread_id",
+    "gpu.block_id",
+    "gpu.block_dim",
+    "gpu.grid_dim",
+    "gpu.global_id",
+    "gpu.lane_id",
+    "gpu.barrier",
+)
+MEMREF_OPS = (
+    "memref.load",
+    "memref.store",
+    "memref.atomic_rmw",
+    "memref.dim",
+    "memref.cast",
+    "memref.alloca",
+    "memref.alloc",
+    "memref.dealloc",
+    "memref.global",
+    "memref.get_global",
+    "memref.assume_alignment",
+)
+FUNC_OPS = ("func.func", "func.call", "func.return")
+SUPPORTED = {"gpu": GPU_OPS, "memref": MEMREF_OPS, "func": FUNC_OPS}
+
+# Where a memref value may be used: op name -> the operand it may be.
+MEMREF_USES = {
+    "memref.load": "memref",
+    "memref.store": "memref",
+    "memref.atomic_rmw": "memref",
+    "memref.dim": "source",
+    "memref.cast": "source",
+    "memref.dealloc": "memref",
+    "memref.assume_alignment": "memref",
+    "func.call": None,
+}
+MEMREF_DEFS = (
+    memref.AllocaOp,
+    memref.AllocOp,
+    memref.GetGlobalOp,
+    memref.CastOp,
+    memref.AssumeAlignmentOp,
+)
+WORKGROUP = "#gpu.address_space<workgroup> (or 3)"
+
+
+def function_of(op: Operation) -> Operation | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp | gpu.FuncOp):
+        parent = parent.parent_op()
+    return parent
+
+
+def is_kernel(fn: Operation) -> bool:
+    """A `gpu.kernel` unit attribute, or xDSL's `kernel` property of gpu.func."""
+    return isinstance(fn.attributes.get("gpu.kernel"), UnitAttr) or isinstance(
+        fn.properties.get("kernel"), UnitAttr
+    )
+
+
+def where(op: Operation) -> str:
+    """` in @k`: the function `op` sits in (the location is OpError's job)."""
+    fn = function_of(op)
+    name = symbol_name(fn) if fn is not None else None
+    return f" in @{name}" if name is not None else ""
+
+
+Problem = tuple[Operation, str]
+"""An op the import cannot take, and the message saying why and what it takes."""
+
+
+def type_problem(t: Attribute) -> str | None:
+    if isinstance(t, TensorType | UnrankedTensorType):
+        return f"tensor type {t} is not supported; bufferize to memrefs first"
+    if isinstance(t, UnrankedMemRefType):
+        return f"unranked {t} is not supported; give the memref a rank (1 to 3)"
+    if isinstance(t, MemRefType):
+        return memref_problem(t)
+    return None
+
+
+def _use_problems(value: SSAValue) -> Iterator[Problem]:
+    for use in value.uses:
+        user = use.operation
+        if user.name not in MEMREF_USES:
+            yield (
+                user,
+                (
+                    f"uses a memref value{where(user)}; memrefs may only be used by "
+                    f"{', '.join(MEMREF_USES)}"
+                ),
+            )
+            continue
+        operand = MEMREF_USES[user.name]
+        if operand is not None and user.operands[use.index] is not getattr(
+            user, operand
+        ):
+            yield user, f"uses a memref value as other than its {operand}{where(user)}"
+
+
+def _value_problems(op: Operation) -> Iterator[Problem]:
+    for result in op.results:
+        if (problem := type_problem(result.type)) is not None:
+            yield op, f"result{where(op)}: {problem}"
+        elif isinstance(result.type, MemRefType):
+            if not isinstance(op, MEMREF_DEFS):
+                yield (
+                    op,
+                    (
+                        f"produces a memref{where(op)}; only function parameters, "
+                        "workgroup allocations and globals, and memref.cast may"
+                    ),
+                )
+            yield from _use_problems(result)
+    is_function = isinstance(op, func.FuncOp | gpu.FuncOp)
+    for region in op.regions:
+        for block in region.blocks:
+            entry = is_function and block is region.blocks.first
+            for arg in block.args:
+                problem = type_problem(arg.type)
+                if problem is not None and not entry:
+                    yield op, f"has a block argument{where(op)}: {problem}"
+                elif isinstance(arg.type, MemRefType):
+                    if not entry:
+                        yield (
+                            op,
+                            (
+                                f"has a memref block argument{where(op)}; memrefs "
+                                "cannot flow through control flow"
+                            ),
+                        )
+                    yield from _use_problems(arg)
+
+
+def _function_problems(op: func.FuncOp | gpu.FuncOp) -> Iterator[Problem]:
+    name = f"@{symbol_name(op)}"
+    for t in op.function_type.inputs.data:
+        if (problem := type_problem(t)) is not None:
+            yield op, f"{name} has a parameter whose {problem}"
+    for t in op.function_type.outputs.data:
+        if isinstance(t, MemRefType | UnrankedMemRefType):
+            yield (
+                op,
+                (
+                    f"{name} returns {t}; functions cannot return memrefs, write "
+                    "through a memref parameter instead"
+                ),
+            )
+        elif (problem := type_problem(t)) is not None:
+            yield op, f"{name} has a result whose {problem}"
+
+
+def _allocation_problem(op: memref.AllocaOp | memref.AllocOp) -> str | None:
+    t = op.memref.type
+    space = allocation_space(t.memory_space)
+    if space == AddressSpace.SHARED:
+        if op.dynamic_sizes:
+            return f"allocates {t}{where(op)}; workgroup memory needs a static size"
+        return None
+    if space in (AddressSpace.GLOBAL, AddressSpace.CONSTANT):
+        return (
+            f"allocates {t} in {space.value} memory{where(op)}, which kernels "
+            "cannot do; pass the buffer as a kernel argument"
+        )
+    return (
+        f"allocates per-thread memory {t}{where(op)}, which gpuc does not support; "
+        f"allocate workgroup memory ({WORKGROUP}) or use scalars"
+    )
+
+
+def _global_problem(op: memref.GlobalOp) -> str | None:
+    name = op.sym_name.data
+    if address_space(op.type.memory_space) != AddressSpace.SHARED:
+        return (
+            f"@{name} of type {op.type} is not supported: the import takes "
+            f"workgroup globals only ({WORKGROUP}); pass other data as a kernel "
+            "argument"
+        )
+    if not isinstance(op.initial_value, UnitAttr):
+        return (
+            f"@{name}: workgroup memory cannot have an initial value; make it "
+            "uninitialized and fill it in the kernel"
+        )
+    return None
+
+
+def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | None:
+    dialect = op.name.split(".")[0]
+    if dialect in SUPPORTED and op.name not in SUPPORTED[dialect]:
+        return (
+            f"cannot be imported{where(op)}; the import accepts "
+            f"{', '.join(SUPPORTED[dialect])}"
+        )
+    if isinstance(op, memref.AllocaOp | memref.AllocOp):
+        return _allocation_problem(op)
+    if isinstance(op, memref.GlobalOp):
+        return _global_problem(op)
+    if isinstance(op, memref.GetGlobalOp):
+        name = op.name_.root_reference.data
+        fn = function_of(op)
+        if name not in globals:
+            return f"@{name}{where(op)} names no memref.global of the module"
+        if fn is not None and not is_kernel(fn):
+            return (
+                f"uses workgroup global @{name}{where(op)}, a helper; pass the "
+                "buffer to the helper as a memref parameter (kernels only)"
+            )
+    if isinstance(op, memref.DimOp):
+        dim = constant_index(op.index)
+        rank = op.source.type.get_num_dims()  # type: ignore[union-attr]
+        if dim is None or not 0 <= dim < rank:
+            return (
+                f"needs a dimension{where(op)} that is an arith.constant in [0, {rank})"
+            )
+    if isinstance(op, memref.AtomicRMWOp):
+        kind = op.kind.value.data
+        if kind not in ATOMIC_KIND_BY_NUMBER:
+            return (
+                f"has kind {kind}{where(op)}, which is not supported; accepted "
+                f"(MLIR 16 numbering): {ATOMIC_KINDS_ACCEPTED}"
+            )
+    return None
+
+
+def import_problems(
+    device: list[Operation], globals: dict[str, memref.GlobalOp]
+) -> list[Problem]:
+    """Every op in `device` (and their regions) the import cannot take, in order."""
+    problems: list[Problem] = []
+    for top in device:
+        for op in top.walk():
+            if (problem := _op_problem(op, globals)) is not None:
+                problems.append((op, problem))
+            if isinstance(op, func.FuncOp | gpu.FuncOp):
+                problems += _function_problems(op)
+            problems += _value_problems(op)
+    return problems

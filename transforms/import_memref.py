@@ -1,0 +1,206 @@
+"""memref values as gpuc pointers, the bare-pointer convention of the `import` pass.
+
+A memref (identity layout, at most three dimensions) becomes a
+`!gpuc.ptr<T, space>` to its first element plus one `index` value per dynamic
+size, passed right after the pointer in dimension order. Element (i, j, k) sits
+at row-major offset `(i * d1 + j) * d2 + k`. docs/frontends.md is the contract.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gpuc.dialects.attrs import AddressSpace, AtomicKind, PtrType
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AffineMapAttr,
+    AnyFloat,
+    Attribute,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    NoneAttr,
+    StridedLayoutAttr,
+)
+from xdsl.ir import Operation, SSAValue
+
+from gpuc.foreign_text import GPUAddressSpace, GPUAddressSpaceAttr
+
+MAX_RANK = 3
+
+SPACE_BY_KEYWORD = {
+    GPUAddressSpace.GLOBAL: AddressSpace.GLOBAL,
+    GPUAddressSpace.WORKGROUP: AddressSpace.SHARED,
+    GPUAddressSpace.PRIVATE: AddressSpace.LOCAL,
+}
+# NVVM's and AMDGPU's numbers (they agree on these); 0 is MLIR's default space,
+# which for a kernel's memref arguments means device (global) memory.
+SPACE_BY_NUMBER = {
+    0: AddressSpace.GLOBAL,
+    1: AddressSpace.GLOBAL,
+    3: AddressSpace.SHARED,
+    4: AddressSpace.CONSTANT,
+    5: AddressSpace.LOCAL,
+}
+SPACES_ACCEPTED = (
+    "none, #gpu.address_space<global|workgroup|private>, or 0/1 (global), "
+    "3 (workgroup), 4 (constant), 5 (private)"
+)
+
+# MLIR 16's AtomicRMWKind numbers (`kind = N : i64`); mulf (9) and muli (10)
+# have no atomic instruction on any gpuc target.
+ATOMIC_KIND_BY_NUMBER = {
+    0: AtomicKind.ADD,  # addf
+    1: AtomicKind.ADD,  # addi
+    2: AtomicKind.EXCHANGE,  # assign
+    3: AtomicKind.MAX,  # maxf (maximumf after MLIR 17)
+    4: AtomicKind.MAX,  # maxs
+    5: AtomicKind.UMAX,  # maxu
+    6: AtomicKind.MIN,  # minf (minimumf after MLIR 17)
+    7: AtomicKind.MIN,  # mins
+    8: AtomicKind.UMIN,  # minu
+    11: AtomicKind.OR,  # ori
+    12: AtomicKind.AND,  # andi
+}
+ATOMIC_KINDS_ACCEPTED = (
+    "addf (0), addi (1), assign (2), maxf (3), maxs (4), maxu (5), minf (6), "
+    "mins (7), minu (8), ori (11), andi (12)"
+)
+
+
+def address_space(space: Attribute) -> AddressSpace | None:
+    """gpuc's address space for a memref memory space, None when unknown."""
+    if isinstance(space, NoneAttr):
+        return AddressSpace.GLOBAL
+    if isinstance(space, GPUAddressSpaceAttr):
+        return SPACE_BY_KEYWORD[space.data]
+    if isinstance(space, IntegerAttr):
+        return SPACE_BY_NUMBER.get(space.value.data)
+    return None
+
+
+def allocation_space(space: Attribute) -> AddressSpace | None:
+    """Like `address_space`, but an allocation without a space is per-thread."""
+    return AddressSpace.LOCAL if isinstance(space, NoneAttr) else address_space(space)
+
+
+def _row_major_strides(shape: Sequence[int]) -> list[int] | None:
+    strides: list[int] = []
+    step = 1
+    for size in reversed(shape):
+        strides.append(step)
+        if size == DYNAMIC_INDEX:
+            return None
+        step *= size
+    return strides[::-1]
+
+
+def has_identity_layout(t: MemRefType) -> bool:
+    layout = t.layout
+    if isinstance(layout, NoneAttr):
+        return True
+    if isinstance(layout, AffineMapAttr):
+        return layout.data.is_identity()
+    if isinstance(layout, StridedLayoutAttr):
+        strides = _row_major_strides(t.get_shape())
+        given = [
+            s.data if not isinstance(s, NoneAttr) else None for s in layout.strides
+        ]
+        offset = layout.offset
+        return strides == given and not isinstance(offset, NoneAttr) and not offset.data
+    return False
+
+
+def memref_problem(t: MemRefType) -> str | None:
+    """Why the import cannot turn a value of type `t` into a pointer, if it cannot."""
+    element = t.element_type
+    if not isinstance(element, IntegerType | AnyFloat):
+        return f"element type {element} is not supported (integers and floats are)"
+    if t.get_num_dims() > MAX_RANK:
+        return f"{t.get_num_dims()} dimensions are not supported (at most {MAX_RANK})"
+    if not has_identity_layout(t):
+        return (
+            f"layout {t.layout} is not supported; only the identity (row-major, "
+            "offset 0) layout is"
+        )
+    if address_space(t.memory_space) is None:
+        return f"memory space {t.memory_space} is not supported; use {SPACES_ACCEPTED}"
+    return None
+
+
+def pointer_type(t: MemRefType) -> PtrType:
+    space = address_space(t.memory_space)
+    assert space is not None, memref_problem(t)
+    return PtrType(t.element_type, space)
+
+
+def dynamic_dims(t: MemRefType) -> list[int]:
+    return [d for d, size in enumerate(t.get_shape()) if size == DYNAMIC_INDEX]
+
+
+def expand_type(t: Attribute) -> list[Attribute]:
+    """The parameter types a value of type `t` is passed as."""
+    if not isinstance(t, MemRefType):
+        return [t]
+    return [pointer_type(t), *(IndexType() for _ in dynamic_dims(t))]
+
+
+def index_constant(value: int, before: Operation) -> SSAValue:
+    const = arith.ConstantOp(IntegerAttr(value, IndexType()))
+    before.parent_block().insert_op_before(const, before)  # type: ignore[union-attr]
+    return const.result
+
+
+@dataclass(frozen=True)
+class MemrefView:
+    """A memref as gpuc sees it: the pointer to its first element and its sizes.
+
+    A size is an int when known statically, else the SSA value holding it.
+    """
+
+    ptr: SSAValue
+    sizes: tuple[int | SSAValue, ...]
+
+    def size(self, dim: int, before: Operation) -> SSAValue:
+        size = self.sizes[dim]
+        return index_constant(size, before) if isinstance(size, int) else size
+
+    def dynamic_sizes(self, t: MemRefType, before: Operation) -> list[SSAValue]:
+        """The size values passed for `t`'s dynamic dimensions."""
+        return [self.size(d, before) for d in dynamic_dims(t)]
+
+    def element_index(
+        self, indices: Sequence[SSAValue], before: Operation
+    ) -> SSAValue | None:
+        """Row-major linear index of `indices`; None for a 0-d memref."""
+        if not indices:
+            return None
+        block = before.parent_block()
+        assert block is not None
+        linear = indices[0]
+        for dim, index in enumerate(indices[1:], start=1):
+            scaled = arith.MuliOp(linear, self.size(dim, before))
+            offset = arith.AddiOp(scaled.result, index)
+            block.insert_ops_before([scaled, offset], before)
+            linear = offset.result
+        return linear
+
+
+def view_sizes(
+    t: MemRefType, dynamic: Sequence[SSAValue]
+) -> tuple[int | SSAValue, ...]:
+    """`t`'s sizes, its dynamic ones taken in order from `dynamic`."""
+    values = iter(dynamic)
+    return tuple(
+        next(values) if size == DYNAMIC_INDEX else size for size in t.get_shape()
+    )
+
+
+def element_count(t: MemRefType) -> int:
+    count = 1
+    for size in t.get_shape():
+        count *= size
+    return count
