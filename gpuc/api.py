@@ -1,0 +1,173 @@
+"""The Python API: compile a module and launch its kernels on numpy arrays.
+
+    mod = gpuc.compile("examples/saxpy.mlir", target="native")
+    mod.launch("saxpy", grid=(g,), block=(b,), args=(a, x, y, n))
+    mod["saxpy"][g, b](a, x, y, n)
+
+Compiling never touches a device; the target's executor (gpuc/runtime/) is
+created on the first launch, so a module can be compiled for `ptx` on a
+machine without a GPU and inspected (`mod.artefact`, `mod.llvm_ir`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from gpuc.runtime.args import KernelSignature, LaunchError, Param
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.ir import Attribute
+
+    from gpuc.driver import CompileResult, KernelInfo
+    from gpuc.runtime import Executor
+
+
+def _param(name: str, attr: Attribute) -> Param:
+    from gpuc.dialects.attrs import PtrType
+
+    if isinstance(attr, PtrType):
+        return Param(name, str(attr.element), attr.address_space.value)
+    return Param(name, str(attr))
+
+
+def _param_names(module: ModuleOp, kernel: str, count: int) -> list[str]:
+    """The kernel's argument names as written (`%x` -> 'x'), else positions."""
+    from gpuc.dialects.functions import FuncOp
+
+    for op in module.ops:
+        if isinstance(op, FuncOp) and op.sym_name.data == kernel and op.body.blocks:
+            hints = [arg.name_hint for arg in op.body.blocks[0].args]
+            # A target may prepend hidden parameters (the native kernel state).
+            tail = hints[len(hints) - count :] if len(hints) >= count else []
+            if tail and all(tail):
+                return [str(h) for h in tail]
+    return [f"arg{i}" for i in range(count)]
+
+
+def signature(module: ModuleOp, info: KernelInfo) -> KernelSignature:
+    """The executor-facing signature of a kernel the compiler reported."""
+    names = _param_names(module, info.name, len(info.params))
+    return KernelSignature(
+        info.name,
+        tuple(_param(n, t) for n, t in zip(names, info.params, strict=True)),
+        info.uses_barrier,
+        info.static_shared_bytes,
+    )
+
+
+class Kernel:
+    """One kernel of a compiled module; `kernel[grid, block](*args)` launches it."""
+
+    def __init__(self, module: Module, name: str) -> None:
+        self.module = module
+        self.name = name
+        self.signature = module.signatures[name]
+
+    def __getitem__(self, config: tuple[object, object]) -> _Configured:
+        if not isinstance(config, tuple) or len(config) != 2:
+            raise LaunchError(
+                f"kernel '{self.name}': launch it as kernel[grid, block](*args), "
+                f"got kernel[{config!r}]"
+            )
+        return _Configured(self, config[0], config[1])
+
+    def __call__(self, *args: object) -> None:
+        raise LaunchError(
+            f"kernel '{self.name}' needs a launch configuration: "
+            f"mod['{self.name}'][grid, block](*args)"
+        )
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{p.name}: {p.spelling}" for p in self.signature.params)
+        return f"<gpuc kernel {self.name}({params})>"
+
+
+class _Configured:
+    def __init__(self, kernel: Kernel, grid: object, block: object) -> None:
+        self.kernel, self.grid, self.block = kernel, grid, block
+
+    def __call__(self, *args: object) -> None:
+        self.kernel.module.launch(
+            self.kernel.name, grid=self.grid, block=self.block, args=args
+        )
+
+
+class Module:
+    """A compiled module: the compiler's outputs, and its kernels, launchable."""
+
+    def __init__(self, result: CompileResult, device: str | int | None = None) -> None:
+        self.result = result
+        self.target: str = result.target.name
+        self.llvm_ir: str = result.llvm_ir
+        self.artefact: bytes | str = result.artefact
+        self.signatures: dict[str, KernelSignature] = {
+            name: signature(result.module, info)
+            for name, info in result.kernels.items()
+        }
+        self._device = device
+        self._executor: Executor | None = None
+
+    @property
+    def executor(self) -> Executor:
+        """The target's executor, created (and the code loaded) on first use."""
+        if self._executor is None:
+            from gpuc.runtime import executor_class
+
+            cls = executor_class(self.target)
+            options = {} if self._device is None else {"device": self._device}
+            self._executor = cls(
+                getattr(self.result, cls.code_field), self.signatures, **options
+            )
+        return self._executor
+
+    def launch(
+        self,
+        name: str,
+        grid: object,
+        block: object,
+        args: Sequence[object] = (),
+    ) -> None:
+        """Run kernel `name` on `grid` blocks of `block` threads; numpy arrays
+        in `args` are passed by reference and hold the results afterwards."""
+        if name not in self.signatures:
+            known = ", ".join(sorted(self.signatures)) or "none"
+            raise LaunchError(
+                f"no kernel named '{name}' in this module (kernels: {known})"
+            )
+        self.executor.launch(name, grid, block, args)
+
+    def __getitem__(self, name: str) -> Kernel:
+        if name not in self.signatures:
+            known = ", ".join(sorted(self.signatures)) or "none"
+            raise KeyError(
+                f"no kernel named '{name}' in this module (kernels: {known})"
+            )
+        return Kernel(self, name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.signatures
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.signatures)
+
+    def __repr__(self) -> str:
+        return f"<gpuc module for {self.target}: {', '.join(self.signatures)}>"
+
+
+def compile(
+    source: str | os.PathLike[str] | ModuleOp,
+    target: str = "native",
+    *,
+    device: str | int | None = None,
+    **options: Any,
+) -> Module:
+    """Compile `source` (a path, MLIR text or an xDSL module) for `target`
+    (`native`, `spirv` or `ptx`; compiler options as in the CLI) into a
+    `Module` whose kernels run on that target's executor. `device` picks the
+    executor's device: an OpenCL device name fragment, or a CUDA ordinal."""
+    from gpuc.driver import compile_module
+
+    return Module(compile_module(source, target, **options), device)

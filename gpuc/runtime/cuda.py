@@ -1,0 +1,326 @@
+"""The ptx executor: loads gpuc's PTX with the CUDA driver API through
+`cuda-bindings` (pip install 'gpuc[cuda]'), copies arrays in, launches, and
+copies them back.
+
+PTX that launches kernels from the device (`cudaLaunchDeviceV2`) is
+relocatable: the executor links it with the CUDA device runtime
+(`libcudadevrt.a`, from $GPUC_CUDADEVRT, the CUDA toolkit or the
+nvidia-cuda-runtime wheel) through the driver's JIT linker.
+
+Every driver error becomes a `LaunchError` with the driver's error name. A
+fault inside a kernel (an illegal address) leaves a CUDA context unusable:
+the error says so.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gpuc.runtime.args import (
+    KernelSignature,
+    LaunchError,
+    Limits,
+    check_args,
+    check_geometry,
+    find_kernel,
+)
+
+DEVICE_RUNTIME_SYMBOLS = ("cudaLaunchDeviceV2", "cudaGetParameterBufferV2")
+LOG_BYTES = 16 * 1024
+
+
+def _driver() -> Any:
+    try:
+        from cuda.bindings import driver
+    except ImportError:
+        raise LaunchError(
+            "the ptx executor needs cuda-bindings: pip install 'gpuc[cuda]'"
+        ) from None
+    return driver
+
+
+def _check(result: tuple[Any, ...] | Any, what: str) -> Any:
+    """The values a cuda-bindings call returned after its status, or a LaunchError."""
+    driver = _driver()
+    values = result if isinstance(result, tuple) else (result,)
+    status, rest = values[0], values[1:]
+    if status != driver.CUresult.CUDA_SUCCESS:
+        name_status, name = driver.cuGetErrorName(status)
+        spelled = name.decode() if name_status == 0 and name else str(status)
+        raise LaunchError(f"CUDA driver: {what} failed: {spelled}")
+    if not rest:
+        return None
+    return rest[0] if len(rest) == 1 else rest
+
+
+def device_runtime_library() -> Path | None:
+    """libcudadevrt.a: $GPUC_CUDADEVRT, then the CUDA toolkit, then the wheel."""
+    candidates: list[Path] = []
+    if env := os.environ.get("GPUC_CUDADEVRT"):
+        candidates.append(Path(env))
+    for home in (
+        os.environ.get("CUDA_HOME"),
+        os.environ.get("CUDA_PATH"),
+        "/usr/local/cuda",
+    ):
+        if home:
+            for sub in ("lib64", "lib", "targets/x86_64-linux/lib"):
+                candidates.append(Path(home) / sub / "libcudadevrt.a")
+    try:
+        import nvidia
+
+        for root in nvidia.__path__:
+            candidates += sorted(Path(root).glob("*/lib/libcudadevrt.a"))
+    except ImportError:
+        pass
+    return next((path for path in candidates if path.is_file()), None)
+
+
+def start_driver(ordinal: int = 0) -> tuple[Any, Any]:
+    """Initialize the driver and make device `ordinal`'s primary context
+    current; returns (device, context), or a LaunchError saying what is missing."""
+    driver = _driver()
+    try:
+        status = driver.cuInit(0)
+    except Exception as error:  # cuda-bindings raises when libcuda.so is absent
+        raise LaunchError(
+            f"no CUDA driver on this machine ({error}); the ptx executor needs an "
+            "NVIDIA GPU and its driver"
+        ) from None
+    _check(status, "cuInit (is there an NVIDIA GPU?)")
+    count = _check(driver.cuDeviceGetCount(), "cuDeviceGetCount")
+    if ordinal >= count:
+        raise LaunchError(f"CUDA device {ordinal} requested, {count} present")
+    device = _check(driver.cuDeviceGet(ordinal), "cuDeviceGet")
+    context = _check(
+        driver.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain"
+    )
+    _check(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent")
+    return device, context
+
+
+class CudaExecutor:
+    """Loads one PTX module on one CUDA device and launches its kernels."""
+
+    code_field = "artefact"
+
+    def __init__(
+        self,
+        ptx: str | bytes,
+        kernels: Mapping[str, KernelSignature],
+        *,
+        device: int = 0,
+    ) -> None:
+        self.kernels = dict(kernels)
+        self.driver = _driver()
+        self.device, self.context = start_driver(device)
+        text = ptx.encode() if isinstance(ptx, str) else bytes(ptx)
+        if any(symbol.encode() in text for symbol in DEVICE_RUNTIME_SYMBOLS):
+            image, self._link_state = self._link_with_device_runtime(text)
+        else:
+            image, self._link_state = text + b"\0", None
+        self.module = self._load(image)
+        self._functions: dict[str, Any] = {}
+        self._limits: dict[str, Limits] = {}
+
+    def _jit_options(self, log: bytearray) -> tuple[list[Any], list[Any]]:
+        option = self.driver.CUjit_option
+        return (
+            [option.CU_JIT_ERROR_LOG_BUFFER, option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES],
+            [log, len(log)],
+        )
+
+    @staticmethod
+    def _log_text(log: bytearray) -> str:
+        return bytes(log).split(b"\0", 1)[0].decode(errors="replace").strip()
+
+    def _load(self, image: bytes | int) -> Any:
+        log = bytearray(LOG_BYTES)
+        options, values = self._jit_options(log)
+        result = self.driver.cuModuleLoadDataEx(image, len(options), options, values)
+        try:
+            return _check(result, "loading gpuc's PTX (cuModuleLoadDataEx)")
+        except LaunchError as error:
+            raise LaunchError(f"{error}\n{self._log_text(log)}".rstrip()) from None
+
+    def _link_with_device_runtime(self, ptx: bytes) -> tuple[int, Any]:
+        library = device_runtime_library()
+        if library is None:
+            raise LaunchError(
+                "this PTX launches kernels from the device, which needs the CUDA "
+                "device runtime (libcudadevrt.a): install the CUDA toolkit or "
+                "nvidia-cuda-runtime, or set GPUC_CUDADEVRT to the file"
+            )
+        driver = self.driver
+        log = bytearray(LOG_BYTES)
+        options, values = self._jit_options(log)
+        state = _check(
+            driver.cuLinkCreate(len(options), options, values), "cuLinkCreate"
+        )
+        input_type = driver.CUjitInputType
+        try:
+            _check(
+                driver.cuLinkAddData(
+                    state,
+                    input_type.CU_JIT_INPUT_PTX,
+                    ptx + b"\0",
+                    len(ptx) + 1,
+                    b"gpuc.ptx",
+                    0,
+                    [],
+                    [],
+                ),
+                "adding gpuc's PTX to the link (cuLinkAddData)",
+            )
+            _check(
+                driver.cuLinkAddFile(
+                    state,
+                    input_type.CU_JIT_INPUT_LIBRARY,
+                    str(library).encode(),
+                    0,
+                    [],
+                    [],
+                ),
+                f"adding {library} to the link (cuLinkAddFile)",
+            )
+            cubin, _size = _check(driver.cuLinkComplete(state), "cuLinkComplete")
+        except LaunchError as error:
+            driver.cuLinkDestroy(state)
+            raise LaunchError(f"{error}\n{self._log_text(log)}".rstrip()) from None
+        return int(cubin), state
+
+    def function(self, name: str) -> Any:
+        """The CUfunction of kernel `name`."""
+        find_kernel(self.kernels, name)
+        if name not in self._functions:
+            self._functions[name] = _check(
+                self.driver.cuModuleGetFunction(self.module, name.encode()),
+                f"finding kernel '{name}' in the PTX (cuModuleGetFunction)",
+            )
+        return self._functions[name]
+
+    def limits(self, name: str) -> Limits:
+        if name not in self._limits:
+            attr = self.driver.CUdevice_attribute
+            get: Callable[[Any], int] = lambda a: int(  # noqa: E731
+                _check(self.driver.cuDeviceGetAttribute(a, self.device), str(a))
+            )
+            per_function = int(
+                _check(
+                    self.driver.cuFuncGetAttribute(
+                        self.driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                        self.function(name),
+                    ),
+                    "cuFuncGetAttribute",
+                )
+            )
+            self._limits[name] = Limits(
+                max_block_threads=min(
+                    per_function, get(attr.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+                ),
+                max_block=(
+                    get(attr.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
+                    get(attr.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
+                    get(attr.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z),
+                ),
+                max_grid=(
+                    get(attr.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X),
+                    get(attr.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
+                    get(attr.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z),
+                ),
+                max_shared_bytes=get(
+                    attr.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
+                ),
+            )
+        return self._limits[name]
+
+    def launch_raw(
+        self,
+        name: str,
+        grid: tuple[int, int, int],
+        block: tuple[int, int, int],
+        values: Sequence[Any],
+        stream: Any = 0,
+    ) -> None:
+        """Launch with already-checked values: numpy scalars, and device
+        pointers as ints for pointer parameters. No copies, no synchronize."""
+        boxes = [
+            np.array([value], np.uint64)
+            if isinstance(value, int)
+            else np.array([value])
+            for value in values
+        ]
+        pointers = np.array([box.ctypes.data for box in boxes], np.uint64)
+        _check(
+            self.driver.cuLaunchKernel(
+                self.function(name),
+                *grid,
+                *block,
+                0,
+                stream,
+                pointers.ctypes.data if boxes else 0,
+                0,
+            ),
+            f"launching kernel '{name}' (cuLaunchKernel)",
+        )
+
+    def alloc(self, nbytes: int) -> int:
+        return int(_check(self.driver.cuMemAlloc(max(1, nbytes)), "cuMemAlloc"))
+
+    def free(self, pointer: int) -> None:
+        _check(self.driver.cuMemFree(pointer), "cuMemFree")
+
+    def synchronize(self, what: str) -> None:
+        try:
+            _check(self.driver.cuCtxSynchronize(), what)
+        except LaunchError as error:
+            raise LaunchError(
+                f"{error} (a fault inside a kernel leaves this process's CUDA "
+                "context unusable: restart the process)"
+            ) from None
+
+    def launch(
+        self, name: str, grid: object, block: object, args: Sequence[object]
+    ) -> None:
+        sig = find_kernel(self.kernels, name)
+        g, b = check_geometry(sig, grid, block, self.limits(name))
+        values = check_args(sig, args)
+        driver = self.driver
+        allocations: list[int] = []
+        copy_back: list[tuple[int, np.ndarray[Any, Any]]] = []
+        try:
+            device_values: list[Any] = []
+            for param, value in zip(sig.params, values, strict=True):
+                if not isinstance(value, np.ndarray):
+                    device_values.append(value)
+                    continue
+                pointer = self.alloc(value.nbytes)
+                allocations.append(pointer)
+                if value.nbytes:
+                    _check(
+                        driver.cuMemcpyHtoD(pointer, value.ctypes.data, value.nbytes),
+                        f"copying argument '{param.name}' to the device",
+                    )
+                    if param.space != "constant":
+                        copy_back.append((pointer, value))
+                device_values.append(pointer)
+            self.launch_raw(name, g, b, device_values)
+            self.synchronize(f"running kernel '{name}'")
+            for pointer, array in copy_back:
+                _check(
+                    driver.cuMemcpyDtoH(array.ctypes.data, pointer, array.nbytes),
+                    "copying results back from the device",
+                )
+        finally:
+            for pointer in allocations:
+                driver.cuMemFree(pointer)
+
+    def close(self) -> None:
+        if self._link_state is not None:
+            self.driver.cuLinkDestroy(self._link_state)
+            self._link_state = None

@@ -1,0 +1,210 @@
+"""Hand-written LLVM IR following docs/native-abi.md, so the native executor's
+threading, barrier and shared-memory machinery is tested on its own, without
+the compiler. Launch record fields are read at the offsets the ABI names.
+"""
+
+from __future__ import annotations
+
+from gpuc.runtime.args import KernelSignature, Param
+
+# ids(out: ptr<i64>, meta: ptr<i64>): every thread of every block writes
+# out[linear block * threads + linear thread] = that index + 1; thread 0 of
+# block 0 writes grid and block dims into meta[0..6]. No barrier.
+IDS = """
+define void @__gpuc_launch_ids(ptr %launch, ptr %out, ptr %meta) {
+entry:
+  %bxp = getelementptr i8, ptr %launch, i64 24
+  %bx = load i64, ptr %bxp
+  %byp = getelementptr i8, ptr %launch, i64 32
+  %by = load i64, ptr %byp
+  %bzp = getelementptr i8, ptr %launch, i64 40
+  %bz = load i64, ptr %bzp
+  %bxy = mul i64 %bx, %by
+  %nt = mul i64 %bxy, %bz
+  %beginp = getelementptr i8, ptr %launch, i64 48
+  %begin = load i64, ptr %beginp
+  %endp = getelementptr i8, ptr %launch, i64 56
+  %end = load i64, ptr %endp
+  %first = icmp eq i64 %begin, 0
+  br i1 %first, label %writemeta, label %check
+writemeta:
+  br label %metaloop
+metaloop:
+  %m = phi i64 [ 0, %writemeta ], [ %mnext, %metaloop ]
+  %moff = mul i64 %m, 8
+  %mp = getelementptr i8, ptr %launch, i64 %moff
+  %mv = load i64, ptr %mp
+  %mo = getelementptr i64, ptr %meta, i64 %m
+  store i64 %mv, ptr %mo
+  %mnext = add i64 %m, 1
+  %mmore = icmp ult i64 %mnext, 6
+  br i1 %mmore, label %metaloop, label %check
+check:
+  %any = icmp ult i64 %begin, %end
+  br i1 %any, label %blocks, label %exit
+blocks:
+  %b = phi i64 [ %begin, %check ], [ %bnext, %blockdone ]
+  %base = mul i64 %b, %nt
+  br label %threads
+threads:
+  %t = phi i64 [ 0, %blocks ], [ %tnext, %threads ]
+  %i = add i64 %base, %t
+  %v = add i64 %i, 1
+  %p = getelementptr i64, ptr %out, i64 %i
+  store i64 %v, ptr %p
+  %tnext = add i64 %t, 1
+  %tmore = icmp ult i64 %tnext, %nt
+  br i1 %tmore, label %threads, label %blockdone
+blockdone:
+  %bnext = add i64 %b, 1
+  %bmore = icmp ult i64 %bnext, %end
+  br i1 %bmore, label %blocks, label %exit
+exit:
+  ret void
+}
+"""
+
+IDS_SIG = KernelSignature(
+    "ids", (Param("out", "i64", "global"), Param("meta", "i64", "global"))
+)
+
+# bsum(x: ptr<i32>, out: ptr<i32>, n: i32): out[block] = sum of x over the
+# block's elements (i < n), by a tree reduction in shared memory with a
+# barrier between levels; works for any block size (tree over the next
+# power of two). Thread `thread` of the record only; barrier after each block.
+BSUM = """
+define void @__gpuc_launch_bsum(ptr %launch, ptr %x, ptr %out, i32 %n) {
+entry:
+  %bxp = getelementptr i8, ptr %launch, i64 24
+  %bx = load i64, ptr %bxp
+  %byp = getelementptr i8, ptr %launch, i64 32
+  %by = load i64, ptr %byp
+  %bzp = getelementptr i8, ptr %launch, i64 40
+  %bz = load i64, ptr %bzp
+  %bxy = mul i64 %bx, %by
+  %nt = mul i64 %bxy, %bz
+  %beginp = getelementptr i8, ptr %launch, i64 48
+  %begin = load i64, ptr %beginp
+  %endp = getelementptr i8, ptr %launch, i64 56
+  %end = load i64, ptr %endp
+  %shp = getelementptr i8, ptr %launch, i64 64
+  %sh = load ptr, ptr %shp
+  %bfp = getelementptr i8, ptr %launch, i64 72
+  %bf = load ptr, ptr %bfp
+  %bap = getelementptr i8, ptr %launch, i64 80
+  %ba = load ptr, ptr %bap
+  %tp = getelementptr i8, ptr %launch, i64 88
+  %t = load i64, ptr %tp
+  %n64 = sext i32 %n to i64
+  br label %pow
+pow:
+  %pw = phi i64 [ 1, %entry ], [ %pw2, %pow ]
+  %pw2 = shl i64 %pw, 1
+  %small = icmp ult i64 %pw, %nt
+  br i1 %small, label %pow, label %powdone
+powdone:
+  %any = icmp ult i64 %begin, %end
+  br i1 %any, label %block, label %exit
+block:
+  %b = phi i64 [ %begin, %powdone ], [ %bnext, %blockend ]
+  %base = mul i64 %b, %nt
+  %i = add i64 %base, %t
+  %inb = icmp ult i64 %i, %n64
+  br i1 %inb, label %ld, label %st
+ld:
+  %xp = getelementptr i32, ptr %x, i64 %i
+  %xv = load i32, ptr %xp
+  br label %st
+st:
+  %v = phi i32 [ %xv, %ld ], [ 0, %block ]
+  %mine = getelementptr i32, ptr %sh, i64 %t
+  store i32 %v, ptr %mine
+  call void %bf(ptr %ba)
+  %s0 = lshr i64 %pw, 1
+  %go = icmp ne i64 %s0, 0
+  br i1 %go, label %level, label %write
+level:
+  %s = phi i64 [ %s0, %st ], [ %snext, %levelend ]
+  %lo = icmp ult i64 %t, %s
+  %other = add i64 %t, %s
+  %hi = icmp ult i64 %other, %nt
+  %both = and i1 %lo, %hi
+  br i1 %both, label %addit, label %levelend
+addit:
+  %op = getelementptr i32, ptr %sh, i64 %other
+  %ov = load i32, ptr %op
+  %mv = load i32, ptr %mine
+  %sum = add i32 %mv, %ov
+  store i32 %sum, ptr %mine
+  br label %levelend
+levelend:
+  call void %bf(ptr %ba)
+  %snext = lshr i64 %s, 1
+  %smore = icmp ne i64 %snext, 0
+  br i1 %smore, label %level, label %write
+write:
+  %zero = icmp eq i64 %t, 0
+  br i1 %zero, label %w, label %blockend
+w:
+  %r = load i32, ptr %sh
+  %outp = getelementptr i32, ptr %out, i64 %b
+  store i32 %r, ptr %outp
+  br label %blockend
+blockend:
+  call void %bf(ptr %ba)
+  %bnext = add i64 %b, 1
+  %bmore = icmp ult i64 %bnext, %end
+  br i1 %bmore, label %block, label %exit
+exit:
+  ret void
+}
+"""
+
+
+def bsum_sig(shared_bytes: int = 4 * 1024) -> KernelSignature:
+    return KernelSignature(
+        "bsum",
+        (Param("x", "i32", "global"), Param("out", "i32", "global"), Param("n", "i32")),
+        uses_barrier=True,
+        static_shared_bytes=shared_bytes,
+    )
+
+
+# scalars(out: ptr<f64>, a: f32, b: f64, c: i8, d: i1, e: index, f: i16):
+# one thread writes every scalar argument, converted to f64, into out[0..5].
+SCALARS = """
+define void @__gpuc_launch_scalars(ptr %launch, ptr %out, float %a, double %b,
+                                   i8 %c, i1 %d, i64 %e, i16 %f) {
+entry:
+  %av = fpext float %a to double
+  store double %av, ptr %out
+  %p1 = getelementptr double, ptr %out, i64 1
+  store double %b, ptr %p1
+  %cv = sitofp i8 %c to double
+  %p2 = getelementptr double, ptr %out, i64 2
+  store double %cv, ptr %p2
+  %dv = uitofp i1 %d to double
+  %p3 = getelementptr double, ptr %out, i64 3
+  store double %dv, ptr %p3
+  %ev = sitofp i64 %e to double
+  %p4 = getelementptr double, ptr %out, i64 4
+  store double %ev, ptr %p4
+  %fv = sitofp i16 %f to double
+  %p5 = getelementptr double, ptr %out, i64 5
+  store double %fv, ptr %p5
+  ret void
+}
+"""
+
+SCALARS_SIG = KernelSignature(
+    "scalars",
+    (
+        Param("out", "f64", "global"),
+        Param("a", "f32"),
+        Param("b", "f64"),
+        Param("c", "i8"),
+        Param("d", "i1"),
+        Param("e", "index"),
+        Param("f", "i16"),
+    ),
+)

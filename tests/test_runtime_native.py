@@ -1,0 +1,228 @@
+"""The native executor on hand-written LLVM IR that follows docs/native-abi.md:
+grid/block mapping, splitting across OS threads, one OS thread per block
+thread with a real barrier, per-block shared memory, scalar passing, and the
+launch checks. Outputs are poisoned first so an unwritten element fails."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from native_abi_ir import BSUM, IDS, IDS_SIG, SCALARS, SCALARS_SIG, bsum_sig
+
+from gpuc.runtime import native
+from gpuc.runtime.args import LaunchError
+from gpuc.runtime.native import NativeExecutor
+
+
+@pytest.fixture(scope="module")
+def ex() -> NativeExecutor:
+    kernels = {"ids": IDS_SIG, "bsum": bsum_sig(), "scalars": SCALARS_SIG}
+    return NativeExecutor(IDS + BSUM + SCALARS, kernels)
+
+
+@pytest.mark.parametrize(
+    ("grid", "block"),
+    [
+        ((1,), (1,)),
+        ((3,), (5,)),
+        ((7, 3, 2), (4, 2, 3)),
+        ((2, 2), (1024,)),
+        ((70000,), (1,)),  # above the split threshold: blocks across workers
+        ((37, 5), (33, 7)),  # also split, with an uneven block count per worker
+    ],
+)
+def test_every_thread_of_every_block_runs_once(
+    ex: NativeExecutor, grid: tuple[int, ...], block: tuple[int, ...]
+) -> None:
+    blocks, threads = int(np.prod(grid)), int(np.prod(block))
+    out = np.full(blocks * threads, -1, np.int64)
+    meta = np.full(6, -1, np.int64)
+    ex.launch("ids", grid, block, (out, meta))
+    np.testing.assert_array_equal(out, np.arange(1, blocks * threads + 1))
+    full = lambda d: list(d) + [1] * (3 - len(d))  # noqa: E731
+    assert meta.tolist() == full(grid) + full(block)
+
+
+def test_split_plan_uses_every_worker_on_big_barrier_free_launches() -> None:
+    runner = NativeExecutor.__new__(NativeExecutor)
+    runner.workers = 2
+    assert runner._plan(IDS_SIG, 70000, 1) == native._Plan(2, 1)
+    assert runner._plan(IDS_SIG, 10, 32) == native._Plan(1, 1)
+    assert runner._plan(bsum_sig(), 100, 256) == native._Plan(1, 256)
+    assert runner._plan(bsum_sig(), 100, 1) == native._Plan(2, 1)
+
+
+@pytest.mark.parametrize(
+    ("n", "block"),
+    [(1, 1), (300, 7), (1000, 32), (2500, 256), (3001, 1000), (4096, 1024), (999, 1)],
+)
+def test_block_reduction_with_barriers_and_shared_memory(
+    ex: NativeExecutor, n: int, block: int
+) -> None:
+    rng = np.random.default_rng(n * 7919 + block)
+    x = rng.integers(-1000, 1000, n, dtype=np.int32)
+    blocks = -(-n // block)
+    out = np.full(blocks, np.iinfo(np.int32).min, np.int32)
+    ex.launch("bsum", (blocks,), (block,), (x, out, n))
+    np.testing.assert_array_equal(out, np.add.reduceat(x, np.arange(0, n, block)))
+
+
+def test_concurrent_launches_from_python_threads(ex: NativeExecutor) -> None:
+    rng = np.random.default_rng(5)
+    inputs = [rng.integers(-9, 9, 2000, dtype=np.int32) for _ in range(4)]
+    outputs = [np.full(2000 // 100, -1, np.int32) for _ in inputs]
+    workers = [
+        threading.Thread(target=ex.launch, args=("bsum", 20, 100, (x, out, 2000)))
+        for x, out in zip(inputs, outputs, strict=True)
+    ]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    for x, out in zip(inputs, outputs, strict=True):
+        np.testing.assert_array_equal(out, x.reshape(20, 100).sum(axis=1))
+
+
+def test_scalar_arguments_of_every_type(ex: NativeExecutor) -> None:
+    out = np.full(6, np.nan)
+    ex.launch("scalars", 1, 1, (out, 1.5, -2.25, -3, True, 2**40, 40000))
+    # 40000 does not fit a signed i16: its bit pattern is passed (signless).
+    assert out.tolist() == [1.5, -2.25, -3.0, 1.0, 2.0**40, 40000.0 - 65536.0]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((np.zeros(4, np.int64),), "takes 2 arguments (out: !gpuc.ptr<i64, global>"),
+        (
+            (np.zeros(4, np.float64), np.zeros(6, np.int64)),
+            "argument 0 ('out': !gpuc.ptr<i64, global>) must be a numpy array of "
+            "int64, got one of float64",
+        ),
+        ((np.zeros(4, np.int64), [0] * 6), "argument 1 ('meta'"),
+        ((np.zeros((4, 4), np.int64)[:, 0], np.zeros(6, np.int64)), "not contiguous"),
+    ],
+)
+def test_bad_arguments_name_the_argument(
+    ex: NativeExecutor, args: tuple[object, ...], message: str
+) -> None:
+    with pytest.raises(LaunchError, match="kernel 'ids'") as info:
+        ex.launch("ids", 1, 1, args)
+    assert message in str(info.value)
+
+
+def test_read_only_array_is_refused(ex: NativeExecutor) -> None:
+    out = np.zeros(4, np.int64)
+    out.flags.writeable = False
+    with pytest.raises(LaunchError, match="'out'.*read-only"):
+        ex.launch("ids", 1, 1, (out, np.zeros(6, np.int64)))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            (np.zeros(6), "1.5", 2.0, 1, True, 1, 1),
+            "argument 1 ('a': f32) must be a real",
+        ),
+        (
+            (np.zeros(6), 1.0, 2.0, 1.5, True, 1, 1),
+            "argument 3 ('c': i8) must be an int",
+        ),
+        ((np.zeros(6), 1.0, 2.0, 256, True, 1, 1), "= 256 does not fit in 8 bits"),
+        ((np.zeros(6), 1.0, 2.0, 1, 2, 1, 1), "argument 4 ('d': i1) must be a bool"),
+        ((np.zeros(6), 1.0, 2.0, 1, True, 2**63, 1), "does not fit in 64 bits"),
+        ((np.zeros(6), 1.0, 2.0, True, True, 1, 1), "('c': i8) must be an int"),
+    ],
+)
+def test_bad_scalars_name_the_argument(
+    ex: NativeExecutor, args: tuple[object, ...], message: str
+) -> None:
+    with pytest.raises(LaunchError) as info:
+        ex.launch("scalars", 1, 1, args)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("grid", "block", "message"),
+    [
+        (0, 1, "grid.x is 0; every grid dimension must be at least 1"),
+        ((4, 0), 1, "grid.y is 0"),
+        (1, (1, 1, 0), "block.z is 0"),
+        (1, 1025, "block.x = 1025 exceeds this executor's limit of 1024"),
+        (
+            1,
+            (64, 32),
+            "block (64, 32, 1) has 2048 threads; this executor runs at most 1024",
+        ),
+        (1, (1, 1, 65), "block.z = 65 exceeds this executor's limit of 64"),
+        ((1, 65536), 1, "grid.y = 65536 exceeds"),
+        ((1, 2, 3, 4), 1, "grid must be an int or 1 to 3 ints"),
+        (2.0, 1, "grid.x must be an int, got float"),
+        (1, True, "block.x is a bool"),
+    ],
+)
+def test_bad_geometry_is_refused(
+    ex: NativeExecutor, grid: object, block: object, message: str
+) -> None:
+    out, meta = np.zeros(8, np.int64), np.zeros(6, np.int64)
+    with pytest.raises(LaunchError) as info:
+        ex.launch("ids", grid, block, (out, meta))
+    assert message in str(info.value)
+
+
+def test_too_much_shared_memory_is_refused() -> None:
+    ex = NativeExecutor(BSUM, {"bsum": bsum_sig(64 * 1024)})
+    x, out = np.zeros(4, np.int32), np.zeros(1, np.int32)
+    with pytest.raises(LaunchError, match="needs 65536 bytes of shared memory"):
+        ex.launch("bsum", 1, 4, (x, out, 4))
+
+
+def test_unknown_kernel_and_missing_entry_point(ex: NativeExecutor) -> None:
+    with pytest.raises(LaunchError, match="no kernel named 'nope'.*bsum, ids, scalars"):
+        ex.launch("nope", 1, 1, ())
+    with pytest.raises(LaunchError, match="defines no '__gpuc_launch_ids'"):
+        NativeExecutor(BSUM, {"ids": IDS_SIG})
+
+
+def test_thread_refusal_fails_the_launch_instead_of_hanging() -> None:
+    """With the address space capped, only some of a 1024-thread block's OS
+    threads can start; the launch must report it, not wait in the barrier."""
+    script = textwrap.dedent(
+        """
+        import resource, sys
+        import numpy as np
+        from native_abi_ir import BSUM, bsum_sig
+        from gpuc.runtime.native import NativeExecutor
+        from gpuc.runtime.args import LaunchError
+        ex = NativeExecutor(BSUM, {"bsum": bsum_sig()})
+        x, out = np.ones(1024, np.int32), np.zeros(1, np.int32)
+        ex.launch("bsum", 1, 1024, (x, out, 1024))
+        assert out[0] == 1024
+        pages = int(open("/proc/self/statm").read().split()[0])
+        cap = pages * resource.getpagesize() + (200 << 20)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, resource.RLIM_INFINITY))
+        try:
+            ex.launch("bsum", 1, 1024, (x, out, 1024))
+        except LaunchError as error:
+            print("refused:", error)
+        else:
+            print("ran")
+        """
+    )
+    here = Path(__file__).parent
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=here,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "refused: kernel 'bsum': the system refused to start" in done.stdout
