@@ -76,7 +76,7 @@ MEMREF_DEFS = (
     memref.CastOp,
     memref.AssumeAlignmentOp,
 )
-WORKGROUP = "#gpu.address_space<workgroup> (or 3)"
+WORKGROUP = "memory space #gpu.address_space<workgroup> or 3"
 
 
 def function_of(op: Operation) -> Operation | None:
@@ -117,6 +117,8 @@ def type_problem(t: Attribute) -> str | None:
 def _use_problems(value: SSAValue) -> Iterator[Problem]:
     for use in value.uses:
         user = use.operation
+        if _unsupported(user):
+            continue  # reported as such
         if user.name not in MEMREF_USES:
             yield (
                 user,
@@ -219,12 +221,16 @@ def _global_problem(op: memref.GlobalOp) -> str | None:
     return None
 
 
-def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | None:
+def _unsupported(op: Operation) -> bool:
     dialect = op.name.split(".")[0]
-    if dialect in SUPPORTED and op.name not in SUPPORTED[dialect]:
+    return dialect in SUPPORTED and op.name not in SUPPORTED[dialect]
+
+
+def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | None:
+    if _unsupported(op):
         return (
             f"cannot be imported{where(op)}; the import accepts "
-            f"{', '.join(SUPPORTED[dialect])}"
+            f"{', '.join(SUPPORTED[op.name.split('.')[0]])}"
         )
     if isinstance(op, memref.AllocaOp | memref.AllocOp):
         return _allocation_problem(op)
@@ -269,4 +275,4 @@ def import_problems(
             if isinstance(op, func.FuncOp | gpu.FuncOp):
                 problems += _function_problems(op)
             problems += _value_problems(op)
-    return problems
+    return list(dict.fromkeys(problems))  # an op using a memref twice: once

@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
     StridedLayoutAttr,
 )
 from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineMap
 
 from gpuc.foreign_text import GPUAddressSpace, GPUAddressSpaceAttr
 
@@ -103,7 +104,8 @@ def has_identity_layout(t: MemRefType) -> bool:
     if isinstance(layout, NoneAttr):
         return True
     if isinstance(layout, AffineMapAttr):
-        return layout.data.is_identity()
+        rank = t.get_num_dims()
+        return layout.data == AffineMap.identity(rank)
     if isinstance(layout, StridedLayoutAttr):
         strides = _row_major_strides(t.get_shape())
         given = [

@@ -1,0 +1,235 @@
+// RUN: gpuc-opt --split-input-file --verify-diagnostics -p import %s | filecheck %s
+
+// Every construct the import cannot take is a diagnostic naming the op, its
+// function and what is supported instead.
+
+func.func @layout(%m: memref<4x4xf32, strided<[4, 1], offset: 2>>) {
+  func.return
+}
+
+// CHECK: error: 'func.func' op @layout has a parameter whose layout strided<[4, 1], offset: 2> is not supported; only the identity (row-major, offset 0) layout is
+
+// -----
+
+func.func @transposed(%m: memref<4x4xf32, strided<[1, 4]>>) {
+  func.return
+}
+
+// CHECK: error: 'func.func' op @transposed has a parameter whose layout strided<[1, 4]> is not supported
+
+// -----
+
+func.func @rank4(%m: memref<2x2x2x2xf32>) {
+  func.return
+}
+
+// CHECK: error: 'func.func' op @rank4 has a parameter whose 4 dimensions are not supported (at most 3)
+
+// -----
+
+func.func @unranked(%m: memref<*xf32>) {
+  func.return
+}
+
+// CHECK: error: 'func.func' op @unranked has a parameter whose unranked memref<*xf32> is not supported; give the memref a rank (1 to 3)
+
+// -----
+
+func.func @space(%m: memref<4xf32, 2>) {
+  func.return
+}
+
+// CHECK: error: 'func.func' op @space has a parameter whose memory space 2 : i64 is not supported; use none, #gpu.address_space<global|workgroup|private>, or 0/1 (global), 3 (workgroup), 4 (constant), 5 (private)
+
+// -----
+
+func.func @element(%m: memref<4xindex>) {
+  func.return
+}
+
+// CHECK: error: 'func.func' op @element has a parameter whose element type index is not supported (integers and floats are)
+
+// -----
+
+func.func @tensor_param(%t: tensor<4xf32>) {
+  func.return
+}
+
+// CHECK: error: 'func.func' op @tensor_param has a parameter whose tensor type tensor<4xf32> is not supported; bufferize to memrefs first
+
+// -----
+
+func.func @tensor_value() {
+  %t = arith.constant dense<1.0> : tensor<4xf32>
+  func.return
+}
+
+// CHECK: error: 'arith.constant' op result in @tensor_value: tensor type tensor<4xf32> is not supported; bufferize to memrefs first
+
+// -----
+
+func.func @returns(%m: memref<4xf32>) -> memref<4xf32> {
+  func.return %m : memref<4xf32>
+}
+
+// CHECK: error: 'func.func' op @returns returns memref<4xf32>; functions cannot return memrefs, write through a memref parameter instead
+// CHECK: error: 'func.return' op uses a memref value in @returns
+
+// -----
+
+func.func @unknown_gpu() attributes {gpu.kernel} {
+  %s = "gpu.subgroup_size"() : () -> index
+  func.return
+}
+
+// CHECK: error: 'gpu.subgroup_size' op cannot be imported in @unknown_gpu; the import accepts gpu.module, gpu.func, gpu.return, gpu.thread_id, gpu.block_id, gpu.block_dim, gpu.grid_dim, gpu.global_id, gpu.lane_id, gpu.barrier
+
+// -----
+
+func.func @unknown_memref(%a: memref<4xf32>, %b: memref<4xf32>) {
+  "memref.copy"(%a, %b) : (memref<4xf32>, memref<4xf32>) -> ()
+  func.return
+}
+
+// CHECK-NOT: op uses a memref value
+// CHECK: error: 'memref.copy' op cannot be imported in @unknown_memref; the import accepts memref.load, memref.store, memref.atomic_rmw, memref.dim, memref.cast, memref.alloca, memref.alloc, memref.dealloc, memref.global, memref.get_global, memref.assume_alignment
+
+// -----
+
+func.func @global_alloc() {
+  %m = memref.alloc() : memref<4xf32, 1>
+  func.return
+}
+
+// CHECK: error: 'memref.alloc' op allocates memref<4xf32, 1 : i64> in global memory in @global_alloc, which kernels cannot do; pass the buffer as a kernel argument
+
+// -----
+
+func.func @private_alloca() {
+  %m = memref.alloca() : memref<4xf32>
+  func.return
+}
+
+// CHECK: error: 'memref.alloca' op allocates per-thread memory memref<4xf32> in @private_alloca, which gpuc does not support; allocate workgroup memory (memory space #gpu.address_space<workgroup> or 3) or use scalars
+
+// -----
+
+func.func @dynamic_shared(%n: index) {
+  %m = memref.alloca(%n) : memref<?xf32, 3>
+  func.return
+}
+
+// CHECK: error: 'memref.alloca' op allocates memref<?xf32, 3 : i64> in @dynamic_shared; workgroup memory needs a static size
+
+// -----
+
+"memref.global"() <{sym_name = "table", sym_visibility = "private", type = memref<4xf32>, initial_value = dense<1.0> : tensor<4xf32>, constant}> : () -> ()
+
+// CHECK: error: 'memref.global' op @table of type memref<4xf32> is not supported: the import takes workgroup globals only (memory space #gpu.address_space<workgroup> or 3); pass other data as a kernel argument
+
+// -----
+
+"memref.global"() <{sym_name = "init", sym_visibility = "private", type = memref<4xf32, 3>, initial_value = dense<0.0> : tensor<4xf32>}> : () -> ()
+
+// CHECK: error: 'memref.global' op @init: workgroup memory cannot have an initial value; make it uninitialized and fill it in the kernel
+
+// -----
+
+"memref.global"() <{sym_name = "tile", sym_visibility = "private", type = memref<4xf32, 3>, initial_value}> : () -> ()
+func.func @helper() {
+  %t = memref.get_global @tile : memref<4xf32, 3>
+  func.return
+}
+
+// CHECK: error: 'memref.get_global' op uses workgroup global @tile in @helper, a helper; pass the buffer to the helper as a memref parameter (kernels only)
+
+// -----
+
+func.func @missing() attributes {gpu.kernel} {
+  %t = memref.get_global @nowhere : memref<4xf32, 3>
+  func.return
+}
+
+// CHECK: error: 'memref.get_global' op @nowhere in @missing names no memref.global of the module
+
+// -----
+
+func.func @dim(%m: memref<?xf32>, %d: index) {
+  %n = memref.dim %m, %d : memref<?xf32>
+  func.return
+}
+
+// CHECK: error: 'memref.dim' op needs a dimension in @dim that is an arith.constant in [0, 1)
+
+// -----
+
+func.func @mul(%m: memref<4xf32>, %v: f32, %i: index) {
+  %0 = "memref.atomic_rmw"(%v, %m, %i) <{kind = 9 : i64}> : (f32, memref<4xf32>, index) -> f32
+  func.return
+}
+
+// CHECK: error: 'memref.atomic_rmw' op has kind 9 in @mul, which is not supported; accepted (MLIR 16 numbering): addf (0), addi (1), assign (2), maxf (3), maxs (4), maxu (5), minf (6), mins (7), minu (8), ori (11), andi (12)
+
+// -----
+
+func.func @select(%a: memref<4xf32>, %b: memref<4xf32>, %c: i1) {
+  %m = arith.select %c, %a, %b : memref<4xf32>
+  func.return
+}
+
+// CHECK:     error: 'arith.select' op uses a memref value in @select; memrefs may only be used by memref.load, memref.store, memref.atomic_rmw, memref.dim, memref.cast, memref.dealloc, memref.assume_alignment, func.call
+// CHECK-NOT: error: 'arith.select' op uses
+// CHECK:     error: 'arith.select' op produces a memref in @select; only function parameters, workgroup allocations and globals, and memref.cast may
+
+// -----
+
+func.func @loop(%a: memref<4xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%m = %a) -> (memref<4xf32>) {
+    scf.yield %m : memref<4xf32>
+  }
+  func.return
+}
+
+// CHECK: error: 'scf.for' op uses a memref value in @loop; memrefs may only be used by
+// CHECK: error: 'scf.for' op produces a memref in @loop
+// CHECK: error: 'scf.for' op has a memref block argument in @loop; memrefs cannot flow through control flow
+// CHECK: error: 'scf.yield' op uses a memref value in @loop
+
+// -----
+
+"gpu.module"() <{sym_name = "a"}> ({
+  func.func @k() attributes {gpu.kernel} {
+    func.return
+  }
+}) : () -> ()
+"gpu.module"() <{sym_name = "b"}> ({
+  func.func @k() attributes {gpu.kernel} {
+    func.return
+  }
+}) : () -> ()
+
+// CHECK: error: 'func.func' op defines @k, already defined in gpu.module @a; the import merges the gpu.modules, so rename one
+
+// -----
+
+// All problems of a module are reported in one run.
+
+func.func @many(%t: tensor<4xf32>, %m: memref<4xf32, 7>) {
+  func.return
+}
+
+// CHECK: error: 'func.func' op @many has a parameter whose tensor type
+// CHECK: error: 'func.func' op @many has a parameter whose memory space 7 : i64 is not supported
+
+// -----
+
+// A kernel returns nothing; the imported gpuc.func says so when it verifies.
+
+func.func @kernel_result() -> f32 attributes {gpu.kernel} {
+  %c = arith.constant 1.0 : f32
+  func.return %c : f32
+}
+
+// CHECK: error: 'gpuc.func' op kernel @kernel_result returns (f32); kernels return nothing: write results through a pointer argument
