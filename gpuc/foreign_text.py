@@ -14,7 +14,14 @@ from enum import auto
 
 from xdsl.context import Context
 from xdsl.dialects import gpu, memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp, StringAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+    i32,
+)
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Dialect, Operation
 from xdsl.irdl import (
@@ -88,6 +95,26 @@ def _rename_segment_sizes(op: Operation) -> None:
                 op.properties.setdefault(o.attribute_name, op.attributes.pop(old))
 
 
+def _widen_launch_segments(op: gpu.LaunchFuncOp | gpu.LaunchOp) -> None:
+    """Add the operand groups MLIR 18+ (and xDSL) have and MLIR 16 lacks.
+
+    MLIR 16 orders `gpu.launch_func` operands as async dependencies, grid x3,
+    block x3, dynamic shared size, kernel operands; cluster sizes x3 after the
+    block sizes and a trailing async object came later (`gpu.launch`: the same
+    without kernel operands and async object). All the new groups are empty.
+    """
+    sizes = op.properties.get("operandSegmentSizes")
+    if not isinstance(sizes, DenseArrayBase):
+        return
+    old = list(sizes.get_values())
+    launch_func = isinstance(op, gpu.LaunchFuncOp)
+    if len(old) == (9 if launch_func else 8):
+        old[7:7] = [0, 0, 0]
+    if launch_func and len(old) == 12:
+        old.append(0)
+    op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, old)
+
+
 def _complete_global(op: memref.GlobalOp) -> None:
     """Fill the properties MLIR leaves out and xDSL requires.
 
@@ -146,6 +173,8 @@ def upgrade_foreign_ops(module: Operation) -> None:
             _complete_global(op)
         elif isinstance(op, gpu.FuncOp):
             _upgrade_gpu_func(op)
+        elif isinstance(op, gpu.LaunchFuncOp | gpu.LaunchOp):
+            _widen_launch_segments(op)
     for op in module_ends:
         op.detach()
         op.erase()
