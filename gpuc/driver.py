@@ -1,0 +1,286 @@
+"""The compile pipeline, top to bottom, and the public compile API.
+
+    parse -> dialect -> translate -> link -> optimize -> emit [-> validate]
+
+Each stage is one call below (`STAGES`); options are one frozen dataclass with
+a content hash. `compile_module` runs every stage and returns what the
+executors need; `run` stops after any stage (the CLI's `--emit`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, SymbolRefAttr
+from xdsl.ir import Attribute
+from xdsl.utils.exceptions import DiagnosticException
+
+from gpuc.dialects.attrs import ENTRYPOINTS_ATTR
+from gpuc.dialects.functions import FuncOp
+from gpuc.targets import TARGETS, get_target
+from gpuc.targets.base import Target, target_options
+
+if TYPE_CHECKING:
+    from llvmlite import binding as llvm
+    from llvmlite import ir
+
+STAGES = ("parse", "dialect", "translate", "link", "optimize", "emit", "validate")
+
+
+class OptionError(DiagnosticException):
+    """An unknown or ill-typed compile option."""
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    name: str
+    params: tuple[Attribute, ...]
+    """gpuc-level parameter types (PtrType, IntegerType, Float32Type, ...)."""
+    uses_barrier: bool
+    """The kernel reaches a barrier, transitively through helpers."""
+    static_shared_bytes: int
+
+
+@dataclass
+class CompileResult:
+    target: Target
+    """The configured target object."""
+    module: ModuleOp
+    """The module after the dialect pipeline."""
+    llvm_ir: str
+    """Optimized LLVM IR text."""
+    artefact: bytes | str
+    """PTX text, a SPIR-V binary or a native object file."""
+    kernels: dict[str, KernelInfo]
+    """The entrypoint set's kernels."""
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """Everything that decides the output (frozen; `hash` keys a cache)."""
+
+    target: str = "ptx"
+    target_options: tuple[tuple[str, Any], ...] = ()
+    """Options of the target's dataclass, e.g. (("sm", 80),)."""
+    opt_level: int = 3
+    exports: tuple[str, ...] = ()
+    libraries: tuple[str, ...] = ()
+    fp_contract: bool = True
+    validate: bool = False
+
+    @property
+    def hash(self) -> str:
+        return hashlib.sha256(repr(self).encode()).hexdigest()[:16]
+
+    def make_target(self) -> Target:
+        return get_target(self.target, **dict(self.target_options))
+
+
+GENERAL_OPTIONS = tuple(
+    f.name for f in fields(CompileOptions) if f.name != "target_options"
+)
+
+
+def make_options(target: str, options: Mapping[str, Any]) -> CompileOptions:
+    """Split keyword options into general ones and the target's own."""
+    if target not in TARGETS:
+        raise OptionError(
+            f"unknown target '{target}'; expected one of: {', '.join(TARGETS)}"
+        )
+    from gpuc.registry import lazy
+
+    target_cls: type[Target] = lazy(TARGETS[target])()
+    own = target_options(target_cls, options)
+    general = {k: v for k, v in options.items() if k not in own}
+    unknown = sorted(set(general) - set(GENERAL_OPTIONS))
+    if unknown:
+        accepted = ", ".join([*GENERAL_OPTIONS, *target_cls.option_names()])
+        raise OptionError(
+            f"unknown option(s) {', '.join(unknown)} for target '{target}'; "
+            f"accepted: {accepted}"
+        )
+    for key in ("exports", "libraries"):
+        if key in general:
+            value = general[key]
+            general[key] = (
+                (value,) if isinstance(value, str | os.PathLike) else tuple(value)
+            )
+            general[key] = tuple(str(v) for v in general[key])
+    return CompileOptions(
+        target=target, target_options=tuple(sorted(own.items())), **general
+    )
+
+
+@dataclass
+class Compilation:
+    """What the stages produce, filled in as they run."""
+
+    options: CompileOptions
+    target: Target
+    source: str | os.PathLike[str] | ModuleOp
+    module: ModuleOp | None = None
+    ir: ir.Module | None = None
+    llvm_module: llvm.ModuleRef | None = None
+    machine: llvm.TargetMachine | None = None
+    artefact: bytes | str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def stage_parse(c: Compilation) -> None:
+    c.module = load_module(c.source)
+
+
+def stage_dialect(c: Compilation) -> None:
+    assert c.module is not None
+    try:
+        from gpuc.pipeline import run_dialect_pipeline
+    except ModuleNotFoundError:  # TEMPORARY until issue 3's pipeline lands
+        c.target.verify_module(c.module)
+        for op in c.module.ops:
+            if isinstance(op, FuncOp) and op.is_kernel:
+                c.target.finalize_kernel(c.module, op)
+        return
+    libraries = [load_module(Path(p)) for p in c.options.libraries]
+    c.module = run_dialect_pipeline(
+        c.module, target=c.target, exports=c.options.exports, libraries=libraries
+    )
+
+
+def stage_translate(c: Compilation) -> None:
+    from gpuc.lowering.context import translate_module
+    from gpuc.lowering.llvm import initialize
+
+    assert c.module is not None
+    initialize(c.target.llvm_options())
+    c.machine = c.target.target_machine(c.options.opt_level)
+    c.ir = translate_module(c.module, c.target, fp_contract=c.options.fp_contract)
+    c.ir.data_layout = str(c.machine.target_data)
+
+
+def stage_link(c: Compilation) -> None:
+    from gpuc.lowering.llvm import parse
+
+    assert c.ir is not None
+    c.llvm_module = parse(c.ir)
+    c.target.link(c.llvm_module)
+
+
+def stage_optimize(c: Compilation) -> None:
+    from gpuc.lowering.llvm import optimize
+
+    assert c.llvm_module is not None and c.machine is not None
+    optimize(c.llvm_module, c.machine, c.options.opt_level)
+
+
+def stage_emit(c: Compilation) -> None:
+    assert c.llvm_module is not None and c.machine is not None
+    c.artefact = c.target.emit(c.llvm_module, c.machine)
+
+
+def stage_validate(c: Compilation) -> None:
+    assert c.artefact is not None
+    if c.options.validate:
+        c.target.validate(c.artefact)
+
+
+STAGE_FUNCTIONS: dict[str, Callable[[Compilation], None]] = {
+    "parse": stage_parse,
+    "dialect": stage_dialect,
+    "translate": stage_translate,
+    "link": stage_link,
+    "optimize": stage_optimize,
+    "emit": stage_emit,
+    "validate": stage_validate,
+}
+
+
+def run(
+    source: str | os.PathLike[str] | ModuleOp,
+    options: CompileOptions,
+    *,
+    stop_after: str = "validate",
+    after_stage: Callable[[str, Compilation], None] | None = None,
+) -> Compilation:
+    """Run the stages in order up to and including `stop_after`."""
+    c = Compilation(options, options.make_target(), source)
+    for name in STAGES[: STAGES.index(stop_after) + 1]:
+        STAGE_FUNCTIONS[name](c)
+        if after_stage is not None:
+            after_stage(name, c)
+    return c
+
+
+def compile_module(
+    source: str | os.PathLike[str] | ModuleOp, target: str = "ptx", **options: Any
+) -> CompileResult:
+    """Compile `source` (a path, MLIR text or an xDSL module) for `target`;
+    options as on the command line: sm, ptx_isa, opt_level, exports, libraries,
+    fp_contract, validate."""
+    c = run(source, make_options(target, options))
+    assert c.module is not None and c.llvm_module is not None and c.artefact is not None
+    return CompileResult(
+        c.target, c.module, str(c.llvm_module), c.artefact, kernel_infos(c.module)
+    )
+
+
+def entrypoints(module: ModuleOp) -> list[str]:
+    """The entrypoint set the dialect pipeline recorded (all kernels without it)."""
+    recorded = module.attributes.get(ENTRYPOINTS_ATTR)
+    if isinstance(recorded, ArrayAttr):
+        return [
+            ref.root_reference.data
+            for ref in recorded.data
+            if isinstance(ref, SymbolRefAttr)
+        ]
+    return [
+        op.sym_name.data for op in module.ops if isinstance(op, FuncOp) and op.is_kernel
+    ]
+
+
+def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
+    from gpuc.lowering.analysis import kernel_facts
+
+    funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
+    kernels = [n for n in entrypoints(module) if n in funcs and funcs[n].is_kernel]
+    facts = kernel_facts(module, kernels)
+    return {
+        name: KernelInfo(
+            name,
+            funcs[name].function_type.inputs.data,
+            facts[name].uses_barrier,
+            facts[name].static_shared_bytes,
+        )
+        for name in kernels
+    }
+
+
+def load_module(source: str | os.PathLike[str] | ModuleOp) -> ModuleOp:
+    """Parse and verify MLIR from a file or text; a ModuleOp is verified as is."""
+    from gpuc.diagnostics import LocatingParser, verify_located
+
+    if isinstance(source, ModuleOp):
+        verify_located(source)
+        return source
+    if isinstance(source, os.PathLike) or (
+        "\n" not in source and (source.endswith(".mlir") or os.path.exists(source))
+    ):
+        path = Path(source)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise OptionError(
+                f"cannot read '{path}': {getattr(e, 'strerror', None) or e}"
+            ) from None
+        name = str(path)
+    else:
+        text, name = source, "<source>"
+    from gpuc.context import make_context
+
+    module = LocatingParser(make_context(), text, name).parse_module()
+    verify_located(module)
+    return module

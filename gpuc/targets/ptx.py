@@ -1,0 +1,194 @@
+"""NVIDIA PTX through LLVM's NVPTX back-end, validated by ptxas.
+
+Kernels use the `ptx_kernel` calling convention; index ops read the special
+registers (%tid, %ctaid, %ntid, %nctaid, %laneid); math functions without a
+PTX instruction call libdevice, linked in only when used; a device-side launch
+goes through the CUDA device runtime the way nvcc emits `<<<>>>` in device code
+(CUDA 12+ names: `__cudaCDP2GetParameterBufferV2` / `__cudaCDP2LaunchDeviceV2`),
+which makes the PTX relocatable (ptxas checks it with `--compile-only`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from gpuc.dialects.attrs import AddressSpace
+from gpuc.targets.base import Target, TargetError
+
+if TYPE_CHECKING:
+    from llvmlite import binding as llvm
+    from llvmlite import ir
+
+    from gpuc.dialects.functions import LaunchOp
+    from gpuc.lowering.context import FunctionLowering
+
+SPECIAL_REGISTERS = {
+    "thread_id": "tid",
+    "block_id": "ctaid",
+    "block_dim": "ntid",
+    "grid_dim": "nctaid",
+}
+NATIVE_MATH = frozenset(
+    {"sqrt", "fabs", "ceil", "floor", "trunc", "round", "roundeven", "fma", "copysign"}
+)
+"""Math functions NVPTX selects to instructions; the rest come from libdevice."""
+SUPPORTED_SMS = (75, 80, 86, 89, 90, 100, 120)
+GET_PARAMETER_BUFFER = "__cudaCDP2GetParameterBufferV2"
+LAUNCH_DEVICE = "__cudaCDP2LaunchDeviceV2"
+
+_LIBDEVICE: list[llvm.ModuleRef] = []
+
+
+@dataclass(frozen=True)
+class PTXTarget(Target):
+    """`sm`: compute capability (90 is sm_90); `ptx_isa`: PTX ISA version as
+    major*10+minor (78 is 7.8), by default the lowest one the sm needs."""
+
+    name: ClassVar[str] = "ptx"
+    triple: ClassVar[str] = "nvptx64-nvidia-cuda"
+    address_spaces: ClassVar[dict[AddressSpace, int]] = {
+        AddressSpace.GENERIC: 0,
+        AddressSpace.GLOBAL: 1,
+        AddressSpace.SHARED: 3,
+        AddressSpace.CONSTANT: 4,
+        AddressSpace.LOCAL: 5,
+    }
+    kernel_cconv: ClassVar[str] = "ptx_kernel"
+    artefact_suffix: ClassVar[str] = ".ptx"
+
+    sm: int = 90
+    ptx_isa: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.sm not in SUPPORTED_SMS:
+            raise TargetError(
+                f"sm_{self.sm} is not supported; choose one of "
+                + ", ".join(f"sm_{s}" for s in SUPPORTED_SMS)
+            )
+
+    def index(self, fl: FunctionLowering, kind: str, dim: int) -> ir.Value:
+        return self._special_register(fl, f"{SPECIAL_REGISTERS[kind]}.{'xyz'[dim]}")
+
+    def lane_id(self, fl: FunctionLowering) -> ir.Value:
+        return self._special_register(fl, "laneid")
+
+    def _special_register(self, fl: FunctionLowering, register: str) -> ir.Value:
+        from llvmlite import ir
+
+        i32 = ir.IntType(32)
+        read = fl.ml.intrinsic(f"llvm.nvvm.read.ptx.sreg.{register}", i32, [])
+        value = fl.builder.zext(fl.builder.call(read, []), fl.ml.index_type)
+        return value
+
+    def barrier(self, fl: FunctionLowering) -> None:
+        from llvmlite import ir
+
+        sync = fl.ml.intrinsic(
+            "llvm.nvvm.barrier.cta.sync.aligned.all",
+            ir.VoidType(),
+            [ir.IntType(32)],
+            ("convergent", "nounwind"),
+        )
+        fl.builder.call(sync, [ir.Constant(ir.IntType(32), 0)])
+
+    def launch(self, fl: FunctionLowering, op: LaunchOp) -> None:
+        """`cudaGetParameterBufferV2(kernel, grid, block, shared)`, the arguments
+        stored at their natural alignment, then `cudaLaunchDeviceV2(buffer, 0)`;
+        a null buffer (the launch pool is exhausted) skips the launch, like nvcc."""
+        from llvmlite import ir
+
+        from gpuc.lowering.analysis import element_bytes
+
+        b = fl.builder
+        i32, ptr = ir.IntType(32), ir.PointerType()
+        dim3 = ir.LiteralStructType([i32, i32, i32])
+        get_buffer = fl.ml.intrinsic(GET_PARAMETER_BUFFER, ptr, [ptr, dim3, dim3, i32])
+        launch = fl.ml.intrinsic(LAUNCH_DEVICE, i32, [ptr, ptr])
+
+        def dims(values: list[ir.Value]) -> ir.Value:
+            result: ir.Value = ir.Constant(dim3, [ir.Constant(i32, 1)] * 3)
+            for i, value in enumerate(values):
+                result = b.insert_value(result, b.trunc(value, i32), i)
+            return result
+
+        shared = (
+            b.trunc(fl.get(op.shared[0]), i32) if op.shared else ir.Constant(i32, 0)
+        )
+        kernel = fl.ml.functions[op.kernel.root_reference.data]
+        buffer = b.call(
+            get_buffer,
+            [
+                kernel,
+                dims([fl.get(v) for v in op.grid]),
+                dims([fl.get(v) for v in op.block]),
+                shared,
+            ],
+        )
+        with b.if_then(b.icmp_unsigned("!=", buffer, ir.Constant(ptr, None))):
+            offset = 0
+            for value in op.args:
+                size = element_bytes(value.type)
+                offset = (offset + size - 1) // size * size
+                slot = b.gep(
+                    buffer, [ir.Constant(i32, offset)], source_etype=ir.IntType(8)
+                )
+                b.store(fl.get(value), slot, align=size)
+                offset += size
+            b.call(launch, [buffer, ir.Constant(ptr, None)])
+
+    def math_function(self, name: str, ty: ir.Type) -> str:
+        if name in NATIVE_MATH:
+            return super().math_function(name, ty)
+        return f"__nv_{name}{'f' if str(ty) == 'float' else ''}"
+
+    def link(self, module: llvm.ModuleRef) -> None:
+        """Link libdevice when the module calls it; its functions become internal
+        so the optimizer drops the ones not used."""
+        if not any(
+            f.is_declaration and f.name.startswith("__nv_") for f in module.functions
+        ):
+            return
+        from llvmlite import binding as llvm
+
+        from gpuc.tools import libdevice
+
+        if not _LIBDEVICE:
+            _LIBDEVICE.append(llvm.parse_bitcode(libdevice().read_bytes()))
+        library = _LIBDEVICE[0].clone()
+        library.triple = module.triple
+        library.data_layout = module.data_layout
+        for fn in library.functions:
+            if not fn.is_declaration:
+                fn.linkage = "internal"
+        module.link_in(library)
+        pm = llvm.create_new_module_pass_manager()
+        pm.add_global_dead_code_eliminate_pass()
+        pm.run(
+            module,
+            llvm.create_pass_builder(
+                self.target_machine(0), llvm.create_pipeline_tuning_options(0)
+            ),
+        )
+
+    def target_machine(self, opt_level: int) -> llvm.TargetMachine:
+        from llvmlite import binding as llvm
+
+        features = f"+ptx{self.ptx_isa}" if self.ptx_isa is not None else ""
+        return llvm.Target.from_triple(self.triple).create_target_machine(
+            cpu=f"sm_{self.sm}", features=features, opt=opt_level
+        )
+
+    def emit(self, module: llvm.ModuleRef, tm: llvm.TargetMachine) -> str:
+        return str(tm.emit_assembly(module))
+
+    def validate(self, artefact: bytes | str) -> None:
+        from gpuc.tools import run_ptxas
+
+        assert isinstance(artefact, str)
+        run_ptxas(artefact, self.sm, compile_only=relocatable(artefact))
+
+
+def relocatable(ptx: str) -> bool:
+    """PTX that calls functions defined elsewhere (the device runtime) links later."""
+    return ".extern .func" in ptx

