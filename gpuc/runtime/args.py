@@ -12,7 +12,7 @@ from saved PTX on machines where the compiler itself is not installed.
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -61,6 +61,11 @@ class Param:
     @property
     def dtype(self) -> np.dtype[Any]:
         return SCALAR_DTYPES[self.type_name]
+
+    @property
+    def written(self) -> bool:
+        """Whether the kernel may write through this pointer (all but constant)."""
+        return self.space is not None and self.space != "constant"
 
     @property
     def spelling(self) -> str:
@@ -213,7 +218,7 @@ def _pointer_arg(kernel: str, param: Param, position: int, value: object) -> Any
             f"{where} is not contiguous (the kernel indexes it linearly): "
             "pass np.ascontiguousarray(...)"
         )
-    if param.space != "constant" and not value.flags.writeable:
+    if param.written and not value.flags.writeable:
         raise LaunchError(
             f"{where} is read-only, but a {param.space} pointer may be written "
             "through: pass a writeable copy"
@@ -284,3 +289,41 @@ def check_args(sig: KernelSignature, args: Iterable[object]) -> list[Any]:
         else:
             checked.append(_float_arg(sig.name, param, position, value))
     return checked
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A checked launch: the kernel, its normalized geometry, its arguments."""
+
+    sig: KernelSignature
+    grid: Dim3
+    block: Dim3
+    values: list[Any]
+
+    @property
+    def blocks(self) -> int:
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+    @property
+    def threads(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+    def arrays(self) -> Iterator[tuple[Param, np.ndarray[Any, Any]]]:
+        """The array arguments (pointer parameters) with their parameters."""
+        for param, value in zip(self.sig.params, self.values, strict=True):
+            if isinstance(value, np.ndarray):
+                yield param, value
+
+
+def check_launch(
+    kernels: Mapping[str, KernelSignature],
+    name: str,
+    grid: object,
+    block: object,
+    args: Iterable[object],
+    limits: Callable[[str], Limits],
+) -> Launch:
+    """Everything an executor checks before a launch, in one call."""
+    sig = find_kernel(kernels, name)
+    g, b = check_geometry(sig, grid, block, limits(name))
+    return Launch(sig, g, b, check_args(sig, args))

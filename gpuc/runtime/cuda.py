@@ -25,8 +25,7 @@ from gpuc.runtime.args import (
     KernelSignature,
     LaunchError,
     Limits,
-    check_args,
-    check_geometry,
+    check_launch,
     find_kernel,
 )
 
@@ -287,37 +286,32 @@ class CudaExecutor:
     def launch(
         self, name: str, grid: object, block: object, args: Sequence[object]
     ) -> None:
-        sig = find_kernel(self.kernels, name)
-        g, b = check_geometry(sig, grid, block, self.limits(name))
-        values = check_args(sig, args)
+        launch = check_launch(self.kernels, name, grid, block, args, self.limits)
         driver = self.driver
-        allocations: list[int] = []
-        copy_back: list[tuple[int, np.ndarray[Any, Any]]] = []
+        pointers: dict[int, int] = {}
         try:
-            device_values: list[Any] = []
-            for param, value in zip(sig.params, values, strict=True):
-                if not isinstance(value, np.ndarray):
-                    device_values.append(value)
+            for param, array in launch.arrays():
+                if id(array) in pointers:  # passed twice: one buffer, aliased
                     continue
-                pointer = self.alloc(value.nbytes)
-                allocations.append(pointer)
-                if value.nbytes:
+                pointers[id(array)] = pointer = self.alloc(array.nbytes)
+                if array.nbytes:
                     _check(
-                        driver.cuMemcpyHtoD(pointer, value.ctypes.data, value.nbytes),
+                        driver.cuMemcpyHtoD(pointer, array.ctypes.data, array.nbytes),
                         f"copying argument '{param.name}' to the device",
                     )
-                    if param.space != "constant":
-                        copy_back.append((pointer, value))
-                device_values.append(pointer)
-            self.launch_raw(name, g, b, device_values)
+            values = [pointers.get(id(v), v) for v in launch.values]
+            self.launch_raw(name, launch.grid, launch.block, values)
             self.synchronize(f"running kernel '{name}'")
-            for pointer, array in copy_back:
-                _check(
-                    driver.cuMemcpyDtoH(array.ctypes.data, pointer, array.nbytes),
-                    "copying results back from the device",
-                )
+            for param, array in launch.arrays():
+                if param.written and array.nbytes:
+                    _check(
+                        driver.cuMemcpyDtoH(
+                            array.ctypes.data, pointers[id(array)], array.nbytes
+                        ),
+                        f"copying argument '{param.name}' back from the device",
+                    )
         finally:
-            for pointer in allocations:
+            for pointer in pointers.values():
                 driver.cuMemFree(pointer)
 
     def close(self) -> None:

@@ -35,9 +35,7 @@ from gpuc.runtime.args import (
     KernelSignature,
     LaunchError,
     Limits,
-    check_args,
-    check_geometry,
-    find_kernel,
+    check_launch,
 )
 
 RECORD_BYTES = 128  # one launch record (docs/native-abi.md) + ctl ptr + pthread_t
@@ -168,6 +166,25 @@ done:
   ret ptr null
 }}
 """
+
+
+def _pthread(rc: int, what: str) -> None:
+    if rc != 0:
+        raise LaunchError(f"native executor: pthread {what} failed: {os.strerror(rc)}")
+
+
+def _argument_slots(values: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.uint64]]:
+    """One 8-byte slot per argument, as the workers load them: an array's
+    address, or a scalar's bytes (numpy scalars of the parameter's type)."""
+    slots = np.zeros(max(1, len(values)), np.uint64)
+    raw = slots.view(np.uint8)
+    for i, value in enumerate(values):
+        if isinstance(value, np.ndarray):
+            slots[i] = value.ctypes.data
+        else:
+            data = value.tobytes()
+            raw[i * ARG_SLOT_BYTES : i * ARG_SLOT_BYTES + len(data)] = list(data)
+    return slots
 
 
 def _libc() -> ctypes.CDLL:
@@ -307,80 +324,62 @@ class NativeExecutor:
     def launch(
         self, name: str, grid: object, block: object, args: Sequence[object]
     ) -> None:
-        sig = find_kernel(self.kernels, name)
-        g, b = check_geometry(sig, grid, block, self.limits)
-        values = check_args(sig, args)
-        blocks = g[0] * g[1] * g[2]
-        plan = self._plan(sig, blocks, b[0] * b[1] * b[2])
-
-        slots = np.zeros(max(1, len(values)), np.uint64)
-        for i, value in enumerate(values):
-            if isinstance(value, np.ndarray):
-                slots[i] = value.ctypes.data
-            else:
-                slots[i : i + 1].view(np.uint8)[: value.itemsize] = np.frombuffer(
-                    value.tobytes(), np.uint8
-                )
-
+        launch = check_launch(
+            self.kernels, name, grid, block, args, lambda _: self.limits
+        )
+        sig = launch.sig
+        plan = self._plan(sig, launch.blocks, launch.threads)
         n = plan.groups * plan.threads
         shared_stride = -(-max(sig.static_shared_bytes, 1) // ALIGN) * ALIGN
         # The JIT code points into these buffers; they live until after the join.
+        slots = _argument_slots(launch.values)
         records, records_at = _aligned(n * RECORD_BYTES)
         shared, shared_at = _aligned(plan.groups * shared_stride)
         ctl, ctl_at = _aligned(SYNC_OBJECT_BYTES)
         sync, sync_at = _aligned((plan.groups + 1) * SYNC_OBJECT_BYTES)
-        view = records.reshape(n, RECORD_BYTES // 8)
-        ctl[0] = slots.ctypes.data
+        barriers = [sync_at + g * SYNC_OBJECT_BYTES for g in range(plan.groups)]
         lock_at = sync_at + plan.groups * SYNC_OBJECT_BYTES
-        ctl[1] = lock_at if n > 1 else 0
-        if n > 1:
-            self._check(self._libc.pthread_rwlock_init(lock_at, None), "rwlock init")
+        ctl[0] = slots.ctypes.data
+        ctl[1] = lock_at if n > 1 else 0  # no gate when the caller runs it alone
 
-        per_group, extra = divmod(blocks, plan.groups)
+        view = records.reshape(n, RECORD_BYTES // 8)
+        per_group, extra = divmod(launch.blocks, plan.groups)
         begin = 0
         for group in range(plan.groups):
             end = begin + per_group + (1 if group < extra else 0)
-            barrier_at = sync_at + group * SYNC_OBJECT_BYTES
-            if sig.uses_barrier:
-                self._check(
-                    self._libc.pthread_barrier_init(barrier_at, None, plan.threads),
-                    "barrier init",
-                )
             rows = view[group * plan.threads : (group + 1) * plan.threads]
-            rows[:, 0:3] = g
-            rows[:, 3:6] = b
+            rows[:, 0:3] = launch.grid
+            rows[:, 3:6] = launch.block
             rows[:, 6] = begin
             rows[:, 7] = end
             rows[:, 8] = shared_at + group * shared_stride
             rows[:, 9] = self._barrier_wait
-            rows[:, 10] = barrier_at
+            rows[:, 10] = barriers[group]
             rows[:, 11] = np.arange(plan.threads, dtype=np.uint64)
             rows[:, 12] = ctl_at
             begin = end
 
+        libc = self._libc
+        made: list[tuple[Any, int]] = []  # (destroy function, object) to undo
         try:
+            if n > 1:
+                _pthread(libc.pthread_rwlock_init(lock_at, None), "rwlock init")
+                made.append((libc.pthread_rwlock_destroy, lock_at))
+            if sig.uses_barrier:
+                for barrier in barriers:
+                    rc = libc.pthread_barrier_init(barrier, None, plan.threads)
+                    _pthread(rc, "barrier init")
+                    made.append((libc.pthread_barrier_destroy, barrier))
             err = self._spawn(
                 self._workers[name], records_at, n, ctl_at, THREAD_STACK_BYTES
             )
         finally:
-            if sig.uses_barrier:
-                for group in range(plan.groups):
-                    self._libc.pthread_barrier_destroy(
-                        sync_at + group * SYNC_OBJECT_BYTES
-                    )
-            if n > 1:
-                self._libc.pthread_rwlock_destroy(lock_at)
+            for destroy, obj in made:
+                destroy(obj)
         del records, shared, ctl, sync, slots
         if err:
             raise LaunchError(
                 f"kernel '{name}': the system refused to start the {n} OS threads "
                 f"of this launch ({os.strerror(err)}); nothing ran. Use a smaller "
                 "block or raise the thread limit (ulimit -u)"
-            )
-
-    @staticmethod
-    def _check(rc: int, what: str) -> None:
-        if rc != 0:
-            raise LaunchError(
-                f"native executor: pthread {what} failed: {os.strerror(rc)}"
             )

@@ -17,6 +17,7 @@ import hashlib
 import os
 import struct
 import tempfile
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,8 +28,7 @@ from gpuc.runtime.args import (
     KernelSignature,
     LaunchError,
     Limits,
-    check_args,
-    check_geometry,
+    check_launch,
     find_kernel,
 )
 
@@ -195,7 +195,10 @@ class OpenCLExecutor:
             self.context, properties=cl.command_queue_properties.PROFILING_ENABLE
         )
         try:
-            self.program = cl.Program(self.context, spirv).build()
+            with warnings.catch_warnings():
+                # The Intel runtime always logs (vectorizer remarks); not a problem.
+                warnings.simplefilter("ignore", cl.CompilerWarning)
+                self.program = cl.Program(self.context, spirv).build()
         except cl.Error as error:
             raise LaunchError(
                 f"{describe(self.device)} rejected gpuc's SPIR-V:\n{error}"
@@ -240,36 +243,30 @@ class OpenCLExecutor:
     ) -> None:
         import pyopencl as cl
 
-        sig = find_kernel(self.kernels, name)
-        g, b = check_geometry(sig, grid, block, self.limits(name))
-        values = check_args(sig, args)
+        launch = check_launch(self.kernels, name, grid, block, args, self.limits)
         flags = cl.mem_flags
-        buffers: list[tuple[Any, np.ndarray[Any, Any]]] = []
-        kernel_args: list[Any] = []
-        for param, value in zip(sig.params, values, strict=True):
-            if not isinstance(value, np.ndarray):
-                kernel_args.append(value)
+        copy_back: list[tuple[Any, np.ndarray[Any, Any]]] = []
+        buffers: dict[int, Any] = {}
+        for param, array in launch.arrays():
+            if id(array) in buffers:  # passed twice: one buffer, aliased
                 continue
-            access = flags.READ_ONLY if param.space == "constant" else flags.READ_WRITE
-            if value.nbytes == 0:  # OpenCL has no empty buffers; nothing to copy
-                buffer = cl.Buffer(self.context, access, size=max(1, value.itemsize))
+            access = flags.READ_WRITE if param.written else flags.READ_ONLY
+            if array.nbytes == 0:  # OpenCL has no empty buffers; nothing to copy
+                buffer = cl.Buffer(self.context, access, size=max(1, array.itemsize))
             else:
-                buffer = cl.Buffer(
-                    self.context, access | flags.COPY_HOST_PTR, hostbuf=value
-                )
-                if param.space != "constant":
-                    buffers.append((buffer, value))
-            kernel_args.append(buffer)
+                access |= flags.COPY_HOST_PTR
+                buffer = cl.Buffer(self.context, access, hostbuf=array)
+                if param.written:
+                    copy_back.append((buffer, array))
+            buffers[id(array)] = buffer
         kernel = self.kernel(name)
+        g, b = launch.grid, launch.block
         try:
-            kernel.set_args(*kernel_args)
+            kernel.set_args(*(buffers.get(id(v), v) for v in launch.values))
             cl.enqueue_nd_range_kernel(
-                self.queue,
-                kernel,
-                (g[0] * b[0], g[1] * b[1], g[2] * b[2]),
-                b,
+                self.queue, kernel, (g[0] * b[0], g[1] * b[1], g[2] * b[2]), b
             )
-            for buffer, array in buffers:
+            for buffer, array in copy_back:
                 cl.enqueue_copy(self.queue, array, buffer)
             self.queue.finish()
         except cl.Error as error:

@@ -1,0 +1,117 @@
+"""The ptx executor. Without an NVIDIA GPU and driver only the diagnostics run
+(and the GPU tests skip, saying why); with one, PTX made by llvmlite from
+hand-written LLVM IR runs and is checked against numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpuc.runtime.args import KernelSignature, LaunchError, Param
+
+SAXPY_NVPTX = """
+target triple = "nvptx64-nvidia-cuda"
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+define ptx_kernel void @saxpy(float %a, ptr addrspace(1) %x, ptr addrspace(1) %y,
+                              i32 %n) {
+entry:
+  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %b = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %d = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %bd = mul i32 %b, %d
+  %i32 = add i32 %bd, %t
+  %i = zext i32 %i32 to i64
+  %nn = sext i32 %n to i64
+  %c = icmp ult i64 %i, %nn
+  br i1 %c, label %body, label %exit
+body:
+  %px = getelementptr float, ptr addrspace(1) %x, i64 %i
+  %py = getelementptr float, ptr addrspace(1) %y, i64 %i
+  %xv = load float, ptr addrspace(1) %px
+  %yv = load float, ptr addrspace(1) %py
+  %m = fmul float %a, %xv
+  %s = fadd float %m, %yv
+  store float %s, ptr addrspace(1) %py
+  br label %exit
+exit:
+  ret void
+}
+"""
+
+SAXPY_SIG = KernelSignature(
+    "saxpy",
+    (
+        Param("a", "f32"),
+        Param("x", "f32", "global"),
+        Param("y", "f32", "global"),
+        Param("n", "i32"),
+    ),
+)
+
+
+def saxpy_ptx() -> str:
+    import llvmlite.binding as llvm
+
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    module = llvm.parse_assembly(SAXPY_NVPTX)
+    target = llvm.Target.from_triple("nvptx64-nvidia-cuda")
+    return str(target.create_target_machine(cpu="sm_75").emit_assembly(module))
+
+
+def gpu_missing() -> str | None:
+    """Why the GPU tests cannot run here, or None when they can."""
+    try:
+        from gpuc.runtime.cuda import start_driver
+
+        start_driver()
+    except LaunchError as error:
+        return str(error)
+    return None
+
+
+WHY_NOT = gpu_missing()
+needs_gpu = pytest.mark.skipif(WHY_NOT is not None, reason=f"no GPU: {WHY_NOT}")
+
+
+@pytest.mark.skipif(WHY_NOT is None, reason="a CUDA GPU is present")
+def test_without_a_gpu_the_executor_says_what_is_missing() -> None:
+    from gpuc.runtime.cuda import CudaExecutor
+
+    with pytest.raises(LaunchError, match="cuda-bindings|CUDA driver|cuInit"):
+        CudaExecutor(saxpy_ptx(), {"saxpy": SAXPY_SIG})
+
+
+def test_emitted_ptx_names_the_kernel() -> None:
+    assert ".visible .entry saxpy(" in saxpy_ptx()
+
+
+@needs_gpu
+@pytest.mark.parametrize(("n", "block"), [(1, 1), (1000, 128), (100_001, 256)])
+def test_saxpy_on_the_gpu(n: int, block: int) -> None:
+    from gpuc.runtime.cuda import CudaExecutor
+
+    ex = CudaExecutor(saxpy_ptx(), {"saxpy": SAXPY_SIG})
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n, dtype=np.float32)
+    y = rng.standard_normal(n, dtype=np.float32)
+    product = np.float32(0.5) * x
+    expected = product + y
+    ex.launch("saxpy", -(-n // block), block, (0.5, x, y, n))
+    # ptxas may contract into an fma: half an ulp of a*x plus half of the result.
+    bound = np.spacing(np.abs(product)) / 2 + np.spacing(np.abs(expected)) / 2
+    assert np.all(np.abs(y - expected) <= bound)
+
+
+@needs_gpu
+def test_gpu_launch_checks() -> None:
+    from gpuc.runtime.cuda import CudaExecutor
+
+    ex = CudaExecutor(saxpy_ptx(), {"saxpy": SAXPY_SIG})
+    x = np.zeros(4, np.float32)
+    with pytest.raises(LaunchError, match="argument 1 \\('x'.*got one of int32"):
+        ex.launch("saxpy", 1, 4, (1.0, x.view(np.int32), x, 4))
+    with pytest.raises(LaunchError, match="block.x = 2048 exceeds"):
+        ex.launch("saxpy", 1, 2048, (1.0, x, x, 4))
