@@ -144,6 +144,7 @@ def _upgrade_gpu_func(op: gpu.FuncOp) -> None:
     entry = op.body.blocks.first
     assert entry is not None
     inputs = len(op.function_type.inputs.data)
+    first = entry.first_op
     for arg in list(entry.args[inputs:]):
         assert isinstance(arg.type, MemRefType)
         alloca = memref.AllocaOp.get(
@@ -151,10 +152,11 @@ def _upgrade_gpu_func(op: gpu.FuncOp) -> None:
             shape=arg.type.get_shape(),
             memory_space=arg.type.memory_space,
         )
-        if entry.first_op is not None:
-            entry.insert_op_before(alloca, entry.first_op)
+        if first is not None:
+            entry.insert_op_before(alloca, first)
         else:
             entry.add_op(alloca)
+        alloca.memref.name_hint = arg.name_hint
         arg.replace_all_uses_with(alloca.memref)
         entry.erase_arg(arg)
 
