@@ -32,7 +32,7 @@ from xdsl.irdl import (
     irdl_op_definition,
     traits_def,
 )
-from xdsl.parser import AttrParser, Parser
+from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator
 from xdsl.utils.str_enum import StrEnum
@@ -182,14 +182,35 @@ def upgrade_foreign_ops(module: Operation) -> None:
         op.erase()
 
 
+def hoist_trailing_aliases(text: str) -> tuple[str, int]:
+    """Move the alias definitions after the module (MLIR prints its `#locN =
+    loc(...)` there with `--mlir-print-debuginfo`) before it, where xDSL's
+    parser needs them; returns the text and how many lines moved up."""
+    lines = text.splitlines(keepends=True)
+    end = len(lines)
+    while end > 0 and (lines[end - 1].startswith("#") or not lines[end - 1].strip()):
+        end -= 1
+    moved = [line if line.endswith("\n") else line + "\n" for line in lines[end:]]
+    if not any(line.startswith("#") for line in moved):
+        return text, 0
+    return "".join(moved) + "".join(lines[:end]), len(moved)
+
+
 def parse_foreign_module(
     text: str, ctx: Context | None = None, name: str = "<input>"
 ) -> ModuleOp:
-    """Parse module text from any tool (generic or custom form) and upgrade it."""
+    """Parse module text from any tool (generic or custom form) and upgrade it.
+
+    Ops get their `file:line:col` (or the `loc(...)` the text gives them) for
+    diagnostics; a parse error is raised as xDSL's ParseError.
+    """
+    from gpuc.diagnostics import LocatingParser
+
     if ctx is None:
         from gpuc.context import make_context
 
         ctx = make_context()
-    module = Parser(ctx, text, name).parse_module()
+    text, moved = hoist_trailing_aliases(text)
+    module = LocatingParser(ctx, text, name, line_offset=-moved).parse_module()
     upgrade_foreign_ops(module)
     return module

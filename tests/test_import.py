@@ -240,6 +240,39 @@ def test_integer_and_keyword_spaces_agree() -> None:
     )
 
 
+DEBUGINFO = """
+"builtin.module"() ({
+  "func.func"() ({
+    %0 = "memref.alloca"() {operand_segment_sizes = array<i32: 0, 0>} : () -> memref<4xf32> loc(#loc1)
+    "func.return"() : () -> () loc(#loc2)
+  }) {function_type = () -> (), gpu.kernel, sym_name = "k"} : () -> () loc(#loc3)
+}) : () -> () loc(#loc)
+#loc = loc("kernel.mlir":1:1)
+#loc1 = loc("kernel.mlir":3:8)
+#loc2 = loc("kernel.mlir":4:3)
+#loc3 = loc("kernel.mlir":2:1)
+"""
+
+
+def test_debuginfo_locations_name_the_frontends_source() -> None:
+    # mlir-opt --mlir-print-debuginfo defines its location aliases after the
+    # module; the diagnostic points into the file the frontend compiled.
+    module = parse_foreign_module(DEBUGINFO, name="printed.mlir")
+    with pytest.raises(OpError) as error:
+        ImportForeign().apply(make_context(), module)
+    assert str(error.value).startswith(
+        "kernel.mlir:3:8: error: 'memref.alloca' op allocates per-thread memory"
+    )
+
+
+def test_text_positions_survive_moved_aliases() -> None:
+    text = DEBUGINFO.replace(" loc(#loc1)", "")
+    module = parse_foreign_module(text, name="printed.mlir")
+    with pytest.raises(OpError) as error:
+        ImportForeign().apply(make_context(), module)
+    assert str(error.value).startswith("printed.mlir:4:10: error: 'memref.alloca' op")
+
+
 def committed_mlir16_text(path: Path) -> str:
     """The generated part of a committed MLIR 16 input: all after the header."""
     lines = path.read_text().splitlines(keepends=True)
