@@ -43,7 +43,7 @@ def _driver() -> Any:
     return driver
 
 
-def _check(result: tuple[Any, ...] | Any, what: str) -> Any:
+def check(result: tuple[Any, ...] | Any, what: str) -> Any:
     """The values a cuda-bindings call returned after its status, or a LaunchError."""
     driver = _driver()
     values = result if isinstance(result, tuple) else (result,)
@@ -91,16 +91,37 @@ def start_driver(ordinal: int = 0) -> tuple[Any, Any]:
             f"no CUDA driver on this machine ({error}); the ptx executor needs an "
             "NVIDIA GPU and its driver"
         ) from None
-    _check(status, "cuInit (is there an NVIDIA GPU?)")
-    count = _check(driver.cuDeviceGetCount(), "cuDeviceGetCount")
+    check(status, "cuInit (is there an NVIDIA GPU?)")
+    count = check(driver.cuDeviceGetCount(), "cuDeviceGetCount")
     if ordinal >= count:
         raise LaunchError(f"CUDA device {ordinal} requested, {count} present")
-    device = _check(driver.cuDeviceGet(ordinal), "cuDeviceGet")
-    context = _check(
+    device = check(driver.cuDeviceGet(ordinal), "cuDeviceGet")
+    context = check(
         driver.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain"
     )
-    _check(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent")
+    check(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent")
     return device, context
+
+
+def device_sm(ordinal: int = 0) -> int:
+    """The compute capability of CUDA device `ordinal` as gpuc's `sm` option
+    (90 for 9.0), to compile PTX that this device loads."""
+    driver = _driver()
+    device, _context = start_driver(ordinal)
+    attr = driver.CUdevice_attribute
+    major = check(
+        driver.cuDeviceGetAttribute(
+            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device
+        ),
+        "reading the compute capability",
+    )
+    minor = check(
+        driver.cuDeviceGetAttribute(
+            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device
+        ),
+        "reading the compute capability",
+    )
+    return int(major) * 10 + int(minor)
 
 
 class CudaExecutor:
@@ -143,7 +164,7 @@ class CudaExecutor:
         options, values = self._jit_options(log)
         result = self.driver.cuModuleLoadDataEx(image, len(options), options, values)
         try:
-            return _check(result, "loading gpuc's PTX (cuModuleLoadDataEx)")
+            return check(result, "loading gpuc's PTX (cuModuleLoadDataEx)")
         except LaunchError as error:
             raise LaunchError(f"{error}\n{self._log_text(log)}".rstrip()) from None
 
@@ -158,12 +179,12 @@ class CudaExecutor:
         driver = self.driver
         log = bytearray(LOG_BYTES)
         options, values = self._jit_options(log)
-        state = _check(
+        state = check(
             driver.cuLinkCreate(len(options), options, values), "cuLinkCreate"
         )
         input_type = driver.CUjitInputType
         try:
-            _check(
+            check(
                 driver.cuLinkAddData(
                     state,
                     input_type.CU_JIT_INPUT_PTX,
@@ -176,7 +197,7 @@ class CudaExecutor:
                 ),
                 "adding gpuc's PTX to the link (cuLinkAddData)",
             )
-            _check(
+            check(
                 driver.cuLinkAddFile(
                     state,
                     input_type.CU_JIT_INPUT_LIBRARY,
@@ -187,7 +208,7 @@ class CudaExecutor:
                 ),
                 f"adding {library} to the link (cuLinkAddFile)",
             )
-            cubin, _size = _check(driver.cuLinkComplete(state), "cuLinkComplete")
+            cubin, _size = check(driver.cuLinkComplete(state), "cuLinkComplete")
         except LaunchError as error:
             driver.cuLinkDestroy(state)
             raise LaunchError(f"{error}\n{self._log_text(log)}".rstrip()) from None
@@ -197,7 +218,7 @@ class CudaExecutor:
         """The CUfunction of kernel `name`."""
         find_kernel(self.kernels, name)
         if name not in self._functions:
-            self._functions[name] = _check(
+            self._functions[name] = check(
                 self.driver.cuModuleGetFunction(self.module, name.encode()),
                 f"finding kernel '{name}' in the PTX (cuModuleGetFunction)",
             )
@@ -207,10 +228,10 @@ class CudaExecutor:
         if name not in self._limits:
             attr = self.driver.CUdevice_attribute
             get: Callable[[Any], int] = lambda a: int(  # noqa: E731
-                _check(self.driver.cuDeviceGetAttribute(a, self.device), str(a))
+                check(self.driver.cuDeviceGetAttribute(a, self.device), str(a))
             )
             per_function = int(
-                _check(
+                check(
                     self.driver.cuFuncGetAttribute(
                         self.driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
                         self.function(name),
@@ -255,7 +276,7 @@ class CudaExecutor:
             for value in values
         ]
         pointers = np.array([box.ctypes.data for box in boxes], np.uint64)
-        _check(
+        check(
             self.driver.cuLaunchKernel(
                 self.function(name),
                 *grid,
@@ -269,14 +290,14 @@ class CudaExecutor:
         )
 
     def alloc(self, nbytes: int) -> int:
-        return int(_check(self.driver.cuMemAlloc(max(1, nbytes)), "cuMemAlloc"))
+        return int(check(self.driver.cuMemAlloc(max(1, nbytes)), "cuMemAlloc"))
 
     def free(self, pointer: int) -> None:
-        _check(self.driver.cuMemFree(pointer), "cuMemFree")
+        check(self.driver.cuMemFree(pointer), "cuMemFree")
 
     def synchronize(self, what: str) -> None:
         try:
-            _check(self.driver.cuCtxSynchronize(), what)
+            check(self.driver.cuCtxSynchronize(), what)
         except LaunchError as error:
             raise LaunchError(
                 f"{error} (a fault inside a kernel leaves this process's CUDA "
@@ -295,7 +316,7 @@ class CudaExecutor:
                     continue
                 pointers[id(array)] = pointer = self.alloc(array.nbytes)
                 if array.nbytes:
-                    _check(
+                    check(
                         driver.cuMemcpyHtoD(pointer, array.ctypes.data, array.nbytes),
                         f"copying argument '{param.name}' to the device",
                     )
@@ -304,7 +325,7 @@ class CudaExecutor:
             self.synchronize(f"running kernel '{name}'")
             for param, array in launch.arrays():
                 if param.written and array.nbytes:
-                    _check(
+                    check(
                         driver.cuMemcpyDtoH(
                             array.ctypes.data, pointers[id(array)], array.nbytes
                         ),
