@@ -203,7 +203,7 @@ class FuncOp(IRDLOperation):
             arg = parser.parse_optional_argument()
             return arg if arg is not None else parser.parse_type()
 
-        pos = parser.pos
+        params_pos = pos = parser.pos
         params = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parse_param)
         named = [p for p in params if isinstance(p, Parser.Argument)]
         if named and len(named) != len(params):
@@ -229,17 +229,16 @@ class FuncOp(IRDLOperation):
                 outputs = [parser.parse_type()]
         role = parse_enum_keyword(parser, Role, "function role")
         inline = None
-        pos = parser.pos
         if word := parser.parse_optional_keyword_in(("always_inline", "no_inline")):
             inline = InlineHint(word)
-        del pos
         extra = parser.parse_optional_attr_dict_with_keyword(
             ("sym_name", "function_type", "sym_visibility", "role", "inline")
         )
         region = parser.parse_optional_region(named if named else None)
         if region is not None and not named and inputs:
             parser.raise_error(
-                "a function with a body must name its parameters (%a: T)"
+                "a function with a body must name its parameters (%a: T)",
+                params_pos,
             )
         op = FuncOp(
             name,

@@ -24,6 +24,7 @@ from xdsl.utils.exceptions import (
     ParseError,
     VerifyException,
 )
+from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 MAX_OP_LINES = 12
@@ -54,7 +55,7 @@ class LocatingParser(Parser):
         self._file = StringAttr(name)
         self._line_offset = line_offset
         self._line_starts: list[int] | None = None
-        self._op_start = 0
+        self._op_names: list[int] = []
 
     def location_at(self, pos: int) -> FileLineColLoc:
         if self._line_starts is None:
@@ -72,7 +73,8 @@ class LocatingParser(Parser):
         )
 
     def parse_operation(self) -> Operation:
-        start = self._op_start = self.pos
+        # Like MLIR, an op is located at its name, after any `%results =`.
+        self._op_names.append(self.pos)
         try:
             op = super().parse_operation()
         except ParseError:
@@ -80,12 +82,20 @@ class LocatingParser(Parser):
         except Exception as e:
             # An op's constructor or custom parser failed (an attribute that does
             # not verify, a dialect bug): still a syntax error at this op.
+            start = self._op_names[-1]
             self.raise_error(
                 f"{type(e).__name__}: {e}", start, max(start + 1, self.pos)
             )
+        finally:
+            name_pos = self._op_names.pop()
         if not isinstance(op.location, FileLineColLoc):
-            op.location = self.location_at(start)
+            op.location = self.location_at(name_pos)
         return op
+
+    def _parse_op_result_list(self) -> list[tuple[Span, int]]:
+        results = super()._parse_op_result_list()
+        self._op_names[-1] = self.pos
+        return results
 
     def _get_op_by_name(self, name: str) -> type[Operation]:
         known = self.ctx.get_optional_op(
@@ -101,7 +111,7 @@ class LocatingParser(Parser):
                 f"dialect '{dialect}' is not registered (gpuc-opt keeps unknown ops "
                 "as they are with --allow-unregistered-dialect)"
             )
-        self.raise_error(f"unknown operation '{name}': {reason}", self._op_start)
+        self.raise_error(f"unknown operation '{name}': {reason}", self._op_names[-1])
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         start = self.pos
@@ -163,6 +173,8 @@ def format_op_diagnostic(op: Operation, message: str, severity: str = "error") -
     """`file:line:col: error: 'op.name' op message`, then the op itself."""
     loc, exact = nearest_source_loc(op)
     where = f"{loc}: " if loc is not None else ""
+    # One line, and the op named once (xDSL's messages often start with it).
+    message = " ".join(message.removeprefix(f"'{op.name}' ").split("\n"))
     text = f"{where}{severity}: '{op.name}' op {message}"
     if loc is not None and not exact:
         text += f"\n{loc}: note: the op was created by a pass inside the op here"
