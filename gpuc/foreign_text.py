@@ -34,6 +34,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
+from xdsl.rewriter import Rewriter
 from xdsl.traits import HasParent, IsTerminator
 from xdsl.utils.str_enum import StrEnum
 
@@ -55,7 +56,10 @@ class GPUAddressSpaceAttr(EnumAttribute[GPUAddressSpace]):
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> GPUAddressSpace:
         with parser.in_angle_brackets():
-            return parse_enum_keyword(parser, GPUAddressSpace, "gpu address space")
+            space: GPUAddressSpace = parse_enum_keyword(
+                parser, GPUAddressSpace, "gpu address space"
+            )
+        return space
 
     def print_parameter(self, printer: Printer) -> None:
         with printer.in_angle_brackets():
@@ -178,8 +182,7 @@ def upgrade_foreign_ops(module: Operation) -> None:
         elif isinstance(op, gpu.LaunchFuncOp | gpu.LaunchOp):
             _widen_launch_segments(op)
     for op in module_ends:
-        op.detach()
-        op.erase()
+        Rewriter.erase_op(op)
 
 
 def hoist_trailing_aliases(text: str) -> tuple[str, int]:

@@ -110,7 +110,8 @@ def type_problem(t: Attribute) -> str | None:
     if isinstance(t, UnrankedMemRefType):
         return f"unranked {t} is not supported; give the memref a rank (1 to 3)"
     if isinstance(t, MemRefType):
-        return memref_problem(t)
+        problem: str | None = memref_problem(t)
+        return problem
     return None
 
 
@@ -248,7 +249,9 @@ def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | Non
             )
     if isinstance(op, memref.DimOp):
         dim = constant_index(op.index)
-        rank = op.source.type.get_num_dims()  # type: ignore[union-attr]
+        source = op.source.type
+        assert isinstance(source, MemRefType)
+        rank = source.get_num_dims()
         if dim is None or not 0 <= dim < rank:
             return (
                 f"needs a dimension{where(op)} that is an arith.constant in [0, {rank})"

@@ -102,7 +102,7 @@ def hoist_gpu_modules(module: ModuleOp, gpu_modules: list[gpu.ModuleOp]) -> None
     for op in list(module.ops):
         if isinstance(op, gpu.ModuleOp):
             for inner in list(op.body.ops):
-                inner.detach()
+                op.body.block.detach_op(inner)
                 module.body.block.insert_op_before(inner, op)
         Rewriter.erase_op(op, safe_erase=False)
     module.attributes.pop("gpu.container_module", None)
@@ -144,7 +144,7 @@ def convert_function(
         # declaration is defined elsewhere, so private is what it means.
         visibility = StringAttr("private")
     else:
-        memory = FunctionMemory(globals, body.blocks.first)  # type: ignore[arg-type]
+        memory = FunctionMemory(globals, body.blocks.first)
         memory.bind_arguments()
         for inner in list(body.walk()):
             convert_body_op(inner, memory)

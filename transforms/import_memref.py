@@ -17,7 +17,6 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     AnyFloat,
-    Attribute,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -25,7 +24,7 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StridedLayoutAttr,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from gpuc.foreign_text import GPUAddressSpace, GPUAddressSpaceAttr
