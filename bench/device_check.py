@@ -1,0 +1,239 @@
+"""GPU check: every example kernel on the CUDA executor against numpy, then
+saxpy's memory bandwidth against a device-to-device copy on the same GPU.
+
+    python bench/device_check.py               # compile here with gpuc, run here
+    python bench/device_check.py --save DIR    # compile only (no GPU needed)
+    python bench/device_check.py --load DIR    # run saved PTX on a GPU machine
+
+`--load` needs only numpy, cuda-bindings and this checkout (gpuc/runtime and
+examples/cases.py are imported from the source tree; no xDSL, no llvmlite),
+for GPU machines where the compiler's dependencies are not installed. `--save`
+compiles for `--sm` (default 90: H100/H200). Without either, PTX is compiled
+for the GPU's own compute capability.
+
+Output: one line per example and size (ok, or what differs), the saxpy and
+copy bandwidths with their ratio, then a summary. Exit status 0 when every
+check passed, 1 when one failed, 2 when no GPU or driver could be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import statistics
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "examples")]
+
+import numpy as np  # noqa: E402
+from cases import EXAMPLES, run  # noqa: E402
+
+from gpuc.runtime.args import KernelSignature, LaunchError  # noqa: E402
+
+Compiled = dict[str, tuple[str, dict[str, KernelSignature]]]
+"""example -> (PTX text, kernel signatures)."""
+
+
+def compile_examples(sm: int) -> Compiled:
+    import gpuc
+
+    out: Compiled = {}
+    for name, example in EXAMPLES.items():
+        if "ptx" in example.unsupported:
+            continue
+        mod = gpuc.compile(example.path, target="ptx", sm=sm)
+        assert isinstance(mod.artefact, str)
+        out[name] = (mod.artefact, mod.signatures)
+    return out
+
+
+def save(compiled: Compiled, directory: Path, sm: int) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    manifest: dict[str, Any] = {"sm": sm, "examples": {}}
+    for name, (ptx, sigs) in compiled.items():
+        (directory / f"{name}.ptx").write_text(ptx)
+        manifest["examples"][name] = {
+            "ptx": f"{name}.ptx",
+            "kernels": [s.to_json() for s in sigs.values()],
+        }
+    (directory / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    print(f"saved {len(compiled)} examples for sm_{sm} in {directory}")
+
+
+def load(directory: Path) -> tuple[Compiled, int]:
+    manifest = json.loads((directory / "manifest.json").read_text())
+    compiled: Compiled = {}
+    for name, entry in manifest["examples"].items():
+        sigs = [KernelSignature.from_json(k) for k in entry["kernels"]]
+        compiled[name] = (
+            (directory / entry["ptx"]).read_text(),
+            {s.name: s for s in sigs},
+        )
+    return compiled, int(manifest["sm"])
+
+
+def check_examples(compiled: Compiled, seed: int) -> list[str]:
+    """Run every configuration of every example; returns the failures."""
+    from gpuc.runtime.cuda import CudaExecutor
+
+    failures: list[str] = []
+    for name, (ptx, sigs) in compiled.items():
+        example = EXAMPLES[name]
+        try:
+            ex = CudaExecutor(ptx, sigs)
+        except Exception as error:
+            failures.append(f"{name}: could not load: {error}")
+            print(f"  {name:18} LOAD FAILED: {error}")
+            continue
+        for i, cfg in enumerate(example.configs):
+            label = " ".join(f"{k}={v}" for k, v in cfg.items())
+            rng = np.random.default_rng([seed, i, len(name)])
+            start = time.perf_counter()
+            try:
+                run(example, cfg, ex.launch, rng)
+            except (AssertionError, LaunchError) as error:
+                failures.append(f"{name} {label}: {error}")
+                print(f"  {name:18} {label:28} FAIL: {error}")
+                continue
+            except Exception:
+                failures.append(f"{name} {label}: {traceback.format_exc()}")
+                print(f"  {name:18} {label:28} ERROR:\n{traceback.format_exc()}")
+                continue
+            ms = (time.perf_counter() - start) * 1e3
+            print(f"  {name:18} {label:28} ok ({ms:.1f} ms incl. copies)")
+    return failures
+
+
+def median_ms(driver: Any, action: Callable[[], None], repeat: int) -> float:
+    """Median over `repeat` runs of `action`, timed with CUDA events."""
+    from gpuc.runtime.cuda import check
+
+    start = check(driver.cuEventCreate(0), "cuEventCreate")
+    stop = check(driver.cuEventCreate(0), "cuEventCreate")
+    action()  # warm up
+    times = []
+    for _ in range(repeat):
+        check(driver.cuEventRecord(start, 0), "cuEventRecord")
+        action()
+        check(driver.cuEventRecord(stop, 0), "cuEventRecord")
+        check(driver.cuEventSynchronize(stop), "cuEventSynchronize")
+        times.append(check(driver.cuEventElapsedTime(start, stop), "elapsed"))
+    driver.cuEventDestroy(start)
+    driver.cuEventDestroy(stop)
+    return float(statistics.median(times))
+
+
+def bandwidth(compiled: Compiled, log2n: int, repeat: int) -> str | None:
+    """saxpy on 2^log2n floats against cuMemcpyDtoD of the same array."""
+    from gpuc.runtime.cuda import CudaExecutor, check
+
+    if "saxpy" not in compiled:
+        return "saxpy was not compiled"
+    ptx, sigs = compiled["saxpy"]
+    ex = CudaExecutor(ptx, sigs)
+    driver = ex.driver
+    n = 1 << log2n
+    nbytes = 4 * n
+    x, y = ex.alloc(nbytes), ex.alloc(nbytes)
+    try:
+        one = 0x3F800000  # 1.0f
+        check(driver.cuMemsetD32(x, one, n), "cuMemsetD32")
+        check(driver.cuMemsetD32(y, one, n), "cuMemsetD32")
+        block = 256
+        grid = (-(-n // block), 1, 1)
+        values = [np.float32(0.5), x, y, np.int32(n)]
+        saxpy_ms = median_ms(
+            driver, lambda: ex.launch_raw("saxpy", grid, (block, 1, 1), values), repeat
+        )
+        copy_ms = median_ms(
+            driver,
+            lambda: check(driver.cuMemcpyDtoD(y, x, nbytes), "cuMemcpyDtoD"),
+            repeat,
+        )
+        ex.synchronize("the bandwidth runs")
+    finally:
+        ex.free(x)
+        ex.free(y)
+    saxpy_gbs = 3 * nbytes / saxpy_ms / 1e6  # read x, read y, write y
+    copy_gbs = 2 * nbytes / copy_ms / 1e6  # read, write
+    print(
+        f"  saxpy 2^{log2n} f32, block {block}: {saxpy_ms:.3f} ms median of {repeat}, "
+        f"{saxpy_gbs:.0f} GB/s (12 bytes per element)"
+    )
+    print(
+        f"  cuMemcpyDtoD {nbytes >> 20} MiB:    {copy_ms:.3f} ms median of {repeat}, "
+        f"{copy_gbs:.0f} GB/s (read + write)"
+    )
+    print(f"  saxpy / copy bandwidth: {saxpy_gbs / copy_gbs:.2f} (1.00 = copy speed)")
+    return None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--save", type=Path, help="compile only, into this directory")
+    where.add_argument("--load", type=Path, help="run PTX saved with --save")
+    parser.add_argument("--sm", type=int, help="compute capability to compile for")
+    parser.add_argument("--saxpy-log2", type=int, default=28, help="saxpy size (2^N)")
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+    if not 10 <= args.saxpy_log2 <= 30:
+        parser.error("--saxpy-log2 must be 10 to 30 (saxpy's n is an i32)")
+
+    if args.save:
+        save(compile_examples(args.sm or 90), args.save, args.sm or 90)
+        return 0
+
+    from gpuc.runtime.cuda import check, device_sm, start_driver
+
+    try:
+        device, _ = start_driver()
+        sm = device_sm()
+    except LaunchError as error:
+        print(f"device_check: no usable GPU: {error}")
+        return 2
+    from cuda.bindings import driver
+
+    name = check(driver.cuDeviceGetName(256, device), "cuDeviceGetName")
+    version = check(driver.cuDriverGetVersion(), "cuDriverGetVersion")
+    gpu = bytes(name).split(b"\0")[0].decode()
+    print(f"GPU: {gpu}, sm_{sm}, driver API {version // 1000}.{version % 1000 // 10}")
+
+    if args.load:
+        compiled, built_for = load(args.load)
+        if built_for > sm:
+            print(f"device_check: PTX saved for sm_{built_for} cannot run on sm_{sm}")
+            return 2
+    else:
+        compiled = compile_examples(args.sm or sm)
+
+    seed = int(os.environ.get("GPUC_TEST_SEED", secrets.randbits(32)))
+    print(f"examples (GPUC_TEST_SEED={seed}):")
+    failures = check_examples(compiled, seed)
+    print("bandwidth:")
+    try:
+        problem = bandwidth(compiled, args.saxpy_log2, args.repeat)
+    except LaunchError as error:
+        problem = str(error)
+    if problem:
+        failures.append(f"bandwidth: {problem}")
+        print(f"  FAILED: {problem}")
+
+    total = sum(len(EXAMPLES[n].configs) for n in compiled)
+    print(f"summary: {total - len(failures)} of {total} example runs passed", end="")
+    print(", bandwidth measured" if not problem else ", bandwidth FAILED")
+    for failure in failures:
+        print(f"  - {failure.splitlines()[0]}")
+    return 0 if not failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
