@@ -1,0 +1,120 @@
+"""`symbol-dce`: delete the symbols nothing live refers to, with MLIR's semantics.
+
+Works on any symbol op (`func.func`, `gpuc.func`, named nested modules, ...).
+Non-symbol ops and public symbols are live; so are `nested` symbols, unless
+their table is hidden from its parent (the top module always is, and so is
+everything inside it). A live op makes live every symbol its uses resolve to,
+every symbol along a nested path `@m::@f` included; a live symbol table has
+its own liveness computed. References to unknown symbols are ignored. Symbols
+in tables nested inside other ops' bodies (not direct children of a live
+table) are never live: MLIR deletes them too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuc.dialects.symbols import build_table
+from gpuc.transforms.symbol_uses import (
+    defines_table,
+    is_private,
+    is_symbol,
+    symbol_uses,
+    visibility,
+)
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.traits import IsolatedFromAbove
+
+
+class _Liveness:
+    """The live symbols of one symbol table and of the live tables inside it."""
+
+    def __init__(self) -> None:
+        self.live: set[Operation] = set()
+        self.computed: list[Operation] = []
+        self.unreached: list[Operation] = []
+        self._tables: dict[Operation, dict[str, Operation]] = {}
+
+    def _resolve(self, table_op: Operation, ref: SymbolRefAttr) -> list[Operation]:
+        """MLIR's `lookupSymbolIn`, every symbol on the path; [] if one is missing."""
+        path: list[Operation] = []
+        names = [ref.root_reference.data, *(r.data for r in ref.nested_references.data)]
+        current = table_op
+        for i, name in enumerate(names):
+            if i and not defines_table(current):
+                return []
+            table = self._tables.get(current)
+            if table is None:
+                table = self._tables[current] = build_table(current)
+            found = table.get(name)
+            if found is None:
+                return []
+            path.append(found)
+            current = found
+        return path
+
+    def compute(self, table_op: Operation, hidden: bool) -> None:
+        self.computed.append(table_op)
+        worklist: list[Operation] = []
+        for block in table_op.regions[0].blocks:
+            for op in block.ops:
+                if not is_symbol(op):
+                    worklist.append(op)
+                    continue
+                seen = visibility(op)
+                discardable = (hidden or seen == "private") and seen != "public"
+                if not discardable and op not in self.live:
+                    self.live.add(op)
+                    worklist.append(op)
+        done_tables: set[Operation] = set()
+        while worklist:
+            op = worklist.pop()
+            if defines_table(op) and op not in done_tables:
+                done_tables.add(op)
+                self.compute(op, hidden or not is_symbol(op) or is_private(op))
+            scope = op.parent_op()
+            assert scope is not None
+            for ref in symbol_uses(op, self.unreached):
+                for symbol in self._resolve(scope, ref):
+                    if symbol not in self.live:
+                        self.live.add(symbol)
+                        worklist.append(symbol)
+
+
+def _remove(op: Operation) -> None:
+    op.detach()
+    if not op.has_trait(IsolatedFromAbove):
+        op.erase(safe_erase=False)
+
+
+def _remove_dead_children(table_op: Operation, live: set[Operation]) -> None:
+    for block in table_op.regions[0].blocks:
+        dead = [op for op in block.ops if is_symbol(op) and op not in live]
+        for op in dead:
+            _remove(op)
+
+
+def symbol_dce(table_op: Operation) -> None:
+    """Delete the dead symbols of `table_op` and of the symbol tables inside it."""
+    liveness = _Liveness()
+    parent = table_op.parent_op()
+    hidden = parent is None or not is_symbol(table_op) or is_private(table_op)
+    liveness.compute(table_op, hidden)
+    for table in liveness.computed:
+        _remove_dead_children(table, liveness.live)
+    for root in liveness.unreached:
+        for table in [op for op in root.walk() if defines_table(op)]:
+            _remove_dead_children(table, liveness.live)
+
+
+@dataclass(frozen=True)
+class SymbolDCE(ModulePass):
+    """Delete private symbols that nothing live refers to (MLIR's `symbol-dce`)."""
+
+    name = "symbol-dce"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        symbol_dce(op)

@@ -1,0 +1,204 @@
+"""Symbols and symbol uses as MLIR defines them, for any op.
+
+A *use* is a `SymbolRefAttr` held at any depth in an op's attributes or
+properties (arrays, dictionaries and attribute parameters included, so
+unregistered ops count too). The uses of an op are its own and those of the
+ops nested in it, without entering nested symbol tables: each is a scope of
+its own (MLIR's `SymbolTable::getSymbolUses`). An unregistered op with one
+region may be a symbol table nobody can see into, so asking for the uses
+across it is an error, as in MLIR.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    StringAttr,
+    SymbolRefAttr,
+    UnregisteredOp,
+)
+from xdsl.ir import Attribute, Data, Operation, ParametrizedAttribute
+from xdsl.traits import SymbolOpInterface, SymbolTable
+
+from gpuc.diagnostics import OpError
+
+
+class UnknownSymbolTableError(OpError):
+    """Symbol uses cannot be computed across an unregistered op with one region."""
+
+
+@cache
+def _symbol_interface(cls: type[Operation]) -> SymbolOpInterface | None:
+    return cls.get_trait(SymbolOpInterface)
+
+
+@cache
+def _defines_table(cls: type[Operation]) -> bool:
+    return cls.has_trait(SymbolTable)
+
+
+def defines_table(op: Operation) -> bool:
+    """Whether `op` is a symbol table (a scope for the symbols directly inside it)."""
+    return _defines_table(type(op)) and len(op.regions) == 1
+
+
+def is_symbol(op: Operation) -> bool:
+    """MLIR's `isa<SymbolOpInterface>`: an optional symbol without a name is none."""
+    interface = _symbol_interface(type(op))
+    if interface is None:
+        return False
+    return not interface.is_optional_symbol(op) or isinstance(
+        op.get_attr_or_prop("sym_name"), StringAttr
+    )
+
+
+def visibility(op: Operation) -> str:
+    attr = op.get_attr_or_prop("sym_visibility")
+    return attr.data if isinstance(attr, StringAttr) else "public"
+
+
+def is_private(op: Operation) -> bool:
+    return visibility(op) == "private"
+
+
+_LEAF, _REF, _PARAMS, _ARRAY, _DICT = range(5)
+
+
+def _ref_free(cls: type[Attribute], visiting: frozenset[type[Attribute]]) -> bool:
+    """Whether no instance of `cls` can hold a symbol reference, judged from the
+    declared parameter constraints (Data other than arrays and dictionaries
+    holds Python values, not attributes)."""
+    if issubclass(cls, SymbolRefAttr | ArrayAttr | DictionaryAttr):
+        return False
+    if issubclass(cls, Data):
+        return True
+    if not issubclass(cls, ParametrizedAttribute) or cls in visiting:
+        return False
+    for _, param in cls.get_irdl_definition().parameters:
+        bases = param.constr.get_bases()
+        if bases is None or not all(_ref_free(b, visiting | {cls}) for b in bases):
+            return False
+    return True
+
+
+def _classify(cls: type[Attribute]) -> tuple[int, tuple[str, ...]]:
+    """How to look for references in an attribute of class `cls` (and its fields)."""
+    if issubclass(cls, SymbolRefAttr):
+        return _REF, ()
+    if issubclass(cls, ArrayAttr):
+        return _ARRAY, ()
+    if issubclass(cls, DictionaryAttr):
+        return _DICT, ()
+    if issubclass(cls, ParametrizedAttribute) and not _ref_free(cls, frozenset()):
+        fields = tuple(name for name, _ in cls.get_irdl_definition().parameters)
+        return _PARAMS, fields
+    return _LEAF, ()
+
+
+# Attribute class -> (kind, parameter fields); a plain dict is the fastest cache
+# on this path, which runs for every attribute of every op symbol-dce visits.
+_KINDS: dict[type[Attribute], tuple[int, tuple[str, ...]]] = {}
+
+
+def _collect(attr: Attribute, out: list[SymbolRefAttr]) -> None:
+    cls = type(attr)
+    entry = _KINDS.get(cls)
+    if entry is None:
+        entry = _KINDS[cls] = _classify(cls)
+    kind, fields = entry
+    if kind == _LEAF:
+        return
+    if kind == _REF:
+        out.append(attr)  # type: ignore[arg-type]
+    elif kind == _PARAMS:
+        for field in fields:
+            _collect(getattr(attr, field), out)
+    elif kind == _ARRAY:
+        for element in attr.data:  # type: ignore[attr-defined]
+            _collect(element, out)
+    else:
+        for value in attr.data.values():  # type: ignore[attr-defined]
+            _collect(value, out)
+
+
+def attribute_refs(attr: Attribute) -> list[SymbolRefAttr]:
+    """Every symbol reference inside `attr`, outermost first, nested refs whole."""
+    out: list[SymbolRefAttr] = []
+    _collect(attr, out)
+    return out
+
+
+def held_refs(op: Operation) -> list[SymbolRefAttr]:
+    """The symbol references held by `op` itself (not by the ops nested in it)."""
+    out: list[SymbolRefAttr] = []
+    for attr in op.properties.values():
+        _collect(attr, out)
+    for attr in op.attributes.values():
+        _collect(attr, out)
+    return out
+
+
+@cache
+def _unregistered(cls: type[Operation]) -> bool:
+    return issubclass(cls, UnregisteredOp)
+
+
+def _may_hide_table(op: Operation) -> bool:
+    return len(op.regions) == 1 and _unregistered(type(op))
+
+
+def _unknown_table(op: Operation, scope: Operation) -> UnknownSymbolTableError:
+    return UnknownSymbolTableError(
+        op,
+        f"'{op_name(op)}' is unregistered and has one region, so it may be a symbol "
+        f"table: the symbol uses of {describe_symbol(scope)} cannot be computed; "
+        "register its dialect or give the op zero or several regions",
+    )
+
+
+def symbol_uses(
+    op: Operation, nested_tables: list[Operation] | None = None
+) -> list[SymbolRefAttr]:
+    """MLIR's `getSymbolUses(op)`: the refs `op` holds and, unless `op` is a symbol
+    table, those nested in it. Nested symbol tables are appended to
+    `nested_tables`; their contents are not walked."""
+    if _may_hide_table(op):
+        raise _unknown_table(op, op)
+    uses = held_refs(op)
+    if defines_table(op):
+        return uses
+    stack = [op]
+    while stack:
+        for region in stack.pop().regions:
+            for block in region.blocks:
+                nested = block.first_op
+                while nested is not None:
+                    for attr in nested.properties.values():
+                        _collect(attr, uses)
+                    if nested.attributes:
+                        for attr in nested.attributes.values():
+                            _collect(attr, uses)
+                    if nested.regions:
+                        if _may_hide_table(nested):
+                            raise _unknown_table(nested, op)
+                        if not defines_table(nested):
+                            stack.append(nested)
+                        elif nested_tables is not None:
+                            nested_tables.append(nested)
+                    nested = nested.next_op
+    return uses
+
+
+def op_name(op: Operation) -> str:
+    """The op's name as written, unregistered ops included."""
+    return op.op_name.data if isinstance(op, UnregisteredOp) else op.name
+
+
+def describe_symbol(op: Operation) -> str:
+    """`'func.func' @name`, or just `'op.name'` for an op that defines no symbol."""
+    name = op.get_attr_or_prop("sym_name")
+    quoted = f"'{op_name(op)}'"
+    return f"{quoted} @{name.data}" if isinstance(name, StringAttr) else quoted
