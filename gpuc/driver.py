@@ -127,6 +127,8 @@ class Compilation:
     ir: ir.Module | None = None
     llvm_module: llvm.ModuleRef | None = None
     machine: llvm.TargetMachine | None = None
+    llvm_ir: str | None = None
+    """Optimized LLVM IR text, taken before code generation changes the module."""
     artefact: bytes | str | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -175,6 +177,7 @@ def stage_optimize(c: Compilation) -> None:
 
     assert c.llvm_module is not None and c.machine is not None
     optimize(c.llvm_module, c.machine, c.options.opt_level)
+    c.llvm_ir = str(c.llvm_module)
 
 
 def stage_emit(c: Compilation) -> None:
@@ -222,9 +225,9 @@ def compile_module(
     options as on the command line: sm, ptx_isa, opt_level, exports, libraries,
     fp_contract, validate."""
     c = run(source, make_options(target, options))
-    assert c.module is not None and c.llvm_module is not None and c.artefact is not None
+    assert c.module is not None and c.llvm_ir is not None and c.artefact is not None
     return CompileResult(
-        c.target, c.module, str(c.llvm_module), c.artefact, kernel_infos(c.module)
+        c.target, c.module, c.llvm_ir, c.artefact, kernel_infos(c.module)
     )
 
 

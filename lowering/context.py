@@ -10,10 +10,12 @@ imports xDSL's math dialect. Target specifics come from the `Target` object.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import cached_property
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from gpuc.dialects.functions import FuncOp
+from gpuc.lowering.analysis import ModuleFacts, module_facts
 from gpuc.lowering.types import lower_type
 from llvmlite import ir
 from xdsl.dialects.builtin import ModuleOp
@@ -92,6 +94,11 @@ class ModuleLowering:
 
     def type(self, attr: Any) -> ir.Type:
         return lower_type(attr, self)
+
+    @cached_property
+    def facts(self) -> ModuleFacts:
+        """Call-graph facts (state and barrier users, shared-memory layout)."""
+        return module_facts(self.module)
 
     def declare(self, func: FuncOp) -> ir.Function:
         """The llvmlite function of `func`: types, linkage, inlining attributes."""

@@ -123,6 +123,7 @@ def shared_global(fl: FunctionLowering, op: SharedAllocOp) -> ir.Value:
     var.linkage = "internal"
     var.initializer = ir.Constant(array, ir.Undefined)
     var.align = align
+    var.type = ir.PointerType(addrspace=space)  # used as an opaque pointer
     return var
 
 

@@ -1,0 +1,210 @@
+"""SPIR-V for OpenCL (the Kernel environment) through LLVM's SPIR-V back-end,
+validated by spirv-val.
+
+Kernels are `spir_kernel`, helpers `spir_func`; index ops use LLVM's SPIR-V
+intrinsics (so the built-in variables need no Linkage capability); the barrier
+is OpenCL's `barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)`, declared
+`convergent nounwind` so LLVM never duplicates it into divergent paths; math
+without an LLVM intrinsic calls OpenCL builtins. LLVM's back-end ends the
+process (`LLVM ERROR`) on IR it cannot express, so `verify_module` rejects all
+of that first: device-side launches, function pointers, recursion, atomics on
+types OpenCL has none for. Float atomic add uses SPV_EXT_shader_atomic_float_add
+(enabled); float atomic min/max become compare-exchange loops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from xdsl.dialects.builtin import (
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    ModuleOp,
+)
+from xdsl.ir import Operation
+
+from gpuc.diagnostics import OpError
+from gpuc.dialects.attrs import AddressSpace, PtrType
+from gpuc.dialects.functions import CallIndirectOp, FuncAddrOp, FuncOp, LaunchOp
+from gpuc.dialects.memory import AtomicCmpXchgOp, AtomicRMWOp
+from gpuc.targets.base import LLVM_MATH, Target
+
+if TYPE_CHECKING:
+    from llvmlite import binding as llvm
+    from llvmlite import ir
+
+    from gpuc.lowering.context import FunctionLowering, ModuleLowering
+
+EXTENSIONS = ("SPV_EXT_shader_atomic_float_add",)
+"""SPIR-V extensions LLVM may use; everything needing another is rejected."""
+INTRINSICS = {
+    "thread_id": "llvm.spv.thread.id.in.group",
+    "block_id": "llvm.spv.group.id",
+    "block_dim": "llvm.spv.workgroup.size",
+    "grid_dim": "llvm.spv.num.workgroups",
+}
+CLK_LOCAL_AND_GLOBAL_MEM_FENCE = 3
+OPENCL_VERSION = (3, 0)
+ATOMIC_TYPES = (
+    IntegerType(32),
+    IntegerType(64),
+    IndexType(),
+    Float32Type(),
+    Float64Type(),
+)
+INTEGER_WIDTHS = (1, 8, 16, 32, 64)
+
+
+@dataclass(frozen=True)
+class SPIRVTarget(Target):
+    name: ClassVar[str] = "spirv"
+    triple: ClassVar[str] = "spirv64-unknown-unknown"
+    address_spaces: ClassVar[dict[AddressSpace, int]] = {
+        AddressSpace.LOCAL: 0,
+        AddressSpace.GLOBAL: 1,
+        AddressSpace.CONSTANT: 2,
+        AddressSpace.SHARED: 3,
+        AddressSpace.GENERIC: 4,
+    }
+    kernel_cconv: ClassVar[str] = "spir_kernel"
+    helper_cconv: ClassVar[str] = "spir_func"
+    artefact_suffix: ClassVar[str] = ".spv"
+    cas_atomics: ClassVar[frozenset[str]] = frozenset({"fmin", "fmax"})
+
+    def verify_module(self, module: ModuleOp) -> None:
+        from gpuc.lowering.analysis import call_cycle, module_facts
+
+        for func in module.ops:
+            if isinstance(func, FuncOp):
+                for op in func.walk():
+                    check_op(op)
+        cycle = call_cycle(module_facts(module))
+        if cycle is not None:
+            func = next(
+                op
+                for op in module.ops
+                if isinstance(op, FuncOp) and op.sym_name.data == cycle[0]
+            )
+            raise OpError(
+                func,
+                "is recursive (" + " -> ".join(f"@{n}" for n in cycle) + "); "
+                "OpenCL kernels cannot recurse: rewrite it as a loop",
+            )
+
+    def index(self, fl: FunctionLowering, kind: str, dim: int) -> ir.Value:
+        return self._builtin(fl, INTRINSICS[kind], dim)
+
+    def global_id(self, fl: FunctionLowering, dim: int) -> ir.Value:
+        return self._builtin(fl, "llvm.spv.thread.id", dim)
+
+    def _builtin(self, fl: FunctionLowering, name: str, dim: int) -> ir.Value:
+        from llvmlite import ir
+
+        index, i32 = fl.ml.index_type, ir.IntType(32)
+        fn = fl.ml.intrinsic(f"{name}.i{index.width}", index, [i32])
+        return fl.builder.call(fn, [ir.Constant(i32, dim)])
+
+    def lane_id(self, fl: FunctionLowering) -> ir.Value:
+        from llvmlite import ir
+
+        fn = fl.ml.intrinsic(
+            "llvm.spv.subgroup.local.invocation.id", ir.IntType(32), []
+        )
+        return fl.builder.zext(fl.builder.call(fn, []), fl.ml.index_type)
+
+    def barrier(self, fl: FunctionLowering) -> None:
+        from llvmlite import ir
+
+        i32 = ir.IntType(32)
+        fn = fl.ml.intrinsic(
+            "_Z7barrierj", ir.VoidType(), [i32], ("convergent", "nounwind")
+        )
+        fn.calling_convention = self.helper_cconv
+        call = fl.builder.call(fn, [ir.Constant(i32, CLK_LOCAL_AND_GLOBAL_MEM_FENCE)])
+        call.attributes.add("convergent")
+
+    def math_function(self, name: str, ty: ir.Type) -> str:
+        """LLVM intrinsics where the back-end maps them to OpenCL.std, else the
+        OpenCL builtin by its Itanium-mangled name (`_Z3erff`)."""
+        if name in LLVM_MATH:
+            return super().math_function(name, ty)
+        code = "f" if str(ty) == "float" else "d"
+        return f"_Z{len(name)}{name}{code}"
+
+    def finish_module(self, ml: ModuleLowering) -> None:
+        """OpenCL C version (OpSource) and, unless contraction is off, the
+        FP_CONTRACT marker (without it every kernel gets ContractionOff)."""
+        from llvmlite import ir
+
+        i32 = ir.IntType(32)
+        version = ml.llvm.add_metadata([ir.Constant(i32, v) for v in OPENCL_VERSION])
+        ml.llvm.add_named_metadata("opencl.ocl.version", version)
+        if ml.fp_contract:
+            ml.llvm.add_named_metadata("opencl.enable.FP_CONTRACT")
+        for fn in ml.llvm.functions:
+            if fn.name.startswith("_Z") and fn.is_declaration:
+                fn.calling_convention = self.helper_cconv
+                fn.attributes.add("nounwind")
+
+    def llvm_options(self) -> tuple[str, ...]:
+        return ("--spirv-ext=" + ",".join(f"+{e}" for e in EXTENSIONS),)
+
+    def target_machine(self, opt_level: int) -> llvm.TargetMachine:
+        # A fresh machine per module: reusing one crashes LLVM 22 after a few
+        # modules (llvm/llvm-project#223774); creating one costs ~0.2 ms.
+        from llvmlite import binding as llvm
+
+        return llvm.Target.from_triple(self.triple).create_target_machine(opt=opt_level)
+
+    def emit(self, module: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes:
+        return bytes(tm.emit_object(module))
+
+    def emit_text(self, artefact: bytes | str) -> str:
+        from gpuc.tools import run_spirv_dis
+
+        assert isinstance(artefact, bytes)
+        return run_spirv_dis(artefact)
+
+    def validate(self, artefact: bytes | str) -> None:
+        from gpuc.tools import run_spirv_val
+
+        assert isinstance(artefact, bytes)
+        run_spirv_val(artefact)
+
+
+def check_op(op: Operation) -> None:
+    """Raise an OpError if `op` needs something SPIR-V for OpenCL cannot say."""
+    if isinstance(op, LaunchOp):
+        raise OpError(
+            op,
+            "launches a kernel from the device, which SPIR-V for OpenCL "
+            "cannot express; launch the child kernel from the host instead",
+        )
+    if isinstance(op, FuncAddrOp | CallIndirectOp):
+        raise OpError(
+            op,
+            "uses a function pointer, which SPIR-V for OpenCL cannot "
+            "express (it needs SPV_INTEL_function_pointers); call the "
+            "function directly",
+        )
+    if isinstance(op, AtomicRMWOp | AtomicCmpXchgOp):
+        ptr = op.ptr.type
+        assert isinstance(ptr, PtrType)
+        if ptr.element not in ATOMIC_TYPES:
+            raise OpError(
+                op,
+                f"is an atomic on {ptr.element}; OpenCL has atomics on "
+                "i32, i64, f32 and f64 only",
+            )
+    block_args = (a for r in op.regions for b in r.blocks for a in b.args)
+    for value in (*op.results, *block_args):
+        ty = value.type
+        if isinstance(ty, IntegerType) and ty.width.data not in INTEGER_WIDTHS:
+            raise OpError(
+                op,
+                f"uses {ty}; SPIR-V for OpenCL has i1, i8, i16, i32 and "
+                "i64 only: widen it",
+            )
