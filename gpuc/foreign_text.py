@@ -200,12 +200,18 @@ def hoist_trailing_aliases(text: str) -> tuple[str, int]:
 
 
 def parse_foreign_module(
-    text: str, ctx: Context | None = None, name: str = "<input>"
+    text: str,
+    ctx: Context | None = None,
+    name: str = "<input>",
+    *,
+    line_offset: int = 0,
+    allow_implicit_module: bool = True,
 ) -> ModuleOp:
     """Parse module text from any tool (generic or custom form) and upgrade it.
 
     Ops get their `file:line:col` (or the `loc(...)` the text gives them) for
-    diagnostics; a parse error is raised as xDSL's ParseError.
+    diagnostics; `line_offset` is the number of lines before `text` in its file
+    (a `--split-input-file` chunk). A parse error is xDSL's ParseError.
     """
     from gpuc.diagnostics import LocatingParser
 
@@ -214,6 +220,7 @@ def parse_foreign_module(
 
         ctx = make_context()
     text, moved = hoist_trailing_aliases(text)
-    module = LocatingParser(ctx, text, name, line_offset=-moved).parse_module()
+    parser = LocatingParser(ctx, text, name, line_offset=line_offset - moved)
+    module = parser.parse_module(allow_implicit_module)
     upgrade_foreign_ops(module)
     return module
