@@ -81,12 +81,14 @@ def assert_equal(got: Array, want: Array, what: str) -> None:
         )
 
 
-def fma_bound(product: Array, result: Array) -> Array:
-    """How far a*b+c may be from numpy's two-rounding value when the compiler
-    contracts it into an fma (gpuc's default, like nvcc's): the fma skips the
-    rounding of a*b (half an ulp of it) and rounds the sum once (half an ulp
-    of the result)."""
-    return np.spacing(np.abs(product)) / 2 + np.spacing(np.abs(result)) / 2
+def fma_bound(product: Array, want: Array, got: Array) -> Array:
+    """How far `got` = a*b+c may be from numpy's `want` = round(round(a*b)+c)
+    when the compiler contracts it into an fma (gpuc's default, like nvcc's).
+    Exactly: |got - want| <= |got - e1| + |e1 - e2| + |e2 - want|, where e1 =
+    a*b+c and e2 = round(a*b)+c are exact; that is half an ulp of got, half an
+    ulp of the product `product` = round(a*b), and half an ulp of want."""
+    spacing = [np.spacing(np.abs(v.astype(np.float32))) for v in (product, want, got)]
+    return (spacing[0] + spacing[1] + spacing[2]).astype(np.float64) / 2
 
 
 def prepare_saxpy(rng: np.random.Generator, cfg: Config) -> Prepared:
@@ -102,9 +104,35 @@ def prepare_saxpy(rng: np.random.Generator, cfg: Config) -> Prepared:
 
     def check() -> None:
         # Tolerance: a*x+y may be contracted into an fma (see fma_bound).
-        assert_within(y, want, fma_bound(product, want), "saxpy y")
+        assert_within(y, want, fma_bound(product, want, y), "saxpy y")
 
     return Prepared("saxpy", (blocks_for(n, block),), (block,), (a, x, y, n), check)
+
+
+def prepare_reduce(rng: np.random.Generator, cfg: Config) -> Prepared:
+    n, block = cfg["n"], cfg["block"]
+    grid = blocks_for(n, block)
+    # Positive inputs keep the sum far from 0, the value of an unwritten out[0].
+    x = rng.uniform(0.5, 1.5, n).astype(np.float32)
+    # out[0] accumulates (so starts at 0); out[1] is a NaN sentinel that the
+    # kernel must leave alone.
+    out = np.array([0.0, np.nan], np.float32)
+    want = np.sum(x, dtype=np.float64)
+
+    def check() -> None:
+        # Tolerance: each term passes through at most log2(block) additions in
+        # the block's tree and then `grid` atomic additions in any order, each
+        # rounding to f32 (unit roundoff 2^-24); the recursive-summation bound
+        # is (that depth) * 2^-24 * sum|x| (Higham, Accuracy and Stability,
+        # 4.2). The reference is summed in f64.
+        depth = int(np.log2(block)) + grid
+        assert_within(
+            out[:1], np.array([want]), depth * 2.0**-24 * want, "reduce out[0]"
+        )
+        if not np.isnan(out[1]):
+            raise AssertionError(f"reduce wrote out[1] = {out[1]} past its output")
+
+    return Prepared("reduce", (grid,), (block,), (x, out, n), check)
 
 
 EXAMPLES: dict[str, Example] = {
@@ -120,6 +148,18 @@ EXAMPLES: dict[str, Example] = {
                 {"n": 70001, "block": 1024},
             ),
             {"n": 1 << 24, "block": 256},
+        ),
+        Example(
+            "reduce",
+            prepare_reduce,
+            (
+                {"n": 1, "block": 1},
+                {"n": 1000, "block": 256},
+                {"n": 4099, "block": 64},
+                {"n": 3000, "block": 1024},
+                {"n": 777, "block": 2},
+            ),
+            {"n": 1 << 22, "block": 256},
         ),
     )
 }

@@ -10,9 +10,13 @@ import struct
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
+from cases import assert_within, fma_bound  # noqa: E402
 from spirv_ir import BSUM, BSUM_SIG, IDS3, IDS3_SIG, SAXPY, SAXPY_SIG, to_spirv
 
 from gpuc.runtime.args import KernelSignature, LaunchError, Param
@@ -41,11 +45,8 @@ def test_saxpy_writes_results_back(ex: OpenCLExecutor, n: int, block: int) -> No
     product = np.float32(2.5) * x
     expected = product + y  # one rounding per operation
     ex.launch("saxpy", -(-n // block), block, (2.5, x, y, n))
-    # The runtime may contract a*x+y into one fma, which skips the rounding of
-    # a*x: the two differ by at most half an ulp of a*x plus half an ulp of
-    # the result. Bound the difference by that, elementwise.
-    bound = np.spacing(np.abs(product)) / 2 + np.spacing(np.abs(expected)) / 2
-    assert np.all(np.abs(y - expected) <= bound)
+    # The runtime may contract a*x+y into an fma: cases.fma_bound says how far.
+    assert_within(y, expected, fma_bound(product, expected, y), "saxpy")
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,119 @@
+"""The Python API: gpuc.compile on a path, text or xDSL module; mod.launch and
+mod[name][grid, block](...); signatures with the kernel's own argument names;
+errors; and `import gpuc` staying cheap."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "examples"))
+from cases import assert_within, fma_bound  # noqa: E402
+
+import gpuc
+
+ROOT = Path(__file__).resolve().parent.parent
+SAXPY = ROOT / "examples" / "saxpy.mlir"
+
+
+@pytest.fixture(scope="module")
+def mod() -> gpuc.Module:
+    return gpuc.compile(SAXPY, target="native")
+
+
+def saxpy_inputs(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(n, dtype=np.float32)
+    y = rng.standard_normal(n, dtype=np.float32)
+    return x, y, y.copy()
+
+
+def check_saxpy(a: float, x: np.ndarray, y: np.ndarray, y0: np.ndarray) -> None:
+    # a*x+y may be contracted into an fma: cases.fma_bound says how far.
+    product = np.float32(a) * x
+    want = product + y0
+    assert_within(y, want, fma_bound(product, want, y), "saxpy")
+
+
+def test_launch_and_numba_style_call(mod: gpuc.Module) -> None:
+    n = 1000
+    x, y, y0 = saxpy_inputs(n, 1)
+    mod.launch("saxpy", grid=(4,), block=(256,), args=(1.5, x, y, n))
+    check_saxpy(1.5, x, y, y0)
+    x, y, y0 = saxpy_inputs(n, 2)
+    mod["saxpy"][4, 256](-0.5, x, y, n)
+    check_saxpy(-0.5, x, y, y0)
+
+
+def test_module_knows_its_kernels(mod: gpuc.Module) -> None:
+    assert list(mod) == ["saxpy"] and "saxpy" in mod
+    sig = mod.signatures["saxpy"]
+    assert [p.name for p in sig.params] == ["a", "x", "y", "n"]
+    assert [p.spelling for p in sig.params] == [
+        "f32",
+        "!gpuc.ptr<f32, global>",
+        "!gpuc.ptr<f32, global>",
+        "i32",
+    ]
+    assert repr(mod["saxpy"]).startswith("<gpuc kernel saxpy(a: f32, x: !gpuc.ptr")
+    assert mod.target == "native" and "__gpuc_launch_saxpy" in mod.llvm_ir
+
+
+def test_errors_name_what_is_wrong(mod: gpuc.Module) -> None:
+    x = np.zeros(8, np.float32)
+    with pytest.raises(gpuc.LaunchError, match="no kernel named 'sax'.*saxpy"):
+        mod.launch("sax", 1, 1, ())
+    with pytest.raises(KeyError, match="no kernel named 'sax'"):
+        mod["sax"]
+    with pytest.raises(gpuc.LaunchError, match=r"mod\['saxpy'\]\[grid, block\]"):
+        mod["saxpy"](1.0, x, x, 8)
+    with pytest.raises(gpuc.LaunchError, match=r"kernel\[grid, block\]"):
+        mod["saxpy"][1](1.0, x, x, 8)
+    with pytest.raises(gpuc.LaunchError, match="argument 1 \\('x'.*got one of float64"):
+        mod["saxpy"][1, 8](1.0, x.astype(np.float64), x, 8)
+    with pytest.raises(
+        gpuc.LaunchError, match="argument 3 \\('n': i32\\) = 4294967296"
+    ):
+        mod["saxpy"][1, 8](1.0, x, x, 2**32)
+
+
+def test_source_as_text_and_as_xdsl_module() -> None:
+    text = SAXPY.read_text()
+    from_text = gpuc.compile(text, target="native")
+    from gpuc.driver import load_module
+
+    from_module = gpuc.compile(load_module(SAXPY), target="native")
+    for m in (from_text, from_module):
+        x, y, y0 = saxpy_inputs(300, 3)
+        m["saxpy"][3, 128](2.0, x, y, 300)
+        check_saxpy(2.0, x, y, y0)
+
+
+def test_ptx_compiles_without_a_gpu() -> None:
+    mod = gpuc.compile(SAXPY, target="ptx")
+    assert isinstance(mod.artefact, str) and ".entry saxpy" in mod.artefact
+    try:
+        from gpuc.runtime.cuda import start_driver
+
+        start_driver()
+    except gpuc.LaunchError:
+        x = np.zeros(4, np.float32)
+        with pytest.raises(gpuc.LaunchError, match="CUDA|cuda-bindings"):
+            mod["saxpy"][1, 4](1.0, x, x, 4)
+
+
+def test_import_gpuc_loads_nothing_heavy() -> None:
+    code = (
+        "import sys, gpuc\n"
+        "heavy = [m for m in ('xdsl', 'llvmlite', 'numpy', 'pyopencl', 'cuda')"
+        " if m in sys.modules]\n"
+        "print(heavy)\n"
+        "assert callable(gpuc.compile)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
