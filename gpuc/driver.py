@@ -9,7 +9,6 @@ executors need; `run` stops after any stage (the CLI's `--emit`).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
@@ -75,6 +74,8 @@ class CompileOptions:
 
     @property
     def hash(self) -> str:
+        import hashlib
+
         return hashlib.sha256(repr(self).encode()).hexdigest()[:16]
 
     def make_target(self) -> Target:

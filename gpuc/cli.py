@@ -1,0 +1,246 @@
+"""`gpuc compile FILE --target ptx|spirv|native ...`: the compile pipeline from
+the command line.
+
+Bad input never ends in a traceback: a diagnostic (located at the op where
+there is one), exit status 1, and no output file (the output is written,
+atomically, only once every stage succeeded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from gpuc.driver import Compilation
+
+EMITS = {
+    "ptx": ("mlir", "llvm", "ptx"),
+    "spirv": ("mlir", "llvm", "spirv", "spirv-asm"),
+    "native": ("mlir", "llvm", "obj"),
+}
+"""What each target can emit; the last one is the default."""
+STOP_AFTER = {"mlir": "dialect", "llvm": "optimize"}
+"""The last stage an --emit needs (the artefacts need every stage)."""
+
+
+class UsageError(Exception):
+    """A bad command line."""
+
+
+class _ArgParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see gpuc compile --help)")
+
+
+def arg_parser() -> argparse.ArgumentParser:
+    parser = _ArgParser(prog="gpuc", description="gpuc, a GPU kernel compiler")
+    commands = parser.add_subparsers(
+        dest="command", required=True, parser_class=_ArgParser
+    )
+    c = commands.add_parser("compile", help="compile an MLIR file for a target")
+    c.add_argument("file", help="MLIR input (gpuc, arith, math, scf, cf ops)")
+    c.add_argument("--target", choices=sorted(EMITS), default="ptx")
+    c.add_argument("--sm", type=int, help="ptx: compute capability (default 90)")
+    c.add_argument("--ptx-isa", type=int, help="ptx: PTX ISA version, e.g. 78 for 7.8")
+    c.add_argument(
+        "--emit",
+        choices=sorted({e for emits in EMITS.values() for e in emits}),
+        help="what to write (default: the target's artefact: ptx, spirv or obj)",
+    )
+    c.add_argument(
+        "--library",
+        action="append",
+        default=[],
+        metavar="F",
+        help="an MLIR module deferred jobs may take sources from (repeatable)",
+    )
+    c.add_argument(
+        "--export",
+        action="append",
+        default=[],
+        metavar="SYM",
+        help="keep helper SYM public (repeatable)",
+    )
+    c.add_argument(
+        "-O",
+        dest="opt_level",
+        type=int,
+        default=3,
+        choices=range(4),
+        metavar="N",
+        help="LLVM optimization level 0-3 (default 3)",
+    )
+    c.add_argument(
+        "-o", dest="output", metavar="OUT", help="output file (default stdout)"
+    )
+    c.add_argument(
+        "--validate",
+        action="store_true",
+        help="check the artefact with ptxas or spirv-val",
+    )
+    c.add_argument(
+        "--print-ir-after-all",
+        action="store_true",
+        help="print the IR after every stage to stderr",
+    )
+    c.add_argument(
+        "--no-fp-contract",
+        action="store_true",
+        help="never fuse a multiply and an add into an fma",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = arg_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+        write_output(args.output, compile_command(args))
+    except UsageError as e:
+        print(f"gpuc: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as e:
+        message = diagnostic(e, args.file)
+        if message is None:
+            if os.environ.get("GPUC_DEBUG"):
+                raise
+            message = (
+                f"gpuc: internal error: {type(e).__name__}: {e}\nthis is a bug in "
+                "gpuc; rerun with GPUC_DEBUG=1 to see the traceback"
+            )
+        print(message, file=sys.stderr)
+        return 1
+    return 0
+
+
+def diagnostic(error: Exception, input_name: str) -> str | None:
+    """The text of an expected error (bad input, a tool's rejection), else None."""
+    from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+    from gpuc.diagnostics import OpError, format_parse_error
+
+    if isinstance(error, ParseError):
+        return format_parse_error(error)
+    if isinstance(error, OpError):
+        return str(error)
+    if isinstance(error, DiagnosticException):
+        return f"{input_name}: error: {error}"
+    if isinstance(error, OSError):
+        where = f"'{error.filename}': " if error.filename else ""
+        return f"gpuc: error: cannot read or write {where}{error.strerror or error}"
+    return None
+
+
+def compile_command(args: argparse.Namespace) -> bytes | str:
+    from gpuc.driver import make_options, run
+
+    emits = EMITS[args.target]
+    emit = args.emit or emits[-1]
+    if emit not in emits:
+        raise UsageError(
+            f"--emit {emit} is not available for --target {args.target}; "
+            f"choose one of: {', '.join(emits)}"
+        )
+    options: dict[str, object] = {
+        "opt_level": args.opt_level,
+        "exports": tuple(args.export),
+        "libraries": tuple(args.library),
+        "fp_contract": not args.no_fp_contract,
+        "validate": args.validate,
+    }
+    if args.sm is not None or args.ptx_isa is not None:
+        if args.target != "ptx":
+            raise UsageError("--sm and --ptx-isa apply to --target ptx only")
+        options.update(
+            {
+                k: v
+                for k, v in (("sm", args.sm), ("ptx_isa", args.ptx_isa))
+                if v is not None
+            }
+        )
+    if not os.path.isfile(args.file):
+        raise UsageError(f"no such file: {args.file}")
+    stop_after = STOP_AFTER.get(emit, "validate")
+    if args.validate and stop_after != "validate":
+        stop_after = "validate"
+    c = run(
+        args.file,
+        make_options(args.target, options),
+        stop_after=stop_after,
+        after_stage=print_stage if args.print_ir_after_all else None,
+    )
+    return artefact_of(c, emit)
+
+
+def artefact_of(c: Compilation, emit: str) -> bytes | str:
+    from xdsl.printer import Printer
+
+    if emit == "mlir":
+        assert c.module is not None
+        from io import StringIO
+
+        out = StringIO()
+        Printer(stream=out).print_op(c.module)
+        return out.getvalue() + "\n"
+    if emit == "llvm":
+        assert c.llvm_ir is not None
+        return c.llvm_ir
+    assert c.artefact is not None
+    if emit == "spirv-asm":
+        return c.target.emit_text(c.artefact)
+    return c.artefact
+
+
+def print_stage(stage: str, c: Compilation) -> None:
+    """`--print-ir-after-all`: the IR each stage produced, in MLIR's banner style."""
+    text: str | None = None
+    if stage in ("parse", "dialect") and c.module is not None:
+        text = str(c.module)
+    elif stage == "translate" and c.ir is not None:
+        text = str(c.ir)
+    elif stage in ("link", "optimize") and c.llvm_module is not None:
+        text = str(c.llvm_module)
+    elif stage == "emit" and isinstance(c.artefact, str):
+        text = c.artefact
+    if text is not None:
+        print(f"// -----// IR Dump After {stage} //----- //\n{text}", file=sys.stderr)
+
+
+def write_output(path: str | None, output: bytes | str) -> None:
+    """stdout, or `path` replaced atomically (never a partial file)."""
+    data = output.encode() if isinstance(output, str) else output
+    if path in (None, "-"):
+        if isinstance(output, bytes) and sys.stdout.isatty():
+            raise UsageError(
+                "the output is binary; write it to a file with -o, or "
+                "choose a text --emit (e.g. spirv-asm)"
+            )
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    import tempfile
+
+    assert path is not None
+    target = os.path.abspath(path)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".gpuc-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())
