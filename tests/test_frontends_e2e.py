@@ -206,3 +206,11 @@ def test_saxpy_printed_by_mlir_opt_16(target: str) -> None:
     module = parse_foreign_module(mlir16_text("saxpy"), name="saxpy.mlir")
     mod = compile_for(module, target)
     run_saxpy(mod, 777, 64, ("mlir16-saxpy", target))
+
+
+@pytest.mark.parametrize("build", ["saxpy", "block_sum", "transpose_scale"])
+def test_ptx_of_xdsl_kernels_passes_ptxas(build: str) -> None:
+    # Without a GPU the ptx runs above skip; the PTX is still checked by ptxas.
+    mod = gpuc.compile(getattr(frontend, build)(), target="ptx", sm=80, validate=True)
+    assert isinstance(mod.artefact, str)
+    assert f".entry {build}(" in mod.artefact

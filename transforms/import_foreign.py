@@ -86,16 +86,11 @@ def hoist_gpu_modules(module: ModuleOp, gpu_modules: list[gpu.ModuleOp]) -> None
             if name is None:
                 continue
             if name in seen:
-                clashes.append(
-                    (
-                        op,
-                        (
-                            f"defines @{name}, already defined in gpu.module "
-                            f"@{seen[name]}; the import merges the gpu.modules, "
-                            "so rename one"
-                        ),
-                    )
+                message = (
+                    f"defines @{name}, already defined in gpu.module @{seen[name]}; "
+                    "the import merges the gpu.modules, so rename one"
                 )
+                clashes.append((op, message))
             seen[name] = gm.sym_name.data
     if clashes:
         fail(clashes)
