@@ -173,14 +173,24 @@ class GpucOptMain(xDSLOptMain):
             ) from None
 
     def chunks(self, text: str) -> list[tuple[str, int]]:
-        """The input, or its `// -----` pieces, each with its first line's offset."""
+        """The input, or its pieces, each with the number of lines before it.
+
+        As in MLIR, a line starting with `// -----` separates pieces; the marker
+        elsewhere in a line (say, in a comment about it) does not.
+        """
         if not self.args.split_input_file:
             return [(text, 0)]
-        pieces = text.split(SPLIT_MARKER)
-        offsets = [0]
-        for piece in pieces[:-1]:
-            offsets.append(offsets[-1] + piece.count("\n"))
-        return list(zip(pieces, offsets, strict=True))
+        pieces: list[tuple[str, int]] = []
+        current: list[str] = []
+        first_line = 0
+        for number, line in enumerate(text.splitlines(keepends=True)):
+            if line.lstrip().startswith(SPLIT_MARKER):
+                pieces.append(("".join(current), first_line))
+                current, first_line = [], number + 1
+            else:
+                current.append(line)
+        pieces.append(("".join(current), first_line))
+        return pieces
 
     def run(self) -> None:
         """Process every chunk into `self._out`; raise ToolError on a failure.
