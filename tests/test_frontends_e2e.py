@@ -214,3 +214,60 @@ def test_ptx_of_xdsl_kernels_passes_ptxas(build: str) -> None:
     mod = gpuc.compile(getattr(frontend, build)(), target="ptx", sm=80, validate=True)
     assert isinstance(mod.artefact, str)
     assert f".entry {build}(" in mod.artefact
+
+
+def permute3d() -> Any:
+    """`dst[k, i, j] = src[i, j, k]`: 3-D, static and dynamic sizes mixed."""
+    from xdsl.builder import ImplicitBuilder
+    from xdsl.dialects import arith, func, gpu, memref, scf
+    from xdsl.dialects.builtin import (
+        DYNAMIC_INDEX,
+        MemRefType,
+        ModuleOp,
+        UnitAttr,
+        f32,
+    )
+
+    dyn = DYNAMIC_INDEX
+    src_t = MemRefType(f32, [dyn, 3, dyn])
+    dst_t = MemRefType(f32, [dyn, dyn, 3])
+    kernel = func.FuncOp("permute3d", ([src_t, dst_t], []))
+    kernel.attributes["gpu.kernel"] = UnitAttr()
+    src, dst = frontend.params(kernel.body.block, "src", "dst")
+    with ImplicitBuilder(kernel.body.block):
+        k, i, j = (frontend.global_id(d) for d in gpu.DimensionEnum)
+        n_i = memref.DimOp(src, frontend.const(0)).result
+        n_j = memref.DimOp(src, frontend.const(1)).result
+        n_k = memref.DimOp(src, frontend.const(2)).result
+        inside = arith.AndIOp(
+            arith.AndIOp(
+                arith.CmpiOp(i, n_i, "ult").result, arith.CmpiOp(j, n_j, "ult").result
+            ).result,
+            arith.CmpiOp(k, n_k, "ult").result,
+        ).result
+        with ImplicitBuilder(frontend.when(inside)):
+            v = memref.LoadOp.get(src, [i, j, k]).res
+            memref.StoreOp.get(v, dst, [k, i, j])
+            scf.YieldOp()
+        func.ReturnOp()
+    return ModuleOp([kernel])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_3d_mixed_static_dynamic_sizes(target: str) -> None:
+    key = ("permute3d", target)
+    rng = rng_for(*key)
+    n_i, n_k = 5, 11
+    src = rng.standard_normal((n_i, 3, n_k), dtype=np.float32)
+    whole, dst = guarded((n_k, n_i, 3))
+    mod = compile_for(permute3d(), target)
+    block = (4, 2, 3)
+    grid = (blocks_for(n_k, 4), blocks_for(n_i, 2), 1)
+    # src: memref<?x3x?xf32> passes sizes 0 and 2; dst: memref<?x?x3xf32> 0 and 1.
+    mod.launch("permute3d", grid=grid, block=block, args=(src, n_i, n_k, dst, n_k, n_i))
+
+    def body() -> None:
+        assert_equal(dst, src.transpose(2, 0, 1), "permute3d dst")
+        assert_guard(whole, dst.size, "permute3d dst")
+
+    check(key, body)
