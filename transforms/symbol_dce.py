@@ -85,7 +85,9 @@ class _Liveness:
 
 
 def _remove(op: Operation) -> None:
-    op.detach()
+    block = op.parent_block()
+    assert block is not None
+    block.detach_op(op)
     if not op.has_trait(IsolatedFromAbove):
         op.erase(safe_erase=False)
 

@@ -1,0 +1,216 @@
+"""`resolve-deferred`: materialize the job of every deferred op and rewrite the
+op into its plain counterpart (`gpuc.call`, `gpuc.func_addr`, `gpuc.launch`).
+
+Runs to a fixpoint over a worklist: a materialized body may hold deferred ops
+of its own, and self-recursion or cycles (a -> b -> c -> a) end because the
+job table answers every job after its first materialization. A job is
+materialized once per symbol table, as a copy of its source named after the
+job (see `job_table.py`): helper jobs become private `helper` functions,
+kernel jobs public `kernel` functions of the module (so of its target). The
+job's inline hint, if any, replaces the source's.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from gpuc.dialects.attrs import InlineHintAttr, Role, RoleAttr
+from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
+from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp, LaunchOp, fmt_types
+from gpuc.dialects.symbols import build_table, lookup_in, nearest_table, symbol_name
+from gpuc.transforms.job_sources import (
+    DEFERRED_OPS,
+    Found,
+    JobSources,
+    check_target,
+    library_dependencies,
+    signature_problem,
+)
+from gpuc.transforms.job_table import Job, JobTable, job_base_name, unique_name
+from gpuc.transforms.symbol_privatize import set_visibility
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import VerifyException
+
+from gpuc.diagnostics import OpError
+from gpuc.generators import Generators
+from gpuc.libraries import Library, load_libraries
+
+DeferredOp: TypeAlias = DeferredCallOp | DeferredAddrOp | DeferredLaunchOp
+
+
+def deferred_ops(op: Operation) -> list[DeferredOp]:
+    return [o for o in op.walk() if isinstance(o, DEFERRED_OPS)]
+
+
+def _rewrite(op: DeferredOp, symbol: str) -> None:
+    """Replace `op` by the plain op that uses the materialized `symbol`."""
+    new: Operation
+    if isinstance(op, DeferredCallOp):
+        new = CallOp(symbol, op.arguments, op.res.types)
+    elif isinstance(op, DeferredAddrOp):
+        new = FuncAddrOp(symbol, op.signature)
+    else:
+        shared = op.shared[0] if op.shared else None
+        new = LaunchOp(symbol, op.grid, op.block, op.args, shared)
+    new.attributes.update(op.attributes)
+    new.location = op.location
+    Rewriter.replace_op(op, new)
+
+
+class _Resolver:
+    def __init__(self, sources: JobSources):
+        self.sources = sources
+        self.tables: dict[Operation, JobTable] = {}
+        self._names: dict[Operation, set[str]] = {}
+        self.worklist: deque[DeferredOp] = deque()
+
+    def names(self, table_op: Operation) -> set[str]:
+        if table_op not in self._names:
+            self._names[table_op] = set(build_table(table_op))
+        return self._names[table_op]
+
+    def run(self, module: ModuleOp) -> None:
+        self.worklist.extend(deferred_ops(module))
+        while self.worklist:
+            op = self.worklist.popleft()
+            _rewrite(op, self.symbol_for(op))
+
+    def symbol_for(self, op: DeferredOp) -> str:
+        table_op = nearest_table(op)
+        assert table_op is not None
+        job = Job(op.source.root_reference.data, op.job)
+        jobs = self.tables.setdefault(table_op, JobTable())
+        name: str | None = jobs.lookup(job)
+        if name is None:
+            found = self.sources.find(job, op, op.signature)
+            check_target(table_op, found, op)
+            self.check(op, job, found.func, f" (found in {found.origin})")
+            name = self.materialize(job, found, table_op, op)
+            jobs.record(job, name)
+            return name
+        func = lookup_in(table_op, name)
+        assert isinstance(func, FuncOp)
+        self.check(op, job, func, "")
+        return name
+
+    def check(self, op: DeferredOp, job: Job, func: FuncOp, origin: str) -> None:
+        outputs = func.function_type.outputs.data
+        if job.config.job_role == Role.KERNEL and outputs:
+            raise OpError(
+                op,
+                f"kernel job {job.describe()}: @{job.source}{origin} "
+                f"returns {fmt_types(outputs)}, but a kernel returns nothing; write "
+                "results through a pointer argument",
+            )
+        problem = signature_problem(op.signature, func.function_type, job.source)
+        if problem is not None:
+            raise OpError(
+                op,
+                f"{problem}{origin}; make the deferred op's types match the job "
+                "source's signature",
+            )
+
+    def materialize(
+        self, job: Job, found: Found, table_op: Operation, op: DeferredOp
+    ) -> str:
+        """Insert the job's function into `table_op`; return its name."""
+        names = self.names(table_op)
+        func = found.func if found.generated else found.func.clone()
+        name: str = unique_name(job_base_name(job), names.__contains__)
+        func.sym_name = StringAttr(name)
+        func.role = RoleAttr(job.config.job_role)
+        set_visibility(
+            func, "public" if job.config.job_role == Role.KERNEL else "private"
+        )
+        hint = job.config.inline_hint or func.inline_hint
+        func.inline = InlineHintAttr(hint) if hint is not None else None
+        table_op.regions[0].block.add_op(func)
+        names.add(name)
+        if found.generated:
+            try:
+                func.verify()
+            except VerifyException as e:
+                func.detach()
+                raise OpError(
+                    op,
+                    f"{found.origin} returned an ill-formed function for job "
+                    f"{job.describe()}: {e}",
+                ) from None
+        self.worklist.extend(deferred_ops(func))
+        for dep in self.link(found, table_op, op):
+            self.worklist.extend(deferred_ops(dep))
+        return name
+
+    def link(
+        self, found: Found, table_op: Operation, op: DeferredOp
+    ) -> list[Operation]:
+        """Copy the library symbols the job's function references; return them."""
+        names = self.names(table_op)
+        copies: list[Operation] = []
+        for dep in library_dependencies(found):
+            name = symbol_name(dep)
+            assert name is not None
+            existing = lookup_in(table_op, name) if name in names else None
+            if existing is not None:
+                if not _is_declaration(existing) or _is_declaration(dep):
+                    continue  # the module's own definition wins
+                _check_declaration(existing, dep, found, op)
+            copy = dep.clone()
+            set_visibility(copy, "private")
+            if existing is not None:
+                Rewriter.replace_op(existing, copy)
+            else:
+                table_op.regions[0].block.add_op(copy)
+                names.add(name)
+            copies.append(copy)
+        return copies
+
+
+def _is_declaration(op: Operation) -> bool:
+    return isinstance(op, FuncOp) and op.is_declaration
+
+
+def _check_declaration(
+    declared: Operation, defined: Operation, found: Found, op: Operation
+) -> None:
+    """A module declaration replaced by a library definition must have its type."""
+    assert isinstance(declared, FuncOp)
+    theirs = defined.get_attr_or_prop("function_type")
+    if theirs != declared.function_type:
+        raise OpError(
+            op,
+            f"@{declared.sym_name.data} is declared in the module as "
+            f"{declared.function_type} but {found.origin} defines it as {theirs}; "
+            "make the declaration match the library",
+        )
+
+
+def resolve_deferred(
+    module: ModuleOp,
+    libraries: Sequence[Library] = (),
+    generators: Generators | None = None,
+) -> dict[Operation, JobTable]:
+    """Resolve every deferred op of `module`; return the job table of each symbol
+    table that had deferred ops."""
+    resolver = _Resolver(JobSources(libraries, generators or Generators()))
+    resolver.run(module)
+    return resolver.tables
+
+
+@dataclass(frozen=True)
+class ResolveDeferred(ModulePass):
+    """Materialize deferred jobs from the module, `libraries` (files), generators."""
+
+    name = "resolve-deferred"
+
+    libraries: tuple[str, ...] = ()
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        resolve_deferred(op, load_libraries(self.libraries, ctx))
