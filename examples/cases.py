@@ -135,6 +135,65 @@ def prepare_reduce(rng: np.random.Generator, cfg: Config) -> Prepared:
     return Prepared("reduce", (grid,), (block,), (x, out, n), check)
 
 
+def prepare_stencil2d(rng: np.random.Generator, cfg: Config) -> Prepared:
+    nx, ny, bx, by = cfg["nx"], cfg["ny"], cfg["bx"], cfg["by"]
+    grid_in = rng.standard_normal((ny, nx), dtype=np.float32)
+    out = np.full((ny, nx), np.nan, np.float32)
+    want = grid_in.copy()
+    if nx > 2 and ny > 2:
+        g = grid_in
+        s1 = g[1:-1, :-2] + g[1:-1, 2:]
+        s2 = g[:-2, 1:-1] + g[2:, 1:-1]
+        want[1:-1, 1:-1] = np.float32(0.5) * g[1:-1, 1:-1] + np.float32(0.125) * (
+            s1 + s2
+        )
+
+    def check() -> None:
+        # Tolerance: none. Both products scale by a power of two (exact), so
+        # an fma computes the same value, and the kernel adds in numpy's order.
+        assert_equal(out, want, "stencil2d out")
+
+    grid = (blocks_for(nx, bx), blocks_for(ny, by))
+    return Prepared("stencil2d", grid, (bx, by), (grid_in, out, nx, ny), check)
+
+
+def prepare_matmul(rng: np.random.Generator, cfg: Config) -> Prepared:
+    m, n, k = cfg["m"], cfg["n"], cfg["k"]
+    a = rng.standard_normal((m, k), dtype=np.float32)
+    b = rng.standard_normal((k, n), dtype=np.float32)
+    c = np.full((m, n), np.nan, np.float32)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    magnitude = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
+
+    def check() -> None:
+        # Tolerance: each element is a k-term dot product accumulated in f32 in
+        # order (with or without fma): |error| <= k * 2^-24 * sum|a||b| (Higham,
+        # Accuracy and Stability, 3.1), against an f64 reference; +1 for the
+        # final rounding.
+        assert_within(c, want, (k + 1) * 2.0**-24 * magnitude, "matmul c")
+
+    grid = (blocks_for(n, 16), blocks_for(m, 16))
+    return Prepared("matmul", grid, (16, 16), (a, b, c, m, n, k), check)
+
+
+def prepare_histogram(rng: np.random.Generator, cfg: Config) -> Prepared:
+    n, block, grid = cfg["n"], cfg["block"], cfg["grid"]
+    data = rng.integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
+    # 256 bins accumulate (so start at 0); a 257th element is a sentinel the
+    # kernel must leave alone.
+    bins = np.zeros(257, np.int32)
+    bins[256] = INT_POISON
+    want = np.bincount(data.astype(np.int64) & 255, minlength=256)
+
+    def check() -> None:
+        # Tolerance: none (integer counts).
+        assert_equal(bins[:256], want.astype(np.int32), "histogram bins")
+        if bins[256] != INT_POISON:
+            raise AssertionError(f"histogram wrote bins[256] = {bins[256]}")
+
+    return Prepared("histogram", (grid,), (block,), (data, bins, n), check)
+
+
 EXAMPLES: dict[str, Example] = {
     e.name: e
     for e in (
@@ -160,6 +219,40 @@ EXAMPLES: dict[str, Example] = {
                 {"n": 777, "block": 2},
             ),
             {"n": 1 << 22, "block": 256},
+        ),
+        Example(
+            "stencil2d",
+            prepare_stencil2d,
+            (
+                {"nx": 1, "ny": 1, "bx": 16, "by": 16},
+                {"nx": 37, "ny": 23, "bx": 16, "by": 16},
+                {"nx": 64, "ny": 64, "bx": 32, "by": 8},
+                {"nx": 101, "ny": 3, "bx": 5, "by": 3},
+            ),
+            {"nx": 4096, "ny": 4096, "bx": 16, "by": 16},
+        ),
+        Example(
+            "matmul",
+            prepare_matmul,
+            (
+                {"m": 1, "n": 1, "k": 1},
+                {"m": 16, "n": 16, "k": 16},
+                {"m": 37, "n": 29, "k": 45},
+                {"m": 64, "n": 48, "k": 100},
+            ),
+            {"m": 1024, "n": 1024, "k": 1024},
+        ),
+        Example(
+            "histogram",
+            prepare_histogram,
+            (
+                {"n": 1, "block": 1, "grid": 1},
+                {"n": 1000, "block": 256, "grid": 4},
+                {"n": 5000, "block": 64, "grid": 7},
+                {"n": 777, "block": 100, "grid": 3},
+                {"n": 100_000, "block": 256, "grid": 8},
+            ),
+            {"n": 1 << 24, "block": 256, "grid": 64},
         ),
     )
 }
