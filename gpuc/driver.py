@@ -207,12 +207,17 @@ def run(
     source: str | os.PathLike[str] | ModuleOp,
     options: CompileOptions,
     *,
+    start: str = "parse",
     stop_after: str = "validate",
     after_stage: Callable[[str, Compilation], None] | None = None,
 ) -> Compilation:
-    """Run the stages in order up to and including `stop_after`."""
+    """Run the stages from `start` up to and including `stop_after`. Starting
+    after `parse`, `source` is a module the earlier stages already produced."""
     c = Compilation(options, options.make_target(), source)
-    for name in STAGES[: STAGES.index(stop_after) + 1]:
+    if start != "parse":
+        assert isinstance(source, ModuleOp)
+        c.module = source
+    for name in STAGES[STAGES.index(start) : STAGES.index(stop_after) + 1]:
         STAGE_FUNCTIONS[name](c)
         if after_stage is not None:
             after_stage(name, c)

@@ -18,7 +18,7 @@ from gpuc.dialects.functions import FuncOp
 from gpuc.lowering.analysis import ModuleFacts, module_facts
 from gpuc.lowering.types import lower_type
 from llvmlite import ir
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
 from xdsl.ir import Block, Operation, SSAValue
 
 from gpuc.diagnostics import OpError
@@ -65,14 +65,15 @@ def translator_for(op: Operation) -> Translator:
             import_module(module)
         found = TRANSLATORS.get(type(op))
     if found is None:
+        name = op.op_name.data if isinstance(op, UnregisteredOp) else op.name
         hint = (
             "run the dialect pipeline first (gpuc compile does; with xdsl-opt, "
             "-p gpuc-pipeline)"
-            if op.name.startswith("gpuc.deferred")
+            if name.startswith("gpuc.deferred")
             else "lower it to gpuc, arith, math, scf or cf first, or register a "
             "translator for it (docs/extending.md)"
         )
-        raise OpError(op, f"no translation to LLVM IR is known for this op; {hint}")
+        raise OpError(op, f"no translation to LLVM IR is known for '{name}'; {hint}")
     return found
 
 
@@ -169,8 +170,12 @@ class FunctionLowering:
 
     def set(self, op: Operation, *results: ir.Value) -> None:
         for result, value in zip(op.results, results, strict=True):
-            self.values[result] = value
-            name_after(value, result)
+            self.bind(result, value)
+
+    def bind(self, ssa: SSAValue, value: ir.Value) -> None:
+        """`ssa` is `value` from now on; an unnamed LLVM value takes its name."""
+        self.values[ssa] = value
+        name_after(value, ssa)
 
     def alloca(self, ty: ir.Type, name: str = "") -> ir.Value:
         """A stack slot in the entry block (where mem2reg/SROA look for them)."""
@@ -203,8 +208,7 @@ class FunctionLowering:
         assert entry is not None
         hidden = len(self.hidden_args)
         for arg, value in zip(entry.args, self.fn.args[hidden:], strict=True):
-            self.values[arg] = value
-            name_after(value, arg)
+            self.bind(arg, value)
         for i, block in enumerate(region.blocks):
             self.blocks[block] = self.fn.append_basic_block(
                 "entry" if i == 0 else f"bb{i}"
@@ -214,7 +218,7 @@ class FunctionLowering:
                 continue
             self.builder.position_at_end(self.blocks[block])
             for arg in block.args:
-                self.values[arg] = self.builder.phi(self.type(arg.type))
+                self.bind(arg, self.builder.phi(self.type(arg.type)))
         reached = reverse_post_order(entry)
         for block in reached:
             self.builder.position_at_end(self.blocks[block])

@@ -82,7 +82,7 @@ def translate_for(op: scf.ForOp, fl: FunctionLowering) -> None:
     b.cbranch(b.icmp_signed("<", iv, ub), body_bb, end_bb)
     b.position_at_end(body_bb)
     for arg, value in zip(body.args, head_phis, strict=True):
-        fl.values[arg] = value
+        fl.bind(arg, value)
     yielded = translate_inline(fl, body)
     jump(fl, head, head_phis, [b.add(iv, step, flags=["nsw"]), *yielded])
     b.position_at_end(end_bb)
@@ -103,7 +103,7 @@ def translate_while(op: scf.WhileOp, fl: FunctionLowering) -> None:
     jump(fl, before_bb, before_phis, fl.operands(op))
     b.position_at_end(before_bb)
     for arg, value in zip(before.args, before_phis, strict=True):
-        fl.values[arg] = value
+        fl.bind(arg, value)
     condition, *args = translate_inline(fl, before)
     for phis in (after_phis, end_phis):
         for phi, value in zip(phis, args, strict=True):
@@ -111,7 +111,7 @@ def translate_while(op: scf.WhileOp, fl: FunctionLowering) -> None:
     b.cbranch(condition, after_bb, end_bb)
     b.position_at_end(after_bb)
     for arg, value in zip(after.args, after_phis, strict=True):
-        fl.values[arg] = value
+        fl.bind(arg, value)
     jump(fl, before_bb, before_phis, translate_inline(fl, after))
     b.position_at_end(end_bb)
     fl.set(op, *end_phis)

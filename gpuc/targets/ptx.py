@@ -158,18 +158,15 @@ class PTXTarget(Target):
         library = _LIBDEVICE[0].clone()
         library.triple = module.triple
         library.data_layout = module.data_layout
-        for fn in library.functions:
-            if not fn.is_declaration:
-                fn.linkage = "internal"
+        defined = {f.name for f in library.functions if not f.is_declaration}
         module.link_in(library)
+        for fn in module.functions:
+            if fn.name in defined:
+                fn.linkage = "internal"
         pm = llvm.create_new_module_pass_manager()
         pm.add_global_dead_code_eliminate_pass()
-        pm.run(
-            module,
-            llvm.create_pass_builder(
-                self.target_machine(0), llvm.create_pipeline_tuning_options(0)
-            ),
-        )
+        tuning = llvm.create_pipeline_tuning_options(0)
+        pm.run(module, llvm.create_pass_builder(self.target_machine(0), tuning))
 
     def target_machine(self, opt_level: int) -> llvm.TargetMachine:
         from llvmlite import binding as llvm
