@@ -184,27 +184,45 @@ class OpenCLExecutor:
         kernels: Mapping[str, KernelSignature],
         *,
         device: str | None = None,
+        _like: OpenCLExecutor | None = None,
+        _source: str | None = None,
     ) -> None:
         import pyopencl as cl
 
         self.kernels = dict(kernels)
-        version = spirv_version(spirv)
-        self.device = select_device(version, device)
-        self.context = cl.Context([self.device])
-        self.queue = cl.CommandQueue(
-            self.context, properties=cl.command_queue_properties.PROFILING_ENABLE
-        )
+        if _like is not None:
+            self.device, self.context, self.queue = (
+                _like.device,
+                _like.context,
+                _like.queue,
+            )
+        else:
+            self.device = select_device(spirv_version(spirv), device)
+            self.context = cl.Context([self.device])
+            self.queue = cl.CommandQueue(
+                self.context, properties=cl.command_queue_properties.PROFILING_ENABLE
+            )
+        program = cl.Program(self.context, _source if _source is not None else spirv)
         try:
             with warnings.catch_warnings():
                 # The Intel runtime always logs (vectorizer remarks); not a problem.
                 warnings.simplefilter("ignore", cl.CompilerWarning)
-                self.program = cl.Program(self.context, spirv).build()
+                self.program = program.build("-cl-std=CL3.0" if _source else "")
         except cl.Error as error:
+            what = "the OpenCL C source" if _source else "gpuc's SPIR-V"
             raise LaunchError(
-                f"{describe(self.device)} rejected gpuc's SPIR-V:\n{error}"
+                f"{describe(self.device)} rejected {what}:\n{error}"
             ) from None
         self._kernels: dict[str, Any] = {}
         self._limits: dict[str, Limits] = {}
+
+    @classmethod
+    def from_opencl_c(
+        cls, source: str, kernels: Mapping[str, KernelSignature], like: OpenCLExecutor
+    ) -> OpenCLExecutor:
+        """An executor for OpenCL C `source` (built as OpenCL C 3.0) on the
+        device, context and queue of `like`: baselines for benchmarks."""
+        return cls(b"", kernels, _like=like, _source=source)
 
     def kernel(self, name: str) -> Any:
         """The pyopencl kernel object for `name`."""
