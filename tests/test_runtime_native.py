@@ -49,12 +49,13 @@ def test_every_thread_of_every_block_runs_once(
     assert meta.tolist() == full(grid) + full(block)
 
 
-def test_split_plan_uses_every_worker_on_big_barrier_free_launches() -> None:
+def test_plan_uses_every_core() -> None:
     runner = NativeExecutor.__new__(NativeExecutor)
     runner.workers = 2
     assert runner._plan(IDS_SIG, 70000, 1) == native._Plan(2, 1)
     assert runner._plan(IDS_SIG, 10, 32) == native._Plan(1, 1)
-    assert runner._plan(bsum_sig(), 100, 256) == native._Plan(1, 256)
+    assert runner._plan(bsum_sig(), 100, 256) == native._Plan(2, 256)
+    assert runner._plan(bsum_sig(), 1, 256) == native._Plan(1, 256)
     assert runner._plan(bsum_sig(), 100, 1) == native._Plan(2, 1)
 
 

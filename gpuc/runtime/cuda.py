@@ -96,9 +96,7 @@ def start_driver(ordinal: int = 0) -> tuple[Any, Any]:
     if ordinal >= count:
         raise LaunchError(f"CUDA device {ordinal} requested, {count} present")
     device = check(driver.cuDeviceGet(ordinal), "cuDeviceGet")
-    context = check(
-        driver.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain"
-    )
+    context = check(driver.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")
     check(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent")
     return device, context
 
@@ -140,6 +138,7 @@ class CudaExecutor:
         self.driver = _driver()
         self.device, self.context = start_driver(device)
         text = ptx.encode() if isinstance(ptx, str) else bytes(ptx)
+        image: bytes | int
         if any(symbol.encode() in text for symbol in DEVICE_RUNTIME_SYMBOLS):
             image, self._link_state = self._link_with_device_runtime(text)
         else:

@@ -12,7 +12,9 @@ never wait for the GIL.
   memory.
 - A kernel with barriers gets one OS thread per thread of the block, all
   sharing the block's shared memory and one `pthread_barrier_t`; those threads
-  walk the block range together (the ABI calls the barrier after each block).
+  walk a block range together (the ABI calls the barrier after each block).
+  With several blocks, there is one such group per core, each on its own
+  block range and pinned to its core.
   Threads start behind a gate (a `pthread_rwlock_t` the spawner holds while
   creating them): if the system refuses a thread, the ones already started
   leave without running, so a launch fails with a message instead of hanging
@@ -38,12 +40,17 @@ from gpuc.runtime.args import (
     check_launch,
 )
 
-RECORD_BYTES = 128  # one launch record (docs/native-abi.md) + ctl ptr + pthread_t
+# Per OS thread: the ABI's launch record (96 bytes, docs/native-abi.md), then
+# the launch's control block @96, its pthread_t @104, its cpu_set_t* @112.
+RECORD_BYTES = 128
 ARG_SLOT_BYTES = 8
 SYNC_OBJECT_BYTES = 128  # room for pthread_barrier_t / pthread_rwlock_t anywhere
 ALIGN = 64
 THREAD_STACK_BYTES = 1 << 20
-SPLIT_THRESHOLD = 1 << 15  # threads in a launch before it is worth a second core
+SPLIT_THRESHOLD = 1 << 15
+CPU_SET_BYTES = (
+    128  # glibc's cpu_set_t  # threads in a launch before it is worth a second core
+)
 
 _PTHREAD_FUNCTIONS = (
     "pthread_create",
@@ -54,6 +61,8 @@ _PTHREAD_FUNCTIONS = (
     "pthread_rwlock_rdlock",
     "pthread_rwlock_wrlock",
     "pthread_rwlock_unlock",
+    "pthread_self",
+    "pthread_setaffinity_np",
 )
 
 # Starts `n` workers on consecutive records (or runs the only one inline) and
@@ -67,6 +76,8 @@ declare i32 @pthread_attr_destroy(ptr)
 declare i32 @pthread_rwlock_rdlock(ptr)
 declare i32 @pthread_rwlock_wrlock(ptr)
 declare i32 @pthread_rwlock_unlock(ptr)
+declare i64 @pthread_self()
+declare i32 @pthread_setaffinity_np(i64, i64, ptr)
 
 define i32 @__gpuc_spawn(ptr %worker, ptr %recs, i64 %n, ptr %ctl, i64 %stack) {
 entry:
@@ -158,6 +169,15 @@ gate:
   %stop = icmp ne i32 %abort, 0
   br i1 %stop, label %done, label %run
 run:
+  %maskp = getelementptr i8, ptr %rec, i64 112
+  %mask = load ptr, ptr %maskp
+  %pin = icmp ne ptr %mask, null
+  br i1 %pin, label %pinning, label %go
+pinning:
+  %self = call i64 @pthread_self()
+  call i32 @pthread_setaffinity_np(i64 %self, i64 128, ptr %mask)
+  br label %go
+go:
   %args = load ptr, ptr %ctl
 {chr(10).join(loads)}
   call void @"{entry}"({", ".join(call_args)})
@@ -185,6 +205,24 @@ def _argument_slots(values: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.uint64
             data = value.tobytes()
             raw[i * ARG_SLOT_BYTES : i * ARG_SLOT_BYTES + len(data)] = list(data)
     return slots
+
+
+def _cpu_masks(groups: int) -> tuple[np.ndarray[Any, np.dtype[np.uint64]], int]:
+    """One cpu_set_t per group naming one CPU each, round robin over the CPUs
+    this process may use: a group's threads then switch among themselves on
+    one core, which halves the cost of a barrier against letting the
+    scheduler spread them (measured: reduce, matmul)."""
+    masks, masks_at = _aligned(groups * CPU_SET_BYTES)
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        cpus = list(range(os.cpu_count() or 1))
+    words = CPU_SET_BYTES // 8
+    for group in range(groups):
+        cpu = cpus[group % len(cpus)]
+        if cpu < CPU_SET_BYTES * 8:  # else an empty set: pinning fails, harmlessly
+            masks[group * words + cpu // 64] |= np.uint64(1 << (cpu % 64))
+    return masks, masks_at
 
 
 def _libc() -> ctypes.CDLL:
@@ -290,9 +328,9 @@ class NativeExecutor:
                 name: self._engine.get_function_address(f"__gpuc_worker_{name}")
                 for name in self.kernels
             }
-        self._barrier_wait = ctypes.cast(
-            self._libc.pthread_barrier_wait, ctypes.c_void_p
-        ).value
+        self._barrier_wait = int(
+            ctypes.cast(self._libc.pthread_barrier_wait, ctypes.c_void_p).value or 0
+        )
 
     @staticmethod
     def _entry_arg_types(module: Any, sig: KernelSignature) -> list[str]:
@@ -316,7 +354,7 @@ class NativeExecutor:
 
     def _plan(self, sig: KernelSignature, blocks: int, threads: int) -> _Plan:
         if sig.uses_barrier:
-            return _Plan(max(1, min(blocks, self.workers // threads)), threads)
+            return _Plan(max(1, min(blocks, self.workers)), threads)
         if blocks * threads < SPLIT_THRESHOLD:
             return _Plan(1, 1)
         return _Plan(min(blocks, self.workers), 1)
@@ -337,6 +375,7 @@ class NativeExecutor:
         shared, shared_at = _aligned(plan.groups * shared_stride)
         ctl, ctl_at = _aligned(SYNC_OBJECT_BYTES)
         sync, sync_at = _aligned((plan.groups + 1) * SYNC_OBJECT_BYTES)
+        masks, masks_at = _cpu_masks(plan.groups)
         barriers = [sync_at + g * SYNC_OBJECT_BYTES for g in range(plan.groups)]
         lock_at = sync_at + plan.groups * SYNC_OBJECT_BYTES
         ctl[0] = slots.ctypes.data
@@ -357,6 +396,8 @@ class NativeExecutor:
             rows[:, 10] = barriers[group]
             rows[:, 11] = np.arange(plan.threads, dtype=np.uint64)
             rows[:, 12] = ctl_at
+            if plan.groups > 1:
+                rows[:, 14] = masks_at + group * CPU_SET_BYTES
             begin = end
 
         libc = self._libc
@@ -376,7 +417,7 @@ class NativeExecutor:
         finally:
             for destroy, obj in made:
                 destroy(obj)
-        del records, shared, ctl, sync, slots
+        del records, shared, ctl, sync, slots, masks
         if err:
             raise LaunchError(
                 f"kernel '{name}': the system refused to start the {n} OS threads "

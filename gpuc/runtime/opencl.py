@@ -190,6 +190,9 @@ class OpenCLExecutor:
         import pyopencl as cl
 
         self.kernels = dict(kernels)
+        self.device: Any
+        self.context: Any
+        self.queue: Any
         if _like is not None:
             self.device, self.context, self.queue = (
                 _like.device,
@@ -268,7 +271,7 @@ class OpenCLExecutor:
         for param, array in launch.arrays():
             if id(array) in buffers:  # passed twice: one buffer, aliased
                 continue
-            access = flags.READ_WRITE if param.written else flags.READ_ONLY
+            access: Any = flags.READ_WRITE if param.written else flags.READ_ONLY
             if array.nbytes == 0:  # OpenCL has no empty buffers; nothing to copy
                 buffer = cl.Buffer(self.context, access, size=max(1, array.itemsize))
             else:
