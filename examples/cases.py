@@ -194,6 +194,59 @@ def prepare_histogram(rng: np.random.Generator, cfg: Config) -> Prepared:
     return Prepared("histogram", (grid,), (block,), (data, bins, n), check)
 
 
+def prepare_deferred_helper(rng: np.random.Generator, cfg: Config) -> Prepared:
+    n, block = cfg["n"], cfg["block"]
+    x = rng.standard_normal(n, dtype=np.float32)
+    bias = np.float32(rng.uniform(0.5, 2))
+    square = x * x
+    want = square + bias
+    # x is updated in place; an unwritten element keeps x, which is not
+    # x*x + bias for any x (that needs bias <= 1/4).
+
+    def check() -> None:
+        # Tolerance: x*x + bias may be contracted into an fma (see fma_bound).
+        assert_within(x, want, fma_bound(square, want, x), "deferred_helper x")
+
+    return Prepared(
+        "deferred_helper", (blocks_for(n, block),), (block,), (x, bias, n), check
+    )
+
+
+def prepare_deferred_inline(rng: np.random.Generator, cfg: Config) -> Prepared:
+    n, block = cfg["n"], cfg["block"]
+    x = rng.standard_normal(n, dtype=np.float32)
+    y = np.full(n, np.nan, np.float32)
+    v = x.astype(np.float64)
+    want = (3 * v + 2) * v + 1
+    magnitude = 3 * v * v + 2 * np.abs(v) + 1
+
+    def check() -> None:
+        # Tolerance: Horner's rule for a degree-2 polynomial in f32, with or
+        # without fma: |error| <= gamma_4 * sum |a_i| |x|^i (Higham, Accuracy
+        # and Stability, 5.1), gamma_4 = 4u / (1 - 4u) < 5 * 2^-24, against
+        # an f64 reference.
+        assert_within(y, want, 5 * 2.0**-24 * magnitude, "deferred_inline y")
+
+    return Prepared(
+        "deferred_inline", (blocks_for(n, block),), (block,), (x, y, n), check
+    )
+
+
+def prepare_child_launch(rng: np.random.Generator, cfg: Config) -> Prepared:
+    n, block = cfg["n"], cfg["block"]
+    x = rng.standard_normal(n, dtype=np.float32)
+    x[x == 0] = 1  # an unwritten element keeps x, which differs from 2x
+    want = 2 * x
+
+    def check() -> None:
+        # Tolerance: none (doubling is exact).
+        assert_equal(x, want, "child_launch x")
+
+    return Prepared("child_launch", (1,), (block,), (x, n), check)
+
+
+DEVICE_LAUNCH = "launches a kernel from the device"
+
 EXAMPLES: dict[str, Example] = {
     e.name: e
     for e in (
@@ -253,6 +306,37 @@ EXAMPLES: dict[str, Example] = {
                 {"n": 100_000, "block": 256, "grid": 8},
             ),
             {"n": 1 << 24, "block": 256, "grid": 64},
+        ),
+        Example(
+            "deferred_helper",
+            prepare_deferred_helper,
+            (
+                {"n": 1, "block": 1},
+                {"n": 1000, "block": 256},
+                {"n": 4099, "block": 96},
+            ),
+            {"n": 1 << 24, "block": 256},
+        ),
+        Example(
+            "deferred_inline",
+            prepare_deferred_inline,
+            (
+                {"n": 1, "block": 1},
+                {"n": 1000, "block": 256},
+                {"n": 4099, "block": 96},
+            ),
+            {"n": 1 << 24, "block": 256},
+        ),
+        Example(
+            "child_launch",
+            prepare_child_launch,
+            (
+                {"n": 1, "block": 1},
+                {"n": 1000, "block": 1},
+                {"n": 70001, "block": 32},
+            ),
+            {"n": 1 << 24, "block": 1},
+            unsupported={"native": DEVICE_LAUNCH, "spirv": DEVICE_LAUNCH},
         ),
     )
 }
