@@ -96,8 +96,11 @@ def spirv_tool(name: str) -> Path:
     )
 
 
-def run_tool(argv: Sequence[str | Path], what: str) -> subprocess.CompletedProcess[str]:
-    """Run a tool; raise ToolError with its output if it fails."""
+def run_tool(
+    argv: Sequence[str | Path], what: str, scratch: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run a tool; raise ToolError with its output if it fails (paths inside
+    the `scratch` directory shown by their file name only)."""
     try:
         result = subprocess.run(
             [str(a) for a in argv], capture_output=True, text=True, check=False
@@ -106,6 +109,8 @@ def run_tool(argv: Sequence[str | Path], what: str) -> subprocess.CompletedProce
         raise ToolError(f"cannot run {argv[0]}: {e}") from None
     if result.returncode != 0:
         message = (result.stderr + result.stdout).strip()
+        if scratch is not None:
+            message = message.replace(scratch + os.sep, "")
         raise ToolError(f"{what} rejected the output:\n{message}")
     return result
 
@@ -126,7 +131,7 @@ def run_ptxas(ptx: str, sm: int, *, compile_only: bool, verbose: bool = False) -
             argv.append("--compile-only")
         if verbose:
             argv.append("-v")
-        result = run_tool(argv, f"ptxas (sm_{sm})")
+        result = run_tool(argv, f"ptxas (sm_{sm})", tmp)
         return result.stdout + result.stderr
 
 
@@ -134,7 +139,7 @@ def run_spirv_val(binary: bytes) -> None:
     with tempfile.TemporaryDirectory(prefix="gpuc-spirv-") as tmp:
         path = Path(tmp) / "kernel.spv"
         path.write_bytes(binary)
-        run_tool([spirv_tool("spirv-val"), path], "spirv-val")
+        run_tool([spirv_tool("spirv-val"), path], "spirv-val", tmp)
 
 
 def run_spirv_dis(binary: bytes) -> str:

@@ -15,6 +15,10 @@ from xdsl.ir import Block, Region
 from gpuc.diagnostics import OpError
 
 
+REGION_TERMINATORS = (scf.YieldOp, scf.ConditionOp)
+"""Translated by the structured op whose region they end, never on their own."""
+
+
 def single_block(region: Region) -> Block:
     block = region.blocks.first
     assert block is not None

@@ -1,0 +1,141 @@
+"""`gpuc compile` as a user runs it (a subprocess): what each --emit writes,
+the options, and bad input: a diagnostic, exit status 1, no traceback and no
+output file (an existing one is left as it was)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAXPY = str(ROOT / "examples" / "saxpy.mlir")
+REDUCE = str(ROOT / "examples" / "reduce.mlir")
+
+
+def gpuc(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "gpuc.cli", *args], capture_output=True
+    )
+
+
+def failed(result: subprocess.CompletedProcess[bytes]) -> str:
+    """The diagnostic of a run that must fail the way bad input fails."""
+    assert result.returncode == 1, result
+    assert result.stdout == b""
+    text = result.stderr.decode()
+    assert "Traceback" not in text
+    return text
+
+
+def test_ptx_to_stdout() -> None:
+    result = gpuc("compile", SAXPY, "--target", "ptx", "--sm", "80")
+    assert result.returncode == 0, result.stderr
+    ptx = result.stdout.decode()
+    assert ".target sm_80" in ptx and ".visible .entry saxpy(" in ptx
+
+
+def test_every_emit_writes_its_kind(tmp_path: Path) -> None:
+    cases = [
+        (("--target", "ptx", "--emit", "llvm"), b"define ptx_kernel void @saxpy("),
+        (("--target", "spirv", "--emit", "mlir"), b"gpuc.func @saxpy("),
+        (("--target", "spirv", "--emit", "spirv-asm"), b"OpEntryPoint Kernel %saxpy"),
+        (("--target", "spirv", "--emit", "spirv"), b"\x03\x02\x23\x07"),
+        (("--target", "native", "--emit", "obj"), b"\x7fELF"),
+    ]
+    for i, (options, marker) in enumerate(cases):
+        out = tmp_path / f"out{i}"
+        result = gpuc("compile", SAXPY, *options, "-o", str(out))
+        assert result.returncode == 0, result.stderr
+        assert marker in out.read_bytes(), options
+
+
+def test_validate_and_optimization_options() -> None:
+    result = gpuc(
+        "compile",
+        REDUCE,
+        "--target",
+        "ptx",
+        "--sm",
+        "75",
+        "--validate",
+        "-O",
+        "1",
+        "--no-fp-contract",
+    )
+    assert result.returncode == 0, result.stderr
+    assert b".target sm_75" in result.stdout
+
+
+def test_print_ir_after_all_names_every_stage() -> None:
+    result = gpuc("compile", SAXPY, "--target", "ptx", "--print-ir-after-all")
+    assert result.returncode == 0
+    log = result.stderr.decode()
+    for stage in ("parse", "dialect", "translate", "link", "optimize", "emit"):
+        assert f"// -----// IR Dump After {stage} //----- //" in log
+    assert log.index("After translate") < log.index("After optimize")
+
+
+def test_no_fp_contract_keeps_multiply_and_add_apart() -> None:
+    fused = gpuc("compile", SAXPY).stdout
+    apart = gpuc("compile", SAXPY, "--no-fp-contract").stdout
+    assert b"fma.rn.f32" in fused and b"fma.rn.f32" not in apart
+    assert b"mul.rn.f32" in apart
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("--target", "spirv", "--emit", "ptx"),
+            "--emit ptx is not available for --target spirv",
+        ),
+        (("--target", "ptx", "--sm", "70"), "sm_70 is not supported"),
+        (
+            ("--target", "native", "--sm", "80"),
+            "--sm and --ptx-isa apply to --target ptx only",
+        ),
+        (("-O", "4"), "argument -O: invalid choice"),
+        (("--target", "cuda"), "argument --target: invalid choice"),
+    ],
+)
+def test_bad_options_are_diagnostics(args: tuple[str, ...], message: str) -> None:
+    assert message in failed(gpuc("compile", SAXPY, *args))
+
+
+def test_bad_input_leaves_no_output_file(tmp_path: Path) -> None:
+    source = tmp_path / "bad.mlir"
+    source.write_text(
+        "gpuc.func @k(%x: f32) kernel {\n  %y = arith.bogus %x : f32\n"
+        "  gpuc.return\n}\n"
+    )
+    out = tmp_path / "out.ptx"
+    message = failed(gpuc("compile", str(source), "-o", str(out)))
+    assert message.startswith(f"{source}:2:8: error: unknown operation 'arith.bogus'")
+    assert not out.exists()
+    out.write_text("previous")
+    failed(gpuc("compile", str(source), "-o", str(out)))
+    assert out.read_text() == "previous"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.mlir", "out.ptx"]
+
+
+def test_what_the_target_cannot_express_is_located(tmp_path: Path) -> None:
+    source = tmp_path / "launch.mlir"
+    source.write_text(
+        "gpuc.func @parent(%p: !gpuc.ptr<f32, global>) kernel {\n"
+        "  %c1 = arith.constant 1 : index\n"
+        "  gpuc.launch @child grid(%c1) block(%c1) (%p) : (!gpuc.ptr<f32, global>)\n"
+        "  gpuc.return\n}\n"
+        "gpuc.func @child(%p: !gpuc.ptr<f32, global>) kernel {\n  gpuc.return\n}\n"
+    )
+    message = failed(gpuc("compile", str(source), "--target", "spirv"))
+    assert message.startswith(
+        f"{source}:3:3: error: 'gpuc.launch' op launches a kernel"
+    )
+
+
+def test_missing_input_file() -> None:
+    message = failed(gpuc("compile", "/nonexistent/k.mlir"))
+    assert "no such file: /nonexistent/k.mlir" in message
