@@ -13,20 +13,22 @@ that chunk's output and the exit status is 0, as in xdsl-opt.
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from io import StringIO
-from typing import NoReturn
+from typing import NoReturn, cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.arg_spec import parse_spec
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
+from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from gpuc.diagnostics import (
@@ -72,14 +74,27 @@ class GpucOptMain(xDSLOptMain):
         )
         self.register_all_arguments(arg_parser)
         self.args = arg_parser.parse_args(args=args)
-        target = parse_spec(self.args.target).name
-        if target not in self.available_targets:
-            known = ", ".join(self.available_targets)
-            raise UsageError(f"unknown target '{target}'; available: {known}")
+        self.check_target()
         self.ctx.allow_unregistered = self.args.allow_unregistered_dialect
         self.setup_pipeline()
         self._out = StringIO()
         self._started = time.perf_counter()
+
+    def check_target(self) -> None:
+        """Reject an unknown `-t` target or bad target options before any work."""
+        try:
+            spec = parse_spec(self.args.target)
+        except ArgSpecParseError as e:
+            raise UsageError(f"bad target '{self.args.target}': {e}") from None
+        if spec.name not in self.available_targets:
+            known = ", ".join(self.available_targets)
+            raise UsageError(f"unknown target '{spec.name}'; available: {known}")
+        factory = self.available_targets[spec.name]
+        if spec.parameters and not inspect.signature(factory).parameters:
+            try:
+                cast(Callable[[], type[Target]], factory)().from_spec(spec)
+            except (ValueError, TypeError) as e:
+                raise UsageError(f"bad target '{self.args.target}': {e}") from None
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)

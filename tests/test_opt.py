@@ -161,6 +161,19 @@ BAD_INPUT: list[tuple[str, str | bytes, list[str], str]] = [
         "gpuc-opt: error: unrecognized arguments: --no-such-flag",
     ),
     ("unknown-target", KERNEL, ["-t", "vhdl"], "unknown target 'vhdl'"),
+    (
+        "unknown-target-option",
+        KERNEL,
+        ["-t", "ptx{nope=1}"],
+        "gpuc-opt: error: bad target 'ptx{nope=1}'",
+    ),
+    (
+        "ill-typed-target-option",
+        KERNEL,
+        ["-t", "ptx{sm=bogus}"],
+        "gpuc-opt: error: bad target 'ptx{sm=bogus}'",
+    ),
+    ("malformed-target", KERNEL, ["-t", "ptx{"], "gpuc-opt: error: bad target 'ptx{'"),
 ]
 
 
