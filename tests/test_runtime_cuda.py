@@ -120,3 +120,17 @@ def test_gpu_launch_checks() -> None:
         ex.launch("saxpy", 1, 4, (1.0, x.view(np.int32), x, 4))
     with pytest.raises(LaunchError, match="block.x = 2048 exceeds"):
         ex.launch("saxpy", 1, 2048, (1.0, x, x, 4))
+
+
+def test_device_check_saves_and_loads_every_example(tmp_path: Path) -> None:
+    """bench/device_check.py --save / --load: what a GPU machine without the
+    compiler runs. The saved signatures and PTX must round-trip."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import device_check
+
+    compiled, failures = device_check.compile_examples(90)
+    assert not failures
+    device_check.save(compiled, tmp_path, 90)
+    loaded, sm = device_check.load(tmp_path)
+    assert sm == 90 and loaded == compiled
+    assert ".entry saxpy(" in loaded["saxpy"][0]
