@@ -1,0 +1,130 @@
+"""Inlining a chain of n always-inline functions: gpuc's `inline` against
+`mlir-opt-16 --inline` (MLIR's inliner is quadratic on a call chain).
+
+gpuc: kernel `@k` calls `@f1`, `@fi` calls `@f(i+1)`, all private
+`always_inline` `gpuc.func`s, so the kernel ends up holding the whole chain.
+mlir-opt-16: the same chain of `func.func` / `func.call` under a public
+`@k`. Pass time only: gpuc inlines an in-memory clone (parsing is not timed);
+mlir-opt's figure is the Inliner line of `--mlir-timing`.
+
+    python bench/inline_chain.py [--repeat 3] [--mlir-sizes 250,500,1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from gpuc.dialects.functions import FuncOp
+from gpuc.transforms.inline import inline_module
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+
+from gpuc.context import make_context
+
+MLIR_OPT = "mlir-opt-16"
+
+
+def gpuc_chain(n: int) -> str:
+    lines = [
+        "builtin.module {",
+        "  gpuc.func @k(%x: f32, %p: !gpuc.ptr<f32, global>) kernel {",
+        "    %r = gpuc.call @f1(%x) : (f32) -> f32",
+        "    gpuc.store %r, %p : !gpuc.ptr<f32, global>",
+        "    gpuc.return",
+        "  }",
+    ]
+    for i in range(1, n + 1):
+        lines += [
+            f"  gpuc.func private @f{i}(%x: f32) -> f32 helper always_inline {{",
+            "    %y = arith.addf %x, %x : f32",
+        ]
+        if i < n:
+            lines.append(f"    %z = gpuc.call @f{i + 1}(%y) : (f32) -> f32")
+            lines += ["    gpuc.return %z : f32", "  }"]
+        else:
+            lines += ["    gpuc.return %y : f32", "  }"]
+    return "\n".join([*lines, "}"]) + "\n"
+
+
+def mlir_chain(n: int) -> str:
+    lines = [
+        "module {",
+        "  func.func @k(%x: f32) -> f32 {",
+        "    %r = func.call @f1(%x) : (f32) -> f32",
+        "    return %r : f32",
+        "  }",
+    ]
+    for i in range(1, n + 1):
+        lines += [
+            f"  func.func private @f{i}(%x: f32) -> f32 {{",
+            "    %y = arith.addf %x, %x : f32",
+        ]
+        if i < n:
+            lines.append(f"    %z = func.call @f{i + 1}(%y) : (f32) -> f32")
+            lines += ["    return %z : f32", "  }"]
+        else:
+            lines += ["    return %y : f32", "  }"]
+    return "\n".join([*lines, "}"]) + "\n"
+
+
+def gpuc_time(n: int, repeat: int) -> float:
+    module = Parser(make_context(), gpuc_chain(n)).parse_module()
+    times: list[float] = []
+    for _ in range(repeat):
+        work = module.clone()
+        assert isinstance(work, ModuleOp)
+        start = time.perf_counter()
+        inline_module(work)
+        times.append(time.perf_counter() - start)
+        funcs = [op for op in work.ops if isinstance(op, FuncOp)]
+        assert len(funcs) == 1, "the chain was not inlined away"
+    return statistics.median(times)
+
+
+_INLINER = re.compile(r"^\s*([\d.]+)\s+\(\s*[\d.]+%\)\s+Inliner\s*$")
+
+
+def mlir_time(n: int, repeat: int) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp, "chain.mlir")
+        path.write_text(mlir_chain(n))
+        times: list[float] = []
+        for _ in range(repeat):
+            run = subprocess.run(
+                [MLIR_OPT, "--inline", "--mlir-timing", str(path)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            times += [
+                float(m.group(1))
+                for line in run.stderr.splitlines()
+                if (m := _INLINER.match(line))
+            ]
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--mlir-sizes", default="250,500,1000")
+    args = parser.parse_args()
+    for n in (1_000, 10_000):
+        print(f"gpuc inline, {n:>6}-function chain: {gpuc_time(n, args.repeat):7.3f} s")
+    if shutil.which(MLIR_OPT) is None:
+        print(f"{MLIR_OPT} not found: install mlir-16-tools for the comparison")
+        return
+    for n in (int(s) for s in args.mlir_sizes.split(",")):
+        seconds = mlir_time(n, args.repeat)
+        print(f"{MLIR_OPT} --inline, {n:>6}-function chain: {seconds:7.3f} s")
+
+
+if __name__ == "__main__":
+    main()

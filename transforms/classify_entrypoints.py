@@ -1,0 +1,108 @@
+"""`classify-entrypoints`: compute the entrypoint set once, after resolution.
+
+The set is every `kernel` function with a body plus the symbols exported
+explicitly (the `exports` option, `--export SYM`, the Python API), in module
+order. It is written to the module as `gpuc.entrypoints` (an array of
+`@symbol` refs); `privatize` and the finalization schedule read it from there,
+and nothing else decides what stays visible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from gpuc.dialects.attrs import ENTRYPOINTS_ATTR
+from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
+from gpuc.dialects.functions import FuncOp
+from gpuc.dialects.symbols import build_table, symbol_name
+from gpuc.transforms.symbol_uses import is_symbol
+from xdsl.context import Context
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, SymbolRefAttr
+from xdsl.passes import ModulePass
+
+from gpuc.diagnostics import OpError
+
+
+def _check_resolved(module: ModuleOp) -> None:
+    for op in module.walk():
+        if isinstance(op, DeferredCallOp | DeferredAddrOp | DeferredLaunchOp):
+            raise OpError(
+                op,
+                "the entrypoint set is computed after resolution, but this deferred "
+                "op is unresolved; run resolve-deferred first",
+            )
+
+
+def _exported(module: ModuleOp, exports: Iterable[str]) -> set[str]:
+    table = build_table(module)
+    names: set[str] = set()
+    for export in exports:
+        name = export.removeprefix("@")
+        found = table.get(name)
+        if "::" in name or found is None or not is_symbol(found):
+            raise OpError(
+                module,
+                f"exported symbol @{name} is not a symbol at the top of the module; "
+                "export one of its functions by name",
+            )
+        if isinstance(found, FuncOp) and found.is_declaration:
+            raise OpError(
+                found,
+                f"@{name} is a declaration and cannot be exported (it is defined "
+                "elsewhere); export a definition",
+            )
+        names.add(name)
+    return names
+
+
+def compute_entrypoints(module: ModuleOp, exports: Iterable[str] = ()) -> list[str]:
+    """The entrypoint set of `module`: its kernels and `exports`, in module order."""
+    _check_resolved(module)
+    exported = _exported(module, exports)
+    entrypoints: list[str] = []
+    for op in module.ops:
+        name = symbol_name(op)
+        if name is None:
+            continue
+        kernel = isinstance(op, FuncOp) and op.is_kernel and not op.is_declaration
+        if kernel or name in exported:
+            entrypoints.append(name)
+    return entrypoints
+
+
+def write_entrypoints(module: ModuleOp, names: Iterable[str]) -> None:
+    module.attributes[ENTRYPOINTS_ATTR] = ArrayAttr([SymbolRefAttr(n) for n in names])
+
+
+def read_entrypoints(module: ModuleOp) -> list[str]:
+    """The entrypoint set recorded on `module`; every stage after
+    classification asks this, and only this."""
+    attr = module.attributes.get(ENTRYPOINTS_ATTR)
+    if attr is None:
+        raise OpError(
+            module,
+            f"the module has no entrypoint set ('{ENTRYPOINTS_ATTR}'); run "
+            "classify-entrypoints first",
+        )
+    if not isinstance(attr, ArrayAttr) or not all(
+        isinstance(ref, SymbolRefAttr) and not ref.nested_references.data
+        for ref in attr.data
+    ):
+        raise OpError(
+            module,
+            f"'{ENTRYPOINTS_ATTR}' must be an array of @symbol references, got {attr}",
+        )
+    return [ref.root_reference.data for ref in attr.data]
+
+
+@dataclass(frozen=True)
+class ClassifyEntrypoints(ModulePass):
+    """Record the entrypoint set (kernels + `exports`) as `gpuc.entrypoints`."""
+
+    name = "classify-entrypoints"
+
+    exports: tuple[str, ...] = ()
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        write_entrypoints(op, compute_entrypoints(op, self.exports))

@@ -1,0 +1,114 @@
+"""Inlining one call: the machinery, kept apart from the `inline` pass that
+decides which calls to inline (as MLIR keeps its inlining utilities apart
+from the inliner pass).
+
+A callee body of one block is cloned in front of the call, its `gpuc.return`
+operands replacing the call's results. A body of several blocks (cf
+branches) needs a region that may hold several blocks:
+
+- in a function's own region, the caller's block is split after the call,
+  the callee's blocks are cloned in between, the call becomes a `cf.br` to
+  the cloned entry block and each `gpuc.return` a `cf.br` to the continuation
+  block, whose arguments replace the call's results;
+- in a region that must hold a single block (`scf.if`, `scf.for`, ...),
+  where MLIR refuses to inline, the callee's blocks are cloned into an
+  `scf.execute_region` (the op MLIR provides to run several blocks inside
+  such a region) and each `gpuc.return` becomes an `scf.yield`.
+"""
+
+from __future__ import annotations
+
+from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
+from xdsl.dialects import cf, func, scf
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.rewriter import BlockInsertPoint, Rewriter
+
+MULTI_BLOCK_PARENTS = (FuncOp, func.FuncOp, scf.ExecuteRegionOp)
+"""Ops whose regions may hold several blocks, so a call in them can be split."""
+
+
+def _returns(blocks: list[Block]) -> list[ReturnOp]:
+    return [b.last_op for b in blocks if isinstance(b.last_op, ReturnOp)]
+
+
+def _replace_results(call: CallOp, values: list[SSAValue]) -> None:
+    for result, value in zip(call.res, values, strict=True):
+        result.replace_all_uses_with(value)
+    block = call.parent_block()
+    assert block is not None
+    block.erase_op(call)
+
+
+def _inline_single_block(call: CallOp, entry: Block) -> list[Operation]:
+    block = call.parent_block()
+    assert block is not None
+    mapper: dict[SSAValue, SSAValue] = dict(
+        zip(entry.args, call.arguments, strict=True)
+    )
+    copies: list[Operation] = []
+    for op in entry.ops:
+        if isinstance(op, ReturnOp):
+            _replace_results(call, [mapper.get(v, v) for v in op.arguments])
+            break
+        copy = op.clone(value_mapper=mapper)
+        block.insert_op_before(copy, call)
+        copies.append(copy)
+    return copies
+
+
+def _inline_split(call: CallOp, callee: FuncOp) -> list[Operation]:
+    """Several callee blocks, between the two halves of the caller's block."""
+    block = call.parent_block()
+    assert block is not None and block.parent is not None
+    after = call.next_op
+    assert after is not None, "a call in a function region is followed by a terminator"
+    continuation = block.split_before(after, arg_types=call.res.types)
+    # Clone into a fresh region and move the blocks: xDSL's `clone_into` maps
+    # operands wrongly when the destination region already has blocks.
+    copy = callee.body.clone()
+    cloned = list(copy.blocks)
+    Rewriter.inline_region(copy, BlockInsertPoint.before(continuation))
+    for ret in _returns(cloned):
+        ret_block = ret.parent_block()
+        assert ret_block is not None
+        ret_block.insert_op_before(cf.BranchOp(continuation, *ret.arguments), ret)
+        ret_block.erase_op(ret)
+    block.insert_op_before(cf.BranchOp(cloned[0], *call.arguments), call)
+    _replace_results(call, list(continuation.args))
+    return [op for b in cloned for op in b.ops]
+
+
+def _inline_execute_region(call: CallOp, callee: FuncOp) -> list[Operation]:
+    """Several callee blocks, inside a region that must keep a single block."""
+    region = callee.body.clone()
+    cloned = list(region.blocks)
+    entry = cloned[0]
+    for arg, operand in zip(entry.args, call.arguments, strict=True):
+        arg.replace_all_uses_with(operand)
+    for arg in reversed(entry.args):
+        entry.erase_arg(arg)
+    for ret in _returns(cloned):
+        ret_block = ret.parent_block()
+        assert ret_block is not None
+        ret_block.insert_op_before(scf.YieldOp(*ret.arguments), ret)
+        ret_block.erase_op(ret)
+    execute = scf.ExecuteRegionOp(call.res.types, region)
+    block = call.parent_block()
+    assert block is not None
+    block.insert_op_before(execute, call)
+    _replace_results(call, list(execute.results))
+    return [execute]
+
+
+def inline_call(call: CallOp, callee: FuncOp) -> list[Operation]:
+    """Replace `call` by a copy of `callee`'s body (which must have one).
+
+    Returns the copied ops at the top of what was inserted, so a caller can
+    look inside them for further calls to inline.
+    """
+    blocks = list(callee.body.blocks)
+    if len(blocks) == 1:
+        return _inline_single_block(call, blocks[0])
+    if isinstance(call.parent_op(), MULTI_BLOCK_PARENTS):
+        return _inline_split(call, callee)
+    return _inline_execute_region(call, callee)
