@@ -135,10 +135,18 @@ def translate_atomic_rmw(op: AtomicRMWOp, fl: FunctionLowering) -> None:
     ptr = address(fl, op.ptr, op.index)
     ordering = ORDERINGS[op.memory_order]
     value = fl.get(op.value)
+    scoped = scope(fl) + ordering
     if kind in fl.target.cas_atomics:
         fl.set(op, cas_loop(fl, kind, ptr, value, ordering))
         return
-    fl.set(op, fl.builder.atomic_rmw(kind, ptr, value, ordering))
+    fl.set(op, fl.builder.atomic_rmw(kind, ptr, value, scoped))
+
+
+def scope(fl: FunctionLowering) -> str:
+    """The target's `syncscope(...)` prefix of an atomic's ordering, if any
+    (llvmlite prints the ordering as given, and the scope precedes it)."""
+    name = fl.target.atomic_scope
+    return f'syncscope("{name}") ' if name else ""
 
 
 def cas_loop(
@@ -163,7 +171,7 @@ def cas_loop(
         ptr,
         b.bitcast(old, int_ty),
         b.bitcast(new, int_ty),
-        ordering,
+        scope(fl) + ordering,
         FAILURE_ORDERINGS[ordering],
     )
     seen = b.bitcast(b.extract_value(pair, 0), ty)
@@ -184,7 +192,7 @@ def translate_cmpxchg(op: AtomicCmpXchgOp, fl: FunctionLowering) -> None:
         address(fl, op.ptr, op.index),
         fl.get(op.expected),
         fl.get(op.desired),
-        ordering,
+        scope(fl) + ordering,
         FAILURE_ORDERINGS[ordering],
     )
     fl.set(op, fl.builder.extract_value(pair, 0))

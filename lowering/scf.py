@@ -14,7 +14,6 @@ from xdsl.ir import Block, Region
 
 from gpuc.diagnostics import OpError
 
-
 REGION_TERMINATORS = (scf.YieldOp, scf.ConditionOp)
 """Translated by the structured op whose region they end, never on their own."""
 

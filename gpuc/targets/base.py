@@ -80,6 +80,8 @@ class Target:
     helper_cconv: ClassVar[str] = ""
     artefact_suffix: ClassVar[str]
     """File suffix of the artefact (`.ptx`, `.spv`, `.o`)."""
+    atomic_scope: ClassVar[str] = ""
+    """LLVM `syncscope` of atomics ("" is LLVM's default, the whole system)."""
     cas_atomics: ClassVar[frozenset[str]] = frozenset()
     """`atomicrmw` operations the back-end cannot select: gpuc emits a
     compare-exchange loop for them instead."""

@@ -55,6 +55,7 @@ class PTXTarget(Target):
         AddressSpace.LOCAL: 5,
     }
     kernel_cconv: ClassVar[str] = "ptx_kernel"
+    atomic_scope: ClassVar[str] = "device"  # CUDA's and OpenCL's default scope
     artefact_suffix: ClassVar[str] = ".ptx"
 
     sm: int = 90

@@ -71,6 +71,7 @@ class SPIRVTarget(Target):
     }
     kernel_cconv: ClassVar[str] = "spir_kernel"
     helper_cconv: ClassVar[str] = "spir_func"
+    atomic_scope: ClassVar[str] = "device"  # CUDA's and OpenCL's default scope
     artefact_suffix: ClassVar[str] = ".spv"
     cas_atomics: ClassVar[frozenset[str]] = frozenset({"fmin", "fmax"})
 

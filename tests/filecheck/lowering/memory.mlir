@@ -40,14 +40,14 @@ gpuc.func @shared(%t: index) kernel {
   gpuc.return
 }
 
-// Atomics keep the op's ordering (relaxed is monotonic); float add is fadd;
-// compare-exchange returns the old value.
+// Atomics keep the op's ordering (relaxed is monotonic) at the device scope
+// (CUDA's default); float add is fadd; compare-exchange returns the old value.
 // CHECK-LABEL: define ptx_kernel void @atomics(ptr addrspace(1) %ip, ptr addrspace(3) %fp, i32 %v, float %f)
-// CHECK: atomicrmw add ptr addrspace(1) {{%.*}}, i32 %v monotonic
-// CHECK: atomicrmw umax ptr addrspace(1) %ip, i32 %v seq_cst
-// CHECK: atomicrmw xchg ptr addrspace(1) %ip, i32 %v acq_rel
-// CHECK: atomicrmw fadd ptr addrspace(3) %fp, float %f monotonic
-// CHECK: [[PAIR:%.*]] = cmpxchg ptr addrspace(1) %ip, i32 %v, i32 0 acquire acquire
+// CHECK: atomicrmw add ptr addrspace(1) {{%.*}}, i32 %v syncscope("device") monotonic
+// CHECK: atomicrmw umax ptr addrspace(1) %ip, i32 %v syncscope("device") seq_cst
+// CHECK: atomicrmw xchg ptr addrspace(1) %ip, i32 %v syncscope("device") acq_rel
+// CHECK: atomicrmw fadd ptr addrspace(3) %fp, float %f syncscope("device") monotonic
+// CHECK: [[PAIR:%.*]] = cmpxchg ptr addrspace(1) %ip, i32 %v, i32 0 syncscope("device") acquire acquire
 // CHECK: %old = extractvalue { i32, i1 } [[PAIR]], 0
 gpuc.func @atomics(%ip: !gpuc.ptr<i32, global>, %fp: !gpuc.ptr<f32, shared>, %v: i32, %f: f32) kernel {
   %c1 = arith.constant 1 : index
