@@ -19,6 +19,7 @@ from xdsl.ir import Operation
 from xdsl.traits import SymbolTable
 
 _TABLES: WeakKeyDictionary[Operation, dict[str, ref[Operation]]] = WeakKeyDictionary()
+_HAS_TABLE_TRAIT: dict[type[Operation], bool] = {}
 
 
 def symbol_name(op: Operation) -> str | None:
@@ -28,7 +29,14 @@ def symbol_name(op: Operation) -> str | None:
 
 
 def is_symbol_table(op: Operation) -> bool:
-    return op.has_trait(SymbolTable) and len(op.regions) == 1
+    """Whether `op` is a symbol table; an unregistered op is not (as in MLIR)."""
+    kind = type(op)
+    has_trait = _HAS_TABLE_TRAIT.get(kind)
+    if has_trait is None:
+        # Traits belong to the op class: one scan per class, not per lookup.
+        has_trait = kind.has_trait(SymbolTable, value_if_unregistered=False)
+        _HAS_TABLE_TRAIT[kind] = has_trait
+    return has_trait and len(op.regions) == 1
 
 
 def build_table(table_op: Operation) -> dict[str, Operation]:
