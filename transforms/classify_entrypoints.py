@@ -43,8 +43,8 @@ def _exported(module: ModuleOp, exports: Iterable[str]) -> set[str]:
         if "::" in name or found is None or not is_symbol(found):
             raise OpError(
                 module,
-                f"exported symbol @{name} is not a symbol at the top of the module; "
-                "export one of its functions by name",
+                f"exported symbol @{name} is not defined at the top of the module; "
+                "export a top-level symbol by its name",
             )
         if isinstance(found, FuncOp) and found.is_declaration:
             raise OpError(

@@ -2,7 +2,7 @@
 // RUN: gpuc-opt %s --split-input-file --verify-diagnostics -p 'classify-entrypoints{exports=decl}' | FileCheck %s
 // RUN: gpuc-opt %s --split-input-file --verify-diagnostics -p 'classify-entrypoints{exports=nope}' | FileCheck %s --check-prefix=MISSING
 
-// MISSING: error: 'builtin.module' op exported symbol @nope is not a symbol at the top of the module; export one of its functions by name
+// MISSING: error: 'builtin.module' op exported symbol @nope is not defined at the top of the module; export a top-level symbol by its name
 
 gpuc.func @k(%x: f32) kernel {
   // CHECK: classify_entrypoints_invalid.mlir:[[# @LINE + 1]]:8: error: 'gpuc.deferred_call' op the entrypoint set is computed after resolution, but this deferred op is unresolved; run resolve-deferred first
