@@ -29,7 +29,9 @@ from gpuc.runtime.args import (
     find_kernel,
 )
 
-DEVICE_RUNTIME_SYMBOLS = ("cudaLaunchDeviceV2", "cudaGetParameterBufferV2")
+# What PTX that launches kernels from the device calls: cudaLaunchDeviceV2 and
+# cudaGetParameterBufferV2, named __cudaCDP2... since CUDA 12.
+DEVICE_RUNTIME_SYMBOLS = ("LaunchDeviceV2", "GetParameterBufferV2")
 LOG_BYTES = 16 * 1024
 
 
@@ -55,6 +57,13 @@ def check(result: tuple[Any, ...] | Any, what: str) -> Any:
     if not rest:
         return None
     return rest[0] if len(rest) == 1 else rest
+
+
+def ptx_symbol(name: str) -> str:
+    """The name LLVM's NVPTX back-end gives symbol `name` in PTX, where '.' and
+    '@' are not identifier characters (NVPTXAssignValidGlobalNames): a
+    materialized job such as 'double.kernel' becomes 'double_$_kernel'."""
+    return name.replace(".", "_$_").replace("@", "_$_")
 
 
 def device_runtime_library() -> Path | None:
@@ -218,7 +227,7 @@ class CudaExecutor:
         find_kernel(self.kernels, name)
         if name not in self._functions:
             self._functions[name] = check(
-                self.driver.cuModuleGetFunction(self.module, name.encode()),
+                self.driver.cuModuleGetFunction(self.module, ptx_symbol(name).encode()),
                 f"finding kernel '{name}' in the PTX (cuModuleGetFunction)",
             )
         return self._functions[name]
