@@ -157,3 +157,21 @@ def test_intel_runtime_found_without_any_system_file(tmp_path: object) -> None:
     assert done.returncode == 0, done.stderr
     assert "Intel(R) OpenCL" in done.stdout
     assert str(intel_cpu_runtime()) in done.stdout
+
+
+def test_concurrent_launches_from_python_threads(ex: OpenCLExecutor) -> None:
+    import threading
+
+    rng = np.random.default_rng(11)
+    inputs = [rng.integers(-9, 9, 3000, dtype=np.int32) for _ in range(6)]
+    outputs = [np.full(30, -1, np.int32) for _ in inputs]
+    workers = [
+        threading.Thread(target=ex.launch, args=("bsum", 30, 100, (x, out, 3000)))
+        for x, out in zip(inputs, outputs, strict=True)
+    ]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    for x, out in zip(inputs, outputs, strict=True):
+        np.testing.assert_array_equal(out, x.reshape(30, 100).sum(axis=1))

@@ -297,7 +297,13 @@ class CudaExecutor:
             f"launching kernel '{name}' (cuLaunchKernel)",
         )
 
+    def make_current(self) -> None:
+        """Make this executor's context current in the calling OS thread (a
+        CUDA context is current per thread; Python threads each need it)."""
+        check(self.driver.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
+
     def alloc(self, nbytes: int) -> int:
+        self.make_current()
         return int(check(self.driver.cuMemAlloc(max(1, nbytes)), "cuMemAlloc"))
 
     def free(self, pointer: int) -> None:
@@ -315,6 +321,7 @@ class CudaExecutor:
     def launch(
         self, name: str, grid: object, block: object, args: Sequence[object]
     ) -> None:
+        self.make_current()
         launch = check_launch(self.kernels, name, grid, block, args, self.limits)
         driver = self.driver
         pointers: dict[int, int] = {}

@@ -17,6 +17,7 @@ import hashlib
 import os
 import struct
 import tempfile
+import threading
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -218,6 +219,7 @@ class OpenCLExecutor:
             ) from None
         self._kernels: dict[str, Any] = {}
         self._limits: dict[str, Limits] = {}
+        self._lock = threading.Lock()  # set_args + enqueue on a shared kernel
 
     @classmethod
     def from_opencl_c(
@@ -283,13 +285,14 @@ class OpenCLExecutor:
         kernel = self.kernel(name)
         g, b = launch.grid, launch.block
         try:
-            kernel.set_args(*(buffers.get(id(v), v) for v in launch.values))
-            cl.enqueue_nd_range_kernel(
-                self.queue, kernel, (g[0] * b[0], g[1] * b[1], g[2] * b[2]), b
-            )
+            with self._lock:
+                kernel.set_args(*(buffers.get(id(v), v) for v in launch.values))
+                done = cl.enqueue_nd_range_kernel(
+                    self.queue, kernel, (g[0] * b[0], g[1] * b[1], g[2] * b[2]), b
+                )
+            done.wait()
             for buffer, array in copy_back:
-                cl.enqueue_copy(self.queue, array, buffer)
-            self.queue.finish()
+                cl.enqueue_copy(self.queue, array, buffer, is_blocking=True)
         except cl.Error as error:
             raise LaunchError(
                 f"kernel '{name}' failed on {describe(self.device)}: {error}"
