@@ -1,0 +1,303 @@
+"""The dialect-level pipeline from Python (`gpuc.pipeline.run_dialect_pipeline`)
+and the gpuc-pipeline pass: job sources in order (module, libraries,
+generators), generators given in Python or found through the
+`gpuc.generators` entry point group, and the diagnostics of bad generators."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from gpuc.dialects.attrs import ENTRYPOINTS_ATTR, TARGET_ATTR, Role
+from gpuc.dialects.functions import FuncOp, ReturnOp
+from xdsl.dialects.arith import ConstantOp
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    FunctionType,
+    ModuleOp,
+    StringAttr,
+    f32,
+    i32,
+)
+from xdsl.ir import Block, Region
+from xdsl.parser import Parser
+from xdsl.passes import PassPipeline
+from xdsl.utils.exceptions import DiagnosticException
+
+from gpuc.context import make_context
+from gpuc.generators import Generator, GeneratorRequest, Generators
+from gpuc.pipeline import run_dialect_pipeline
+from gpuc.registry import PASSES, lazy
+
+SAXPY = """
+gpuc.func @saxpy(%a: f32, %x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                 %n: i32) kernel {
+  %i = gpuc.global_id x
+  %ni = arith.index_cast %n : i32 to index
+  %in = arith.cmpi ult, %i, %ni : index
+  scf.if %in {
+    %xv = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+    %yv = gpuc.load %y[%i] : !gpuc.ptr<f32, global>
+    %r = gpuc.deferred_call @fma_body(%a, %xv, %yv) #gpuc.job<helper, always_inline>
+         : (f32, f32, f32) -> f32
+    gpuc.store %r, %y[%i] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+
+gpuc.func private @fma_body(%a: f32, %x: f32, %y: f32) -> f32 helper {
+  %p = arith.mulf %a, %x : f32
+  %s = arith.addf %p, %y : f32
+  gpuc.return %s : f32
+}
+"""
+
+CALLS_CONST = """
+gpuc.func @k(%p: !gpuc.ptr<f32, global>) kernel {
+  %v = gpuc.deferred_call @const(%p) #gpuc.job<helper> : (!gpuc.ptr<f32, global>) -> f32
+  gpuc.store %v, %p : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+"""
+
+
+def parse(text: str) -> ModuleOp:
+    return Parser(make_context(), text).parse_module()
+
+
+def func_names(module: ModuleOp) -> list[str]:
+    return [op.sym_name.data for op in module.ops if isinstance(op, FuncOp)]
+
+
+def constant_function(signature: FunctionType, value: float) -> FuncOp:
+    body = Block(arg_types=signature.inputs.data)
+    const = ConstantOp(FloatAttr(value, f32))
+    body.add_ops([const, ReturnOp(const)])
+    return FuncOp("made", signature, Role.HELPER, Region(body))
+
+
+class ConstGenerator(Generator):
+    """Makes any `(...) -> f32` source return 42; counts its calls."""
+
+    name: ClassVar[str] = "const"
+    calls: ClassVar[list[str]] = []
+
+    def generate(self, request: GeneratorRequest) -> FuncOp | None:
+        self.calls.append(request.source)
+        if request.signature.outputs.data != (f32,):
+            return None
+        return constant_function(request.signature, 42.0)
+
+
+@pytest.fixture(autouse=True)
+def reset_calls() -> None:
+    ConstGenerator.calls.clear()
+
+
+def test_saxpy_through_the_pipeline() -> None:
+    module = run_dialect_pipeline(parse(SAXPY), target="ptx")
+    assert func_names(module) == ["saxpy"]
+    assert module.attributes[TARGET_ATTR] == StringAttr("ptx")
+    assert str(module.attributes[ENTRYPOINTS_ATTR]) == "[@saxpy]"
+    text = str(module)
+    assert "arith.mulf" in text and "gpuc.call" not in text and "deferred" not in text
+
+
+def test_output_is_deterministic() -> None:
+    first = str(
+        run_dialect_pipeline(
+            parse(SAXPY + CALLS_CONST), generators={"const": ConstGenerator()}
+        )
+    )
+    second = str(
+        run_dialect_pipeline(
+            parse(SAXPY + CALLS_CONST), generators={"const": ConstGenerator()}
+        )
+    )
+    assert first == second
+
+
+def test_generators_come_after_the_module_and_libraries(tmp_path: Path) -> None:
+    generators = {"const": ConstGenerator()}
+    module = run_dialect_pipeline(parse(CALLS_CONST), generators=generators)
+    assert ConstGenerator.calls == ["const"], "the const generator made @const"
+    assert "arith.constant 4.200000e+01" in str(module)
+
+    library = tmp_path / "lib.mlir"
+    library.write_text(
+        "gpuc.func @const(%p: !gpuc.ptr<f32, global>) -> f32 helper {\n"
+        "  %c = arith.constant 7.0 : f32\n  gpuc.return %c : f32\n}\n"
+    )
+    ConstGenerator.calls.clear()
+    from_file = run_dialect_pipeline(
+        parse(CALLS_CONST), libraries=[library], generators=generators
+    )
+    assert ConstGenerator.calls == [], "a library definition comes before generators"
+    assert "7.000000e+00" in str(from_file)
+
+    in_module = parse(CALLS_CONST + library.read_text().replace("7.0", "3.0"))
+    lib_module = parse(library.read_text())
+    result = run_dialect_pipeline(
+        in_module, libraries=[lib_module], generators=generators
+    )
+    assert ConstGenerator.calls == []
+    assert "3.000000e+00" in str(result), "the module's own definition comes first"
+
+
+class Broken(Generator):
+    name: ClassVar[str] = "broken"
+
+    def __init__(self, result: object = None, error: Exception | None = None):
+        self.result = result
+        self.error = error
+
+    def generate(self, request: GeneratorRequest) -> FuncOp | None:
+        if self.error is not None:
+            raise self.error
+        return self.result  # type: ignore[return-value]
+
+
+def _bad_body(signature: FunctionType) -> FuncOp:
+    """A function of `signature` whose gpuc.return returns an i32."""
+    body = Block(arg_types=signature.inputs.data)
+    const = ConstantOp.from_int_and_width(1, i32)
+    body.add_ops([const, ReturnOp(const)])
+    return FuncOp("bad", signature, Role.HELPER, Region(body))
+
+
+SIG = FunctionType.from_lists([], [f32])
+CALLS_SRC = """
+gpuc.func @k() kernel {
+  %v = gpuc.deferred_call @src() #gpuc.job<helper, generator = "broken"> : () -> f32
+  gpuc.return
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("generator", "message"),
+    [
+        (
+            Broken(error=RuntimeError("out of tape")),
+            "generator 'broken' failed on job @src .*RuntimeError: out of tape",
+        ),
+        (
+            Broken(result="not an op"),
+            "returned an ill-formed function .*: a str, not a gpuc.func",
+        ),
+        (
+            Broken(
+                result=constant_function(FunctionType.from_lists([f32], [f32]), 1.0)
+            ),
+            "its type \\(f32\\) -> f32 differs from the requested \\(\\) -> f32",
+        ),
+        (
+            Broken(result=FuncOp.declaration("d", [], [f32])),
+            "a declaration without a body",
+        ),
+        (Broken(result=None), "generator 'broken' declined job @src"),
+    ],
+)
+def test_bad_generators_are_diagnostics(generator: Generator, message: str) -> None:
+    with pytest.raises(DiagnosticException, match=message):
+        run_dialect_pipeline(parse(CALLS_SRC), generators={"broken": generator})
+
+
+def test_a_generated_body_that_does_not_verify_is_a_diagnostic() -> None:
+    generator = Broken(result=_bad_body(SIG))
+    with pytest.raises(
+        DiagnosticException,
+        match="generator 'broken' returned an ill-formed function for job @src .*: "
+        "returns \\(i32\\) but @src.helper.broken declares results \\(f32\\)",
+    ):
+        run_dialect_pipeline(parse(CALLS_SRC), generators={"broken": generator})
+
+
+PLUGIN = '''
+from typing import ClassVar
+from gpuc.generators import Generator, GeneratorRequest
+from gpuc.dialects.functions import FuncOp
+from gpuc.generators.mock_autodiff import MockAutodiff
+
+
+class Renamed(MockAutodiff):
+    """A third-party generator: mock_autodiff under another name."""
+
+    name: ClassVar[str] = "third_party"
+'''
+
+
+def test_plugins_are_found_through_the_entry_point_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "gpuc_test_plugin.py").write_text(PLUGIN)
+    dist = tmp_path / "gpuc_test_plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: gpuc-test-plugin\nVersion: 1.0\n"
+    )
+    (dist / "entry_points.txt").write_text(
+        textwrap.dedent(
+            """\
+            [gpuc.generators]
+            third_party = gpuc_test_plugin:Renamed
+            mock_autodiff = gpuc_test_plugin:Renamed
+            missing = gpuc_test_plugin_gone:Nothing
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    generators = Generators()
+    assert {"third_party", "mock_autodiff", "missing"} <= set(generators.names())
+    assert type(generators.get("third_party")).__name__ == "Renamed"
+    assert type(generators.get("mock_autodiff")).__name__ == "MockAutodiff", (
+        "shipped wins"
+    )
+    with pytest.raises(
+        DiagnosticException,
+        match="generator plugin 'missing' failed to load: ModuleNotFoundError",
+    ):
+        generators.get("missing")
+
+    module = parse(
+        """gpuc.func @k(%x: f32) kernel {
+             %r = gpuc.deferred_call @f(%x)
+                  #gpuc.job<helper, generator = "third_party"> : (f32) -> f32
+             gpuc.return
+           }
+           gpuc.func @f(%x: f32) -> f32 helper {
+             gpuc.return %x : f32
+           }"""
+    )
+    run_dialect_pipeline(module)
+    assert func_names(module) == ["k", "f.helper.third_party", "f.helper"]
+    sys.modules.pop("gpuc_test_plugin", None)
+
+
+def test_pass_options_parse_from_a_pipeline_spec() -> None:
+    available = {name: lazy(path) for name, path in PASSES.items() if name != "import"}
+    spec = (
+        'gpuc-pipeline{target=spirv exports=a,"@b" libraries="lib/x.mlir","y.mlir"},'
+        'resolve-deferred{libraries="z.mlir"},classify-entrypoints{exports=c},'
+        "symbol-privatize{exclude=main},finalize-kernels{target=native},"
+        "verify-target{target=ptx}"
+    )
+    passes = PassPipeline.parse_spec(available, spec).passes
+    options = [
+        {k: v for k, v in vars(p).items() if not k.startswith("_")} for p in passes
+    ]
+    assert options == [
+        {
+            "target": "spirv",
+            "exports": ("a", "@b"),
+            "libraries": ("lib/x.mlir", "y.mlir"),
+        },
+        {"libraries": ("z.mlir",)},
+        {"exports": ("c",)},
+        {"exclude": ("main",)},
+        {"target": "native"},
+        {"target": "ptx"},
+    ]
