@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
-from cases import assert_within, fma_bound  # noqa: E402
+from cases import EXAMPLES, assert_within, fma_bound, run  # noqa: E402
 
 from gpuc.runtime.args import KernelSignature, LaunchError, Param  # noqa: E402
 
@@ -149,3 +150,83 @@ def test_device_check_saves_and_loads_every_example(tmp_path: Path) -> None:
     loaded, sm = device_check.load(tmp_path)
     assert sm == 90 and loaded == compiled
     assert ".entry saxpy(" in loaded["saxpy"][0]
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The ptx executor on tests/fake_cuda_driver.py instead of a GPU."""
+    pytest.importorskip("cuda.bindings")
+    import fake_cuda_driver as f
+
+    from gpuc.runtime import cuda
+
+    driver = f.FakeDriver(
+        {
+            "saxpy": f.saxpy,
+            "child_launch": f.child_launch,
+            "double_$_kernel": f.child_launch,
+        }
+    )
+    monkeypatch.setattr(cuda, "_driver", lambda: driver)
+    return driver
+
+
+def test_fake_driver_runs_gpucs_saxpy(fake: Any) -> None:
+    """Parameters packed as the driver reads them, copies in and out, every
+    allocation freed; on gpuc's real PTX."""
+    import gpuc
+    from gpuc.runtime.cuda import CudaExecutor
+
+    mod = gpuc.compile(ROOT / "examples" / "saxpy.mlir", target="ptx")
+    ex = CudaExecutor(mod.artefact, mod.signatures)
+    example = EXAMPLES["saxpy"]
+    for cfg in example.configs:
+        run(example, cfg, ex.launch, np.random.default_rng(0))
+    assert fake.memory == {}
+    fake.max_threads = 768  # a kernel whose registers allow fewer threads
+    ex = CudaExecutor(mod.artefact, mod.signatures)
+    x = np.zeros(1, np.float32)
+    with pytest.raises(LaunchError, match="runs at most 768 threads per block"):
+        ex.launch("saxpy", 1, 1000, (1.0, x, x, 1))
+
+
+def test_fake_driver_links_device_launches_with_cudadevrt(fake: Any) -> None:
+    import gpuc
+    from gpuc.runtime.cuda import CudaExecutor, device_runtime_library
+
+    if device_runtime_library() is None:
+        pytest.skip("no libcudadevrt.a on this machine")
+    mod = gpuc.compile(ROOT / "examples" / "child_launch.mlir", target="ptx")
+    ex = CudaExecutor(mod.artefact, mod.signatures)
+    kinds = [kind.name for kind, _ in fake.links[0]]
+    assert kinds == ["CU_JIT_INPUT_PTX", "CU_JIT_INPUT_LIBRARY"]
+    run(
+        EXAMPLES["child_launch"],
+        {"n": 1000, "block": 1},
+        ex.launch,
+        np.random.default_rng(1),
+    )
+    ex.function("double.kernel")  # the child, by its gpuc name
+
+
+def test_fake_driver_errors(fake: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import fake_cuda_driver as f
+
+    import gpuc
+    from gpuc.runtime import cuda
+
+    mod = gpuc.compile(ROOT / "examples" / "saxpy.mlir", target="ptx")
+    fake.kernels["saxpy"] = f.faulting
+    ex = cuda.CudaExecutor(mod.artefact, mod.signatures)
+    x = np.zeros(4, np.float32)
+    with pytest.raises(LaunchError, match="CUDA_ERROR_ILLEGAL_ADDRESS.*unusable"):
+        ex.launch("saxpy", 1, 4, (1.0, x, x, 4))
+    assert fake.memory == {}
+
+    child = gpuc.compile(ROOT / "examples" / "child_launch.mlir", target="ptx")
+    monkeypatch.setattr(cuda, "device_runtime_library", lambda: None)
+    with pytest.raises(LaunchError, match="needs the CUDA device runtime"):
+        cuda.CudaExecutor(child.artefact, child.signatures)
+    monkeypatch.setattr(cuda, "DEVICE_RUNTIME_SYMBOLS", ("no such call",))
+    with pytest.raises(LaunchError, match="CUDA_ERROR_INVALID_PTX\nunresolved"):
+        cuda.CudaExecutor(child.artefact, child.signatures)
