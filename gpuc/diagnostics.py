@@ -2,8 +2,8 @@
 
 xDSL's parser leaves `Operation.location` unknown unless the text spells
 `loc(...)`, and its verifier raises an exception that does not say which op
-failed. `LocatingParser` gives every parsed op a `FileLineColLoc` for its first
-token (an explicit `loc(...)` wins); `verify_located` re-runs a failed
+failed. `LocatingParser` gives every parsed op a `FileLineColLoc` for its name,
+as MLIR does (an explicit `loc(...)` wins); `verify_located` re-runs a failed
 verification op by op to find the innermost failing op and reports it at its
 location. Passes raise `OpError(op, message)` to be reported the same way.
 """
@@ -42,7 +42,7 @@ class SourceLoc:
 
 
 class LocatingParser(Parser):
-    """An MLIR parser that records where each op starts.
+    """An MLIR parser that gives each op the location of its name.
 
     `line_offset` is the number of lines before `text` in its file (a chunk of
     `--split-input-file`), so locations are those of the whole file.
@@ -111,7 +111,8 @@ class LocatingParser(Parser):
                 f"dialect '{dialect}' is not registered (gpuc-opt keeps unknown ops "
                 "as they are with --allow-unregistered-dialect)"
             )
-        self.raise_error(f"unknown operation '{name}': {reason}", self._op_names[-1])
+        at = self._op_names[-1] if self._op_names else self.pos
+        self.raise_error(f"unknown operation '{name}': {reason}", at)
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         start = self.pos
