@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
 
+    from gpuc.generators import Generator
+
 STAGES = ("parse", "dialect", "translate", "link", "optimize", "emit", "validate")
 
 
@@ -71,12 +73,24 @@ class CompileOptions:
     libraries: tuple[str, ...] = ()
     fp_contract: bool = True
     validate: bool = False
+    generators: tuple[tuple[str, Generator], ...] = ()
+    """Job generators by name for this compile, ahead of the installed ones."""
 
     @property
     def hash(self) -> str:
+        """A content hash of the options (generators by name and class)."""
         import hashlib
 
-        return hashlib.sha256(repr(self).encode()).hexdigest()[:16]
+        fields_text = [
+            (f.name, getattr(self, f.name))
+            for f in fields(self)
+            if f.name != "generators"
+        ]
+        plugins = [
+            (n, f"{type(g).__module__}.{type(g).__qualname__}")
+            for n, g in self.generators
+        ]
+        return hashlib.sha256(repr((fields_text, plugins)).encode()).hexdigest()[:16]
 
     def make_target(self) -> Target:
         return get_target(self.target, **dict(self.target_options))
@@ -105,6 +119,8 @@ def make_options(target: str, options: Mapping[str, Any]) -> CompileOptions:
             f"unknown option(s) {', '.join(unknown)} for target '{target}'; "
             f"accepted: {accepted}"
         )
+    if "generators" in general:
+        general["generators"] = tuple(sorted(dict(general["generators"]).items()))
     for key in ("exports", "libraries"):
         if key in general:
             value = general[key]
@@ -139,18 +155,15 @@ def stage_parse(c: Compilation) -> None:
 
 
 def stage_dialect(c: Compilation) -> None:
+    from gpuc.pipeline import run_dialect_pipeline
+
     assert c.module is not None
-    try:
-        from gpuc.pipeline import run_dialect_pipeline
-    except ModuleNotFoundError:  # TEMPORARY until issue 3's pipeline lands
-        c.target.verify_module(c.module)
-        for op in c.module.ops:
-            if isinstance(op, FuncOp) and op.is_kernel:
-                c.target.finalize_kernel(c.module, op)
-        return
-    libraries = [load_module(Path(p)) for p in c.options.libraries]
     c.module = run_dialect_pipeline(
-        c.module, target=c.target, exports=c.options.exports, libraries=libraries
+        c.module,
+        target=c.options.target,
+        exports=c.options.exports,
+        libraries=c.options.libraries,
+        generators=dict(c.options.generators),
     )
 
 
@@ -229,7 +242,7 @@ def compile_module(
 ) -> CompileResult:
     """Compile `source` (a path, MLIR text or an xDSL module) for `target`;
     options as on the command line: sm, ptx_isa, opt_level, exports, libraries,
-    fp_contract, validate."""
+    fp_contract, validate, and generators ({name: Generator})."""
     c = run(source, make_options(target, options))
     assert c.module is not None and c.llvm_ir is not None and c.artefact is not None
     return CompileResult(

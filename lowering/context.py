@@ -116,7 +116,7 @@ class ModuleLowering:
             *(self.type(t) for t in signature.inputs.data),
         ]
         fnty = ir.FunctionType(results[0] if results else ir.VoidType(), params)
-        fn = ir.Function(self.llvm, fnty, func.sym_name.data)
+        fn = ir.Function(self.llvm, fnty, self.target.symbol_name(func.sym_name.data))
         if func.visibility != "public" and not func.is_declaration:
             fn.linkage = "internal"
         hint = func.inline_hint

@@ -4,6 +4,10 @@ clang uses, tuned for the target machine)."""
 
 from __future__ import annotations
 
+import os
+import struct
+from collections.abc import Callable
+
 from gpuc.lowering.diagnostics import LoweringError
 from llvmlite import binding as llvm
 from llvmlite import ir
@@ -49,3 +53,42 @@ def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, level: int) -> None
     pto.slp_vectorization = level >= 2
     builder = llvm.create_pass_builder(tm, pto)
     builder.getModulePassManager().run(module, builder)
+
+
+def in_child_process(work: Callable[[], bytes], what: str) -> bytes:
+    """`work()`, run in a forked child that sends its bytes back and exits.
+
+    For back-ends with process-wide state that leaks from one module into the
+    next: LLVM 22's SPIR-V back-end keeps its module analysis in a static
+    (llvm/llvm-project#160613) whose block-id table is never cleared, so once
+    memory of an earlier module is reused, ids collide and the output changes
+    (or is invalid). A child starts from the parent's state, where no SPIR-V
+    was ever emitted, and a fatal LLVM error there ends the child, not the
+    caller. Without fork (not POSIX), `work` runs here.
+    """
+    if not hasattr(os, "fork"):
+        return work()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never return into the caller's code
+        status = 1
+        try:
+            os.close(read_end)
+            data = work()
+            with os.fdopen(write_end, "wb") as out:
+                out.write(struct.pack("<Q", len(data)) + data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        payload = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or len(payload) < 8:
+        raise LoweringError(
+            f"{what} failed in LLVM (exit status {os.waitstatus_to_exitcode(status)}; "
+            "its message, if any, is above); this is a bug in gpuc's verify-target "
+            "or in LLVM: please report it with the input"
+        )
+    (size,) = struct.unpack("<Q", payload[:8])
+    return payload[8 : 8 + size]

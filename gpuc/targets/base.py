@@ -123,6 +123,10 @@ class Target:
         """Width of `index` (the target's pointer width)."""
         return 64
 
+    def symbol_name(self, name: str) -> str:
+        """The LLVM (and artefact) symbol of gpuc symbol `name`."""
+        return name
+
     def prepare_module(self, ml: ModuleLowering) -> None:
         """Before any function is translated (e.g. plan hidden parameters)."""
 

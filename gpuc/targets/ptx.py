@@ -10,6 +10,7 @@ which makes the PTX relocatable (ptxas checks it with `--compile-only`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -36,6 +37,8 @@ NATIVE_MATH = frozenset(
 SUPPORTED_SMS = (75, 80, 86, 89, 90, 100, 120)
 GET_PARAMETER_BUFFER = "__cudaCDP2GetParameterBufferV2"
 LAUNCH_DEVICE = "__cudaCDP2LaunchDeviceV2"
+
+PTX_INVALID = re.compile(r"[^A-Za-z0-9_$]")
 
 _LIBDEVICE: list[llvm.ModuleRef] = []
 
@@ -67,6 +70,14 @@ class PTXTarget(Target):
                 f"sm_{self.sm} is not supported; choose one of "
                 + ", ".join(f"sm_{s}" for s in SUPPORTED_SMS)
             )
+
+    def symbol_name(self, name: str) -> str:
+        """PTX identifiers are `[A-Za-z0-9_$]`: `.` becomes `_$_`, as LLVM's
+        NVPTX back-end spells the globals it renames (it leaves functions as
+        they are, and ptxas then rejects a `.entry double.kernel`)."""
+        return PTX_INVALID.sub(
+            lambda m: "_$_" if m.group() == "." else f"_${ord(m.group()):x}_", name
+        )
 
     def index(self, fl: FunctionLowering, kind: str, dim: int) -> ir.Value:
         return self._special_register(fl, f"{SPECIAL_REGISTERS[kind]}.{'xyz'[dim]}")

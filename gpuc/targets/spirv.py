@@ -9,7 +9,9 @@ without an LLVM intrinsic calls OpenCL builtins. LLVM's back-end ends the
 process (`LLVM ERROR`) on IR it cannot express, so `verify_module` rejects all
 of that first: device-side launches, function pointers, recursion, atomics on
 types OpenCL has none for. Float atomic add uses SPV_EXT_shader_atomic_float_add
-(enabled); float atomic min/max become compare-exchange loops.
+(enabled); float atomic min/max become compare-exchange loops. Code generation
+runs in a forked child: LLVM 22's back-end carries state from one module into
+the next, which made the output change between compiles of the same input.
 """
 
 from __future__ import annotations
@@ -161,7 +163,14 @@ class SPIRVTarget(Target):
         return llvm.Target.from_triple(self.triple).create_target_machine(opt=opt_level)
 
     def emit(self, module: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes:
-        return bytes(tm.emit_object(module))
+        # In a child process: LLVM 22's SPIR-V back-end leaks state from one
+        # module into the next (see `in_child_process`).
+        from gpuc.lowering.llvm import in_child_process
+
+        binary = in_child_process(
+            lambda: bytes(tm.emit_object(module)), "SPIR-V emission"
+        )
+        return bytes(binary)
 
     def emit_text(self, artefact: bytes | str) -> str:
         from gpuc.tools import run_spirv_dis
