@@ -13,6 +13,7 @@ mlir-opt's figure is the Inliner line of `--mlir-timing`.
 from __future__ import annotations
 
 import argparse
+import gc
 import re
 import shutil
 import statistics
@@ -31,55 +32,57 @@ from gpuc.context import make_context
 MLIR_OPT = "mlir-opt-16"
 
 
-def gpuc_chain(n: int) -> str:
-    lines = [
-        "builtin.module {",
-        "  gpuc.func @k(%x: f32, %p: !gpuc.ptr<f32, global>) kernel {",
-        "    %r = gpuc.call @f1(%x) : (f32) -> f32",
-        "    gpuc.store %r, %p : !gpuc.ptr<f32, global>",
-        "    gpuc.return",
-        "  }",
-    ]
-    for i in range(1, n + 1):
-        lines += [
-            f"  gpuc.func private @f{i}(%x: f32) -> f32 helper always_inline {{",
-            "    %y = arith.addf %x, %x : f32",
-        ]
-        if i < n:
-            lines.append(f"    %z = gpuc.call @f{i + 1}(%y) : (f32) -> f32")
-            lines += ["    gpuc.return %z : f32", "  }"]
-        else:
-            lines += ["    gpuc.return %y : f32", "  }"]
-    return "\n".join([*lines, "}"]) + "\n"
+# The same chain in both dialects: (header, function, call, return) templates.
+DIALECTS = {
+    "gpuc": (
+        [
+            "builtin.module {",
+            "  gpuc.func @k(%x: f32, %p: !gpuc.ptr<f32, global>) kernel {",
+            "    %r = gpuc.call @f1(%x) : (f32) -> f32",
+            "    gpuc.store %r, %p : !gpuc.ptr<f32, global>",
+            "    gpuc.return",
+            "  }",
+        ],
+        "  gpuc.func private @f{i}(%x: f32) -> f32 helper always_inline {{",
+        "    %z = gpuc.call @f{j}(%y) : (f32) -> f32",
+        "    gpuc.return {v} : f32",
+    ),
+    "func": (
+        [
+            "module {",
+            "  func.func @k(%x: f32) -> f32 {",
+            "    %r = func.call @f1(%x) : (f32) -> f32",
+            "    return %r : f32",
+            "  }",
+        ],
+        "  func.func private @f{i}(%x: f32) -> f32 {{",
+        "    %z = func.call @f{j}(%y) : (f32) -> f32",
+        "    return {v} : f32",
+    ),
+}
 
 
-def mlir_chain(n: int) -> str:
-    lines = [
-        "module {",
-        "  func.func @k(%x: f32) -> f32 {",
-        "    %r = func.call @f1(%x) : (f32) -> f32",
-        "    return %r : f32",
-        "  }",
-    ]
+def chain(n: int, dialect: str) -> str:
+    """`@k` calls `@f1`, `@fi` calls `@f(i+1)`, up to `@fn`."""
+    header, function, call, ret = DIALECTS[dialect]
+    lines = list(header)
     for i in range(1, n + 1):
-        lines += [
-            f"  func.func private @f{i}(%x: f32) -> f32 {{",
-            "    %y = arith.addf %x, %x : f32",
-        ]
+        lines += [function.format(i=i), "    %y = arith.addf %x, %x : f32"]
         if i < n:
-            lines.append(f"    %z = func.call @f{i + 1}(%y) : (f32) -> f32")
-            lines += ["    return %z : f32", "  }"]
+            lines += [call.format(j=i + 1), ret.format(v="%z")]
         else:
-            lines += ["    return %y : f32", "  }"]
+            lines.append(ret.format(v="%y"))
+        lines.append("  }")
     return "\n".join([*lines, "}"]) + "\n"
 
 
 def gpuc_time(n: int, repeat: int) -> float:
-    module = Parser(make_context(), gpuc_chain(n)).parse_module()
+    module = Parser(make_context(), chain(n, "gpuc")).parse_module()
     times: list[float] = []
     for _ in range(repeat):
         work = module.clone()
         assert isinstance(work, ModuleOp)
+        gc.collect()
         start = time.perf_counter()
         inline_module(work)
         times.append(time.perf_counter() - start)
@@ -94,7 +97,7 @@ _INLINER = re.compile(r"^\s*([\d.]+)\s+\(\s*[\d.]+%\)\s+Inliner\s*$")
 def mlir_time(n: int, repeat: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp, "chain.mlir")
-        path.write_text(mlir_chain(n))
+        path.write_text(chain(n, "func"))
         times: list[float] = []
         for _ in range(repeat):
             run = subprocess.run(

@@ -38,22 +38,25 @@ class _Liveness:
         self.unreached: list[Operation] = []
         self._tables: dict[Operation, dict[str, Operation]] = {}
 
+    def _table(self, table_op: Operation) -> dict[str, Operation]:
+        table = self._tables.get(table_op)
+        if table is None:
+            table = self._tables[table_op] = build_table(table_op)
+        return table
+
     def _resolve(self, table_op: Operation, ref: SymbolRefAttr) -> list[Operation]:
         """MLIR's `lookupSymbolIn`, every symbol on the path; [] if one is missing."""
-        path: list[Operation] = []
-        names = [ref.root_reference.data, *(r.data for r in ref.nested_references.data)]
-        current = table_op
-        for i, name in enumerate(names):
-            if i and not defines_table(current):
+        found = self._table(table_op).get(ref.root_reference.data)
+        if found is None:
+            return []
+        path = [found]
+        for nested in ref.nested_references.data:
+            if not defines_table(found):
                 return []
-            table = self._tables.get(current)
-            if table is None:
-                table = self._tables[current] = build_table(current)
-            found = table.get(name)
+            found = self._table(found).get(nested.data)
             if found is None:
                 return []
             path.append(found)
-            current = found
         return path
 
     def compute(self, table_op: Operation, hidden: bool) -> None:
