@@ -10,7 +10,6 @@ the end of each output must survive, so a missed or stray write fails.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import secrets
 import sys
@@ -29,11 +28,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 import frontend_xdsl as frontend  # noqa: E402
 from cases import assert_equal, assert_within, blocks_for, fma_bound  # noqa: E402
-
-if importlib.util.find_spec("gpuc.pipeline") is None:
-    # gpuc.compile runs the import pass through gpuc/pipeline.py; until that
-    # lands, compile_module does not import foreign modules.
-    pytest.skip("gpuc/pipeline.py has not landed yet", allow_module_level=True)
 
 BASE_SEED = int(os.environ.get("GPUC_TEST_SEED", secrets.randbits(32)))
 print(f"test_frontends_e2e: GPUC_TEST_SEED={BASE_SEED}")
@@ -208,6 +202,17 @@ def test_saxpy_printed_by_mlir_opt_16(target: str) -> None:
     run_saxpy(mod, 777, 64, ("mlir16-saxpy", target))
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="the driver's load_module parses without gpuc.foreign_text's upgrade, so "
+    "MLIR 16 text fails verification before the import (docs/frontends.md, Status)",
+)
+def test_mlir_opt_16_file_compiles_from_its_path() -> None:
+    path = ROOT / "tests" / "filecheck" / "import" / "saxpy.mlir"
+    mod = gpuc.compile(path, target="native")
+    run_saxpy(mod, 300, 64, ("mlir16-path", "native"))
+
+
 @pytest.mark.parametrize("build", ["saxpy", "block_sum", "transpose_scale"])
 def test_ptx_of_xdsl_kernels_passes_ptxas(build: str) -> None:
     # Without a GPU the ptx runs above skip; the PTX is still checked by ptxas.
@@ -271,3 +276,16 @@ def test_3d_mixed_static_dynamic_sizes(target: str) -> None:
         assert_guard(whole, dst.size, "permute3d dst")
 
     check(key, body)
+
+
+def test_example_script_runs() -> None:
+    import subprocess
+
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "frontend_xdsl.py"), "native"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "saxpy on native: ok" in run.stdout
