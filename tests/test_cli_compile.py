@@ -139,3 +139,37 @@ def test_what_the_target_cannot_express_is_located(tmp_path: Path) -> None:
 def test_missing_input_file() -> None:
     message = failed(gpuc("compile", "/nonexistent/k.mlir"))
     assert "no such file: /nonexistent/k.mlir" in message
+
+
+def test_library_and_export(tmp_path: Path) -> None:
+    library = tmp_path / "lib.mlir"
+    library.write_text(
+        "gpuc.func @cube(%v: f32) -> f32 helper {\n"
+        "  %s = arith.mulf %v, %v : f32\n  %c = arith.mulf %s, %v : f32\n"
+        "  gpuc.return %c : f32\n}\n"
+    )
+    kernel = tmp_path / "k.mlir"
+    kernel.write_text(
+        "gpuc.func @k(%p: !gpuc.ptr<f32, global>) kernel {\n"
+        "  %v = gpuc.load %p : !gpuc.ptr<f32, global>\n"
+        "  %r = gpuc.deferred_call @cube(%v) #gpuc.job<helper, no_inline>"
+        " : (f32) -> f32\n"
+        "  %h = gpuc.call @half(%r) : (f32) -> f32\n"
+        "  gpuc.store %h, %p : !gpuc.ptr<f32, global>\n  gpuc.return\n}\n"
+        "gpuc.func @half(%v: f32) -> f32 helper no_inline {\n"
+        "  %c = arith.constant 0.5 : f32\n  %r = arith.mulf %v, %c : f32\n"
+        "  gpuc.return %r : f32\n}\n"
+    )
+    missing = failed(gpuc("compile", str(kernel)))
+    assert "cube" in missing
+    result = gpuc("compile", str(kernel), "--library", str(library), "--validate")
+    assert result.returncode == 0, result.stderr
+    ptx = result.stdout.decode()
+    assert ".func (.param .b32 func_retval0) cube_$_helper_$_no_inline(" in " ".join(
+        ptx.split()
+    )
+    assert ".visible .func" not in ptx  # @half is private: not in the entrypoint set
+    exported = gpuc(
+        "compile", str(kernel), "--library", str(library), "--export", "half"
+    )
+    assert b".visible .func  (.param .b32 func_retval0) half(" in exported.stdout
