@@ -301,3 +301,45 @@ def test_pass_options_parse_from_a_pipeline_spec() -> None:
         {"target": "native"},
         {"target": "ptx"},
     ]
+
+
+LIBRARY = """
+builtin.module attributes {gpuc.target = "spirv"} {
+  gpuc.func @lib(%x: f32) -> f32 helper {
+    %y = gpuc.call @dep(%x) : (f32) -> f32
+    gpuc.return %y : f32
+  }
+  gpuc.func @dep(%x: f32) -> f32 helper {
+    gpuc.return %x : f32
+  }
+}
+"""
+
+USES_LIB = """
+gpuc.func @k(%x: f32) kernel {
+  %r = gpuc.deferred_call @lib(%x) #gpuc.job<helper> : (f32) -> f32
+  gpuc.return
+}
+"""
+
+
+def test_a_library_for_another_target_is_a_diagnostic() -> None:
+    with pytest.raises(
+        DiagnosticException,
+        match="made for target 'spirv', but this module is for 'ptx'",
+    ):
+        run_dialect_pipeline(parse(USES_LIB), target="ptx", libraries=[parse(LIBRARY)])
+    module = run_dialect_pipeline(
+        parse(USES_LIB), target="spirv", libraries=[parse(LIBRARY)]
+    )
+    assert func_names(module) == ["k", "lib.helper", "dep"]
+
+
+def test_a_declaration_that_disagrees_with_the_library_is_a_diagnostic() -> None:
+    module = parse(USES_LIB + "gpuc.func private @dep(i32) -> i32 helper\n")
+    with pytest.raises(
+        DiagnosticException,
+        match="@dep is declared in the module as \\(i32\\) -> i32 but library "
+        ".* defines it as \\(f32\\) -> f32",
+    ):
+        run_dialect_pipeline(module, target="spirv", libraries=[parse(LIBRARY)])
