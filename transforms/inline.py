@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 
 from gpuc.dialects.attrs import InlineHint
 from gpuc.dialects.functions import CallOp, FuncOp
-from gpuc.dialects.symbols import build_table
+from gpuc.dialects.symbols import build_table, is_symbol_table
 from gpuc.transforms.inliner import inline_call
-from gpuc.transforms.symbol_uses import defines_table, held_refs, is_private
+from gpuc.transforms.symbol_uses import held_refs, is_private
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -80,7 +80,7 @@ class _CallGraph:
             target = symbols.get(ref.root_reference.data)
             if target is not None:
                 self.referenced.add(target)
-        if defines_table(op):
+        if is_symbol_table(op):
             self.scan(op, op, None)
         elif isinstance(op, Callers):
             self.callers[op] = symbols

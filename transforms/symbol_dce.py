@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpuc.dialects.symbols import build_table
+from gpuc.dialects.symbols import build_table, is_symbol_table
 from gpuc.transforms.symbol_uses import (
-    defines_table,
     is_private,
     is_symbol,
     symbol_uses,
@@ -51,7 +50,7 @@ class _Liveness:
             return []
         path = [found]
         for nested in ref.nested_references.data:
-            if not defines_table(found):
+            if not is_symbol_table(found):
                 return []
             found = self._table(found).get(nested.data)
             if found is None:
@@ -75,7 +74,7 @@ class _Liveness:
         done_tables: set[Operation] = set()
         while worklist:
             op = worklist.pop()
-            if defines_table(op) and op not in done_tables:
+            if is_symbol_table(op) and op not in done_tables:
                 done_tables.add(op)
                 self.compute(op, hidden or not is_symbol(op) or is_private(op))
             scope = op.parent_op()
@@ -111,7 +110,7 @@ def symbol_dce(table_op: Operation) -> None:
     for table in liveness.computed:
         _remove_dead_children(table, liveness.live)
     for root in liveness.unreached:
-        for table in [op for op in root.walk() if defines_table(op)]:
+        for table in [op for op in root.walk() if is_symbol_table(op)]:
             _remove_dead_children(table, liveness.live)
 
 

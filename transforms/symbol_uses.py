@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from gpuc.dialects.symbols import is_symbol_table
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -21,7 +22,7 @@ from xdsl.dialects.builtin import (
     UnregisteredOp,
 )
 from xdsl.ir import Attribute, Data, Operation, ParametrizedAttribute
-from xdsl.traits import SymbolOpInterface, SymbolTable
+from xdsl.traits import SymbolOpInterface
 
 from gpuc.diagnostics import OpError
 
@@ -33,16 +34,6 @@ class UnknownSymbolTableError(OpError):
 @cache
 def _symbol_interface(cls: type[Operation]) -> SymbolOpInterface | None:
     return cls.get_trait(SymbolOpInterface)
-
-
-@cache
-def _defines_table(cls: type[Operation]) -> bool:
-    return cls.has_trait(SymbolTable)
-
-
-def defines_table(op: Operation) -> bool:
-    """Whether `op` is a symbol table (a scope for the symbols directly inside it)."""
-    return _defines_table(type(op)) and len(op.regions) == 1
 
 
 def is_symbol(op: Operation) -> bool:
@@ -169,7 +160,7 @@ def symbol_uses(
     if _may_hide_table(op):
         raise _unknown_table(op, op)
     uses = held_refs(op)
-    if defines_table(op):
+    if is_symbol_table(op):
         return uses
     kinds = _KINDS
     stack = [op]
@@ -189,7 +180,7 @@ def symbol_uses(
                     if nested.regions:
                         if _may_hide_table(nested):
                             raise _unknown_table(nested, op)
-                        if not defines_table(nested):
+                        if not is_symbol_table(nested):
                             stack.append(nested)
                         elif nested_tables is not None:
                             nested_tables.append(nested)
