@@ -138,3 +138,11 @@ def test_privatize_reads_only_the_attribute() -> None:
     privatize(module)
     public = [name for name, vis in visibilities(module).items() if vis == "public"]
     assert public == ["f"]
+
+
+def test_a_recorded_set_keeps_its_members() -> None:
+    """Classifying again (the pipeline on its own output) drops no export; an
+    entry whose symbol is gone is dropped."""
+    module = parse()
+    write_entrypoints(module, ["f", "gone"])
+    assert compute_entrypoints(module) == ["k1", "k_private", "f"]

@@ -343,3 +343,10 @@ def test_a_declaration_that_disagrees_with_the_library_is_a_diagnostic() -> None
         ".* defines it as \\(f32\\) -> f32",
     ):
         run_dialect_pipeline(module, target="spirv", libraries=[parse(LIBRARY)])
+
+
+def test_the_pipeline_on_its_own_output_changes_nothing() -> None:
+    module = parse(SAXPY + "gpuc.func @keep() helper {\n  gpuc.return\n}\n")
+    once = str(run_dialect_pipeline(module, exports=["keep"]))
+    assert once == str(run_dialect_pipeline(module))
+    assert "gpuc.func @keep()" in once

@@ -2,7 +2,9 @@
 
 The set is every `kernel` function with a body plus the symbols exported
 explicitly (the `exports` option, `--export SYM`, the Python API), in module
-order. It is written to the module as `gpuc.entrypoints` (an array of
+order. A set already recorded on the module (an earlier classification)
+keeps its members that still exist, so running the pipeline again on its own
+output changes nothing. It is written to the module as `gpuc.entrypoints` (an array of
 `@symbol` refs); `privatize` and the finalization schedule read it from there,
 and nothing else decides what stays visible.
 """
@@ -60,6 +62,8 @@ def compute_entrypoints(module: ModuleOp, exports: Iterable[str] = ()) -> list[s
     """The entrypoint set of `module`: its kernels and `exports`, in module order."""
     _check_resolved(module)
     exported = _exported(module, exports)
+    if ENTRYPOINTS_ATTR in module.attributes:
+        exported |= set(read_entrypoints(module))
     entrypoints: list[str] = []
     for op in module.ops:
         name = symbol_name(op)
