@@ -258,9 +258,18 @@ class GpucOptMain(xDSLOptMain):
 
 
 def write_atomically(path: str, text: str) -> None:
-    """Replace `path` with `text`, never leaving a partial file behind."""
-    target = os.path.abspath(path)
+    """Replace `path` with `text`, never leaving a partial file behind.
+
+    A symbolic link keeps pointing where it did (the file it names is
+    replaced). What is not a regular file (`/dev/null`, a pipe, a terminal) is
+    written in place: renaming over it would replace the device itself.
+    """
+    target = os.path.realpath(path)
     try:
+        if os.path.exists(target) and not os.path.isfile(target):
+            with open(target, "w", encoding="utf-8") as f:
+                f.write(text)
+            return
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".gpuc-opt-")
     except OSError as e:
         raise ToolError(

@@ -13,6 +13,7 @@ import os
 import stat
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -245,6 +246,30 @@ def test_output_file_is_written_whole_with_the_usual_mode(
     assert stat.S_IMODE(output.stat().st_mode) == 0o666 & ~umask
     dash = gpuc_opt(write(tmp_path, KERNEL), "-o", "-")
     assert dash.out == output.read_text()
+
+
+def test_output_through_a_symlink_and_into_a_pipe(
+    gpuc_opt: Callable[..., Result], tmp_path: Path
+) -> None:
+    """A link still points to its file afterwards; a pipe (like /dev/null)
+    stays a pipe: an atomic rename over it would replace the device."""
+    real = tmp_path / "real.mlir"
+    real.write_text("old\n")
+    link = tmp_path / "link.mlir"
+    link.symlink_to(real)
+    assert gpuc_opt(write(tmp_path, KERNEL), "-o", str(link)).status == 0
+    assert link.is_symlink() and real.read_text().startswith("builtin.module {")
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    result = gpuc_opt(write(tmp_path, KERNEL), "-o", str(fifo))
+    reader.join(timeout=30)
+    assert result.status == 0
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert received == [real.read_text()]
 
 
 def test_stdin(gpuc_opt: Callable[..., Result]) -> None:
