@@ -263,7 +263,9 @@ def test_output_through_a_symlink_and_into_a_pipe(
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     received: list[str] = []
-    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader = threading.Thread(
+        target=lambda: received.append(fifo.read_text()), daemon=True
+    )
     reader.start()
     result = gpuc_opt(write(tmp_path, KERNEL), "-o", str(fifo))
     reader.join(timeout=30)
