@@ -214,7 +214,13 @@ def translate_select(op: arith.SelectOp, fl: FunctionLowering) -> None:
 @translates(*CASTS)
 def translate_cast(op: arith.ExtFOp, fl: FunctionLowering) -> None:
     value, ty = fl.get(op.input), fl.type(op.result.type)
-    fl.set(op, getattr(fl.builder, CASTS[type(op)])(value, ty))
+    cast = getattr(fl.builder, CASTS[type(op)])
+    if ty == ir.IntType(1) and isinstance(op, arith.FPToSIOp | arith.FPToUIOp):
+        # Through i32: LLVM's SPIR-V back-end cannot legalize a conversion to i1
+        # (and every in-range result is the same).
+        fl.set(op, fl.builder.trunc(cast(value, ir.IntType(32)), ty))
+        return
+    fl.set(op, cast(value, ty))
 
 
 @translates(arith.IndexCastOp)

@@ -127,3 +127,13 @@ gpuc.func @float_constant() -> f32 helper {
   %c = arith.constant 0.1 : f32
   gpuc.return %c : f32
 }
+
+// A float converts to i1 through i32 (LLVM's SPIR-V back-end cannot select
+// a conversion straight to i1, and every in-range result is the same).
+// CHECK-LABEL: define i1 @float_to_bool(float %f)
+// CHECK: [[W:%.*]] = fptoui float %f to i32
+// CHECK-NEXT: %b = trunc i32 [[W]] to i1
+gpuc.func @float_to_bool(%f: f32) -> i1 helper {
+  %b = arith.fptoui %f : f32 to i1
+  gpuc.return %b : i1
+}
