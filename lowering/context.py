@@ -119,6 +119,10 @@ class ModuleLowering:
         fn = ir.Function(self.llvm, fnty, self.target.symbol_name(func.sym_name.data))
         if func.visibility != "public" and not func.is_declaration:
             fn.linkage = "internal"
+        if not func.is_kernel and func.sym_name.data in self.facts.barrier:
+            # Like the barrier it reaches, a call to it must not be duplicated
+            # into, or moved across, divergent control flow.
+            fn.attributes.add("convergent")
         hint = func.inline_hint
         if hint is not None:
             fn.attributes.add(

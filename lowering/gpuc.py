@@ -22,6 +22,7 @@ from gpuc.dialects.index import (
     LaneIdOp,
     ThreadIdOp,
 )
+from gpuc.lowering.analysis import INDIRECT
 from gpuc.lowering.context import FunctionLowering, translates
 from llvmlite import ir
 
@@ -84,6 +85,8 @@ def translate_call_indirect(op: CallIndirectOp, fl: FunctionLowering) -> None:
     call = fl.builder.call(
         callee, [fl.get(a) for a in op.arguments], cconv=fl.target.helper_cconv or None
     )
+    if INDIRECT in fl.ml.facts.barrier:  # some function whose address is taken syncs
+        call.attributes.add("convergent")
     if op.res:
         fl.set(op, call)
 

@@ -44,3 +44,24 @@ gpuc.func private @declared(f32) -> f32 helper
 
 // CHECK: attributes #0 = { alwaysinline }
 // CHECK: attributes #1 = { noinline }
+
+// A helper that reaches a barrier (here through another helper) is
+// `convergent`, like the barrier, so LLVM never duplicates a call to it into
+// divergent paths; helpers that do not sync are not.
+// RUN: gpuc-opt %s -t 'llvm{target=ptx stage=link}' | FileCheck %s --check-prefix=SYNC
+// SYNC-LABEL: define ptx_kernel void @syncing(
+// SYNC: define internal void @outer_sync() #[[CONV:[0-9]+]]
+// SYNC: define internal void @inner_sync() #[[CONV]]
+// SYNC: attributes #[[CONV]] = { convergent }
+gpuc.func @syncing() kernel {
+  gpuc.call @outer_sync() : () -> ()
+  gpuc.return
+}
+gpuc.func private @outer_sync() helper {
+  gpuc.call @inner_sync() : () -> ()
+  gpuc.return
+}
+gpuc.func private @inner_sync() helper {
+  gpuc.barrier
+  gpuc.return
+}
