@@ -150,9 +150,6 @@ class NativeTarget(Target):
     def emit(self, module: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes:
         return bytes(tm.emit_object(module))
 
-    def emit_text(self, artefact: bytes | str) -> str:
-        raise NotImplementedError
-
 
 def _callee(pointer: ir.Value, fnty: ir.FunctionType) -> ir.Value:
     from gpuc.lowering.gpuc import IndirectCallee
