@@ -43,7 +43,12 @@ def arg_parser() -> argparse.ArgumentParser:
     )
     c = commands.add_parser("compile", help="compile an MLIR file for a target")
     c.add_argument("file", help="MLIR input (gpuc, arith, math, scf, cf ops)")
-    c.add_argument("--target", choices=sorted(EMITS), default="ptx")
+    c.add_argument(
+        "--target",
+        choices=sorted(EMITS),
+        default="ptx",
+        help="what to compile for (default ptx)",
+    )
     c.add_argument("--sm", type=int, help="ptx: compute capability (default 90)")
     c.add_argument("--ptx-isa", type=int, help="ptx: PTX ISA version, e.g. 78 for 7.8")
     c.add_argument(
@@ -96,6 +101,7 @@ def arg_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args: argparse.Namespace | None = None
     try:
         args = arg_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
         write_output(args.output, compile_command(args))
@@ -107,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 1
     except Exception as e:
-        message = diagnostic(e, args.file)
+        message = diagnostic(e, args.file if args is not None else "gpuc")
         if message is None:
             if os.environ.get("GPUC_DEBUG"):
                 raise
