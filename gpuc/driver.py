@@ -282,10 +282,16 @@ def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
 
 
 def load_module(source: str | os.PathLike[str] | ModuleOp) -> ModuleOp:
-    """Parse and verify MLIR from a file or text; a ModuleOp is verified as is."""
-    from gpuc.diagnostics import LocatingParser, verify_located
+    """Parse and verify MLIR from a file or text; a ModuleOp is verified as is.
+
+    Text from any tool is read as `gpuc-opt` reads it, and a module is upgraded
+    the same way first (`gpuc.foreign_text`), so MLIR 16's output verifies.
+    """
+    from gpuc.diagnostics import verify_located
+    from gpuc.foreign_text import parse_foreign_module, upgrade_foreign_ops
 
     if isinstance(source, ModuleOp):
+        upgrade_foreign_ops(source)
         verify_located(source)
         return source
     if isinstance(source, os.PathLike) or (
@@ -303,6 +309,6 @@ def load_module(source: str | os.PathLike[str] | ModuleOp) -> ModuleOp:
         text, name = source, "<source>"
     from gpuc.context import make_context
 
-    module = LocatingParser(make_context(), text, name).parse_module()
+    module = parse_foreign_module(text, make_context(), name)
     verify_located(module)
     return module

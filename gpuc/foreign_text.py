@@ -1,19 +1,20 @@
 """Module text from other tools: what xDSL 0.74 lacks to read it, and the fix-ups.
 
-xDSL parses `gpu` ops only in generic form and knows neither the
-`#gpu.address_space<...>` attribute nor MLIR <= 17's `gpu.module_end`
-terminator; `GPU` is xDSL's gpu dialect plus those two (gpuc registers it as
-`gpu`). `upgrade_foreign_ops` rewrites in place what MLIR spells differently
-from xDSL's op definitions, so a parsed module verifies; `parse_foreign_module`
-parses and upgrades in one call. docs/frontends.md lists every difference.
+xDSL parses `gpu` ops only in generic form and lacks some of what MLIR prints;
+`gpuc.foreign_gpu.GPU` (registered as `gpu`) adds it. `upgrade_foreign_ops`
+rewrites in place what MLIR spells differently from xDSL's op definitions, so
+a parsed module verifies; `parse_foreign_module` parses and upgrades in one
+call. docs/frontends.md lists every difference. The upgrades are looked up by
+op name, so a module without gpu or memref ops never imports those dialects
+(gpuc-opt and the driver parse every input with `parse_foreign_module`).
 """
 
 from __future__ import annotations
 
-from enum import auto
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from xdsl.context import Context
-from xdsl.dialects import gpu, memref
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     MemRefType,
@@ -22,63 +23,37 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i32,
 )
-from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Dialect, Operation
-from xdsl.irdl import (
-    AttrSizedOperandSegments,
-    AttrSizedResultSegments,
-    IRDLOperation,
-    irdl_attr_definition,
-    irdl_op_definition,
-    traits_def,
-)
-from xdsl.parser import AttrParser
-from xdsl.printer import Printer
+from xdsl.ir import Operation
+from xdsl.irdl import AttrSizedOperandSegments, AttrSizedResultSegments, IRDLOperation
 from xdsl.rewriter import Rewriter
-from xdsl.traits import HasParent, IsTerminator
-from xdsl.utils.str_enum import StrEnum
 
-from gpuc.dialects.attrs import parse_enum_keyword
+if TYPE_CHECKING:
+    from xdsl.dialects import gpu, memref
 
+    from gpuc.foreign_gpu import GPU, GPUAddressSpace, GPUAddressSpaceAttr, ModuleEndOp
 
-class GPUAddressSpace(StrEnum):
-    GLOBAL = auto()
-    WORKGROUP = auto()
-    PRIVATE = auto()
+__all__ = [
+    "GPU",
+    "GPUAddressSpace",
+    "GPUAddressSpaceAttr",
+    "ModuleEndOp",
+    "hoist_trailing_aliases",
+    "parse_foreign_module",
+    "upgrade_foreign_ops",
+]
 
-
-@irdl_attr_definition
-class GPUAddressSpaceAttr(EnumAttribute[GPUAddressSpace]):
-    """`#gpu.address_space<global|workgroup|private>`, MLIR's GPU memory spaces."""
-
-    name = "gpu.address_space"
-
-    @classmethod
-    def parse_parameter(cls, parser: AttrParser) -> GPUAddressSpace:
-        with parser.in_angle_brackets():
-            space: GPUAddressSpace = parse_enum_keyword(
-                parser, GPUAddressSpace, "gpu address space"
-            )
-        return space
-
-    def print_parameter(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_string(self.data.value)
+_DIALECT_NAMES = ("GPU", "GPUAddressSpace", "GPUAddressSpaceAttr", "ModuleEndOp")
 
 
-@irdl_op_definition
-class ModuleEndOp(IRDLOperation):
-    """`gpu.module_end`: the terminator MLIR <= 17 prints at the end of a gpu.module."""
+def __getattr__(name: str) -> Any:
+    # The dialect extension lives in gpuc.foreign_gpu (it imports xDSL's gpu
+    # dialect); its names stay importable from here.
+    if name in _DIALECT_NAMES:
+        import gpuc.foreign_gpu
 
-    name = "gpu.module_end"
-    traits = traits_def(IsTerminator(), HasParent(gpu.ModuleOp))
+        return getattr(gpuc.foreign_gpu, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-GPU = Dialect(
-    "gpu",
-    [*gpu.GPU.operations, ModuleEndOp],
-    [*gpu.GPU.attributes, GPUAddressSpaceAttr],
-)
 
 # MLIR <= 17 spelled the segment sizes in snake case; xDSL keeps them as
 # properties under MLIR 18's names.
@@ -111,7 +86,7 @@ def _widen_launch_segments(op: gpu.LaunchFuncOp | gpu.LaunchOp) -> None:
     if not isinstance(sizes, DenseArrayBase):
         return
     old = list(sizes.get_values())
-    launch_func = isinstance(op, gpu.LaunchFuncOp)
+    launch_func = op.name == "gpu.launch_func"
     if len(old) == (9 if launch_func else 8):
         old[7:7] = [0, 0, 0]
     if launch_func and len(old) == 12:
@@ -139,6 +114,8 @@ def _upgrade_gpu_func(op: gpu.FuncOp) -> None:
     function's inputs; MLIR allocates it once per block (workgroup) or thread
     (private), which is what a `memref.alloca` in that memory space means.
     """
+    from xdsl.dialects import memref
+
     if "gpu.kernel" in op.attributes and "kernel" not in op.properties:
         del op.attributes["gpu.kernel"]
         op.properties["kernel"] = UnitAttr()
@@ -165,6 +142,15 @@ def _upgrade_gpu_func(op: gpu.FuncOp) -> None:
         entry.erase_arg(arg)
 
 
+_UPGRADES: dict[str, Callable[[Any], None]] = {
+    "memref.global": _complete_global,
+    "gpu.func": _upgrade_gpu_func,
+    "gpu.launch_func": _widen_launch_segments,
+    "gpu.launch": _widen_launch_segments,
+}
+"""Op name -> its upgrade (the op is then an instance of xDSL's class)."""
+
+
 def upgrade_foreign_ops(module: Operation) -> None:
     """Rewrite, in place, what MLIR prints differently from xDSL 0.74's ops.
 
@@ -173,14 +159,10 @@ def upgrade_foreign_ops(module: Operation) -> None:
     module_ends: list[Operation] = []
     for op in module.walk():
         _rename_segment_sizes(op)
-        if isinstance(op, ModuleEndOp):
+        if op.name == "gpu.module_end":
             module_ends.append(op)
-        elif isinstance(op, memref.GlobalOp):
-            _complete_global(op)
-        elif isinstance(op, gpu.FuncOp):
-            _upgrade_gpu_func(op)
-        elif isinstance(op, gpu.LaunchFuncOp | gpu.LaunchOp):
-            _widen_launch_segments(op)
+        elif (upgrade := _UPGRADES.get(op.name)) is not None:
+            upgrade(op)
     for op in module_ends:
         Rewriter.erase_op(op)
 

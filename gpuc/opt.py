@@ -31,12 +31,8 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseE
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from gpuc.diagnostics import (
-    LocatingParser,
-    OpError,
-    format_parse_error,
-    verify_located,
-)
+from gpuc.diagnostics import OpError, format_parse_error, verify_located
+from gpuc.foreign_text import parse_foreign_module
 from gpuc.registry import DIALECTS, PASSES, TARGETS, lazy
 from gpuc.universe import existing, gpuc_only
 
@@ -226,8 +222,13 @@ class GpucOptMain(xDSLOptMain):
 
     def process_chunk(self, name: str, chunk: str, line_offset: int) -> None:
         try:
-            parser = LocatingParser(self.ctx, chunk, name, line_offset)
-            module = parser.parse_module(not self.args.no_implicit_module)
+            module = parse_foreign_module(
+                chunk,
+                self.ctx,
+                name,
+                line_offset=line_offset,
+                allow_implicit_module=not self.args.no_implicit_module,
+            )
             self.apply_passes(module)
             self._out.write(self.output_resulting_program(module))
         except ParseError as e:

@@ -202,11 +202,6 @@ def test_saxpy_printed_by_mlir_opt_16(target: str) -> None:
     run_saxpy(mod, 777, 64, ("mlir16-saxpy", target))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the driver's load_module parses without gpuc.foreign_text's upgrade, so "
-    "MLIR 16 text fails verification before the import (docs/frontends.md, Status)",
-)
 def test_mlir_opt_16_file_compiles_from_its_path() -> None:
     path = ROOT / "tests" / "filecheck" / "import" / "saxpy.mlir"
     mod = gpuc.compile(path, target="native")
