@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from gpuc.dialects.functions import CallOp, FuncOp
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from gpuc import opt
 from gpuc.diagnostics import OpError
+from gpuc.dialects.functions import CallOp, FuncOp
 
 GPUC_OPT = str(Path(sys.executable).with_name("gpuc-opt"))
 
@@ -428,3 +428,65 @@ def test_installed_command_reports_without_traceback(tmp_path: Path) -> None:
     assert done.stderr.startswith(f"{bad}:3:1: error:")
     assert "Traceback" not in done.stderr
     assert not output.exists()
+
+
+MLIR16_SAXPY = Path(__file__).parent / "filecheck" / "import" / "saxpy.mlir"
+
+
+def test_mlir16_text_verifies_and_its_errors_are_located(
+    gpuc_opt: Callable[..., Result], tmp_path: Path
+) -> None:
+    """MLIR 16's generic text is upgraded while it is parsed (no import pass,
+    no --disable-verify); a verifier error in it, in a later split piece,
+    points at the op's line in the whole file."""
+    good = gpuc_opt(str(MLIR16_SAXPY))
+    assert (good.status, good.err) == (0, "")
+    assert "gpu.module_end" not in good.out
+    assert "operand_segment_sizes" not in good.out
+    text = MLIR16_SAXPY.read_text()
+    load = '"memref.load"(%arg1, %0) : (memref<?xf32>, index) -> f32'
+    two_indices = '"memref.load"(%arg1, %0, %0) : (memref<?xf32>, index, index) -> f32'
+    addf = '#arith.fastmath<none>} : (f32, f32) -> f32\n        "memref.store"'
+    cases = [
+        (text.replace(load, two_indices), two_indices, "error: 'memref.load' op"),
+        (
+            text.replace(addf, addf.replace("f32\n", "f64\n")),
+            "%7, %arg2",
+            "error: operand is used with type f32",
+        ),
+    ]
+    for broken, at, message in cases:
+        assert broken != text
+        source = KERNEL + "// -----\n" + broken
+        before = source[: source.index(at)]
+        line = before.count("\n") + 1
+        col = len(before) - before.rfind("\n")
+        path = write(tmp_path, source)
+        result = gpuc_opt(path, "--split-input-file")
+        assert result.status == 1
+        assert result.err.startswith(f"{path}:{line}:{col}: {message}"), result.err
+        assert "Traceback" not in result.err
+
+
+def test_a_module_without_gpu_ops_does_not_import_the_gpu_dialect(
+    tmp_path: Path,
+) -> None:
+    """Parsing upgrades MLIR-printed ops by name, so gpuc-opt's start-up cost
+    does not grow by xDSL's gpu and memref dialects on every input."""
+    probe = (
+        "import sys\nfrom gpuc import opt\nstatus = opt.main(sys.argv[1:])\n"
+        "print(status, *sorted(m for m in sys.modules if m in "
+        "('xdsl.dialects.gpu', 'xdsl.dialects.memref')))"
+    )
+
+    def loaded(path: str | Path) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", probe, str(path), "-o", str(tmp_path / "o.mlir")],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return done.stdout.split()
+
+    assert loaded(write(tmp_path, KERNEL)) == ["0"]
+    assert loaded(MLIR16_SAXPY) == ["0", "xdsl.dialects.gpu", "xdsl.dialects.memref"]
