@@ -12,7 +12,9 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
+
+from gpuc.command import ArgParser, UsageError, run_command, write_output
 
 if TYPE_CHECKING:
     from gpuc.driver import Compilation
@@ -27,19 +29,10 @@ STOP_AFTER = {"mlir": "dialect", "llvm": "optimize"}
 """The last stage an --emit needs (the artefacts need every stage)."""
 
 
-class UsageError(Exception):
-    """A bad command line."""
-
-
-class _ArgParser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see gpuc compile --help)")
-
-
 def arg_parser() -> argparse.ArgumentParser:
-    parser = _ArgParser(prog="gpuc", description="gpuc, a GPU kernel compiler")
+    parser = ArgParser(prog="gpuc", description="gpuc, a GPU kernel compiler")
     commands = parser.add_subparsers(
-        dest="command", required=True, parser_class=_ArgParser
+        dest="command", required=True, parser_class=ArgParser
     )
     c = commands.add_parser("compile", help="compile an MLIR file for a target")
     c.add_argument("file", help="MLIR input (gpuc, arith, math, scf, cf ops)")
@@ -101,43 +94,32 @@ def arg_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args: argparse.Namespace | None = None
-    try:
+    input_name = "gpuc"
+
+    def body() -> None:
+        nonlocal input_name
         args = arg_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-        write_output(args.output, compile_command(args))
-    except UsageError as e:
-        print(f"gpuc: error: {e}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 1
-    except Exception as e:
-        message = diagnostic(e, args.file if args is not None else "gpuc")
-        if message is None:
-            if os.environ.get("GPUC_DEBUG"):
-                raise
-            message = (
-                f"gpuc: internal error: {type(e).__name__}: {e}\nthis is a bug in "
-                "gpuc; rerun with GPUC_DEBUG=1 to see the traceback"
+        input_name = args.file
+        output = compile_command(args)
+        to_stdout = args.output in (None, "-")
+        if to_stdout and isinstance(output, bytes) and sys.stdout.isatty():
+            raise UsageError(
+                "the output is binary; write it to a file with -o, or "
+                "choose a text --emit (e.g. spirv-asm)"
             )
-        print(message, file=sys.stderr)
-        return 1
-    return 0
+        write_output(args.output, output, "gpuc")
+
+    return run_command("gpuc", body, lambda error: diagnostic(error, input_name))
 
 
 def diagnostic(error: Exception, input_name: str) -> str | None:
     """The text of an expected error (bad input, a tool's rejection), else None."""
     from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-    from gpuc.diagnostics import OpError, format_parse_error
+    from gpuc.diagnostics import describe
 
-    if isinstance(error, ParseError):
-        return format_parse_error(error)
-    if isinstance(error, OpError):
-        return str(error)
-    if isinstance(error, DiagnosticException):
-        return f"{input_name}: error: {error}"
+    if isinstance(error, ParseError | DiagnosticException):
+        return describe(error, input_name)
     if isinstance(error, OSError):
         where = f"'{error.filename}': " if error.filename else ""
         return f"gpuc: error: cannot read or write {where}{error.strerror or error}"
@@ -217,35 +199,6 @@ def print_stage(stage: str, c: Compilation) -> None:
         text = c.artefact
     if text is not None:
         print(f"// -----// IR Dump After {stage} //----- //\n{text}", file=sys.stderr)
-
-
-def write_output(path: str | None, output: bytes | str) -> None:
-    """stdout, or `path` replaced atomically (never a partial file)."""
-    data = output.encode() if isinstance(output, str) else output
-    if path in (None, "-"):
-        if isinstance(output, bytes) and sys.stdout.isatty():
-            raise UsageError(
-                "the output is binary; write it to a file with -o, or "
-                "choose a text --emit (e.g. spirv-asm)"
-            )
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-        return
-    import tempfile
-
-    assert path is not None
-    target = os.path.abspath(path)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".gpuc-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 if __name__ == "__main__":

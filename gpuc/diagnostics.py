@@ -268,3 +268,20 @@ def verify_located(module: Operation) -> None:
             else (f"verifier crashed: {type(cause).__name__}: {cause}")
         )
         raise OpError(op, message) from None
+
+
+def describe(
+    error: ParseError | DiagnosticException, input_name: str, line_offset: int = 0
+) -> str:
+    """The text of an error in the input, as gpuc's commands print it.
+
+    A parse error shows its source line (`line_offset`: lines before the parsed
+    text in its file); an OpError is located at its op; another
+    DiagnosticException is attributed to the input, with its notes.
+    """
+    if isinstance(error, ParseError):
+        return format_parse_error(error, line_offset)
+    text = str(error) if isinstance(error, OpError) else f"{input_name}: error: {error}"
+    for note in getattr(error, "__notes__", []):
+        text += "\n" + str(note).rstrip("\n")
+    return text

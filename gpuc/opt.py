@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from io import StringIO
-from typing import NoReturn, cast
+from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -31,25 +29,13 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseE
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from gpuc.diagnostics import OpError, format_parse_error, verify_located
+from gpuc.command import ArgParser, CommandError, UsageError, run_command, write_output
+from gpuc.diagnostics import describe, verify_located
 from gpuc.foreign_text import parse_foreign_module
 from gpuc.registry import DIALECTS, PASSES, TARGETS, lazy
 from gpuc.universe import existing, gpuc_only
 
 SPLIT_MARKER = "// -----"
-
-
-class UsageError(Exception):
-    """A bad command line: unknown option, pass, pass option or target."""
-
-
-class ToolError(Exception):
-    """A diagnostic, already formatted, that ends the run with exit status 1."""
-
-
-class _ArgParser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see gpuc-opt --help)")
 
 
 class GpucOptMain(xDSLOptMain):
@@ -65,7 +51,7 @@ class GpucOptMain(xDSLOptMain):
         self.register_all_dialects()
         self.register_all_passes()
         self.register_all_targets()
-        arg_parser = _ArgParser(
+        arg_parser = ArgParser(
             prog="gpuc-opt", description="gpuc modular optimizer driver"
         )
         self.register_all_arguments(arg_parser)
@@ -169,7 +155,7 @@ class GpucOptMain(xDSLOptMain):
                 with open(path, "rb") as f:
                     data = f.read()
             except OSError as e:
-                raise ToolError(
+                raise CommandError(
                     f"gpuc-opt: error: cannot read input file '{path}': "
                     f"{e.strerror or e}"
                 ) from None
@@ -178,7 +164,7 @@ class GpucOptMain(xDSLOptMain):
         except UnicodeDecodeError as e:
             line = data.count(b"\n", 0, e.start) + 1
             col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-            raise ToolError(
+            raise CommandError(
                 f"{name}:{line}:{col}: error: the input is not UTF-8 text (byte "
                 f"0x{data[e.start]:02x}); gpuc-opt reads MLIR source files"
             ) from None
@@ -204,7 +190,7 @@ class GpucOptMain(xDSLOptMain):
         return pieces
 
     def run(self) -> None:
-        """Process every chunk into `self._out`; raise ToolError on a failure.
+        """Process every chunk into `self._out`; raise CommandError on a failure.
 
         Every chunk is processed, so one run reports all of a split file's errors.
         """
@@ -215,10 +201,10 @@ class GpucOptMain(xDSLOptMain):
                 self._out.write(SPLIT_MARKER + "\n")
             try:
                 self.process_chunk(name, chunk, line_offset)
-            except ToolError as e:
+            except CommandError as e:
                 failures.append(str(e))
         if failures:
-            raise ToolError("\n".join(failures))
+            raise CommandError("\n".join(failures))
 
     def process_chunk(self, name: str, chunk: str, line_offset: int) -> None:
         try:
@@ -231,103 +217,37 @@ class GpucOptMain(xDSLOptMain):
             )
             self.apply_passes(module)
             self._out.write(self.output_resulting_program(module))
-        except ParseError as e:
-            self._report(
-                format_parse_error(e, line_offset), self.args.parsing_diagnostics
+        except (ParseError, DiagnosticException) as e:
+            expected = (
+                self.args.parsing_diagnostics
+                if isinstance(e, ParseError)
+                else self.args.verify_diagnostics
             )
-        except DiagnosticException as e:
-            self._report(describe(e, name), self.args.verify_diagnostics)
+            self._report(describe(e, name, line_offset), expected)
 
     def _report(self, diagnostic: str, expected: bool) -> None:
         """Print an expected diagnostic in place of the output, else fail."""
         if not expected:
-            raise ToolError(diagnostic)
+            raise CommandError(diagnostic)
         if self.args.output_file in (None, "-"):
             self._out.write(diagnostic + "\n")
         else:
             print(diagnostic)
 
     def write_output(self) -> None:
-        """Write what was produced; to a file atomically (no partial file on error)."""
-        text = self._out.getvalue()
-        target_path = self.args.output_file
-        if target_path in (None, "-"):
-            sys.stdout.write(text)
-            sys.stdout.flush()
-            return
-        write_atomically(target_path, text)
-
-
-def write_atomically(path: str, text: str) -> None:
-    """Replace `path` with `text`, never leaving a partial file behind.
-
-    A symbolic link keeps pointing where it did (the file it names is
-    replaced). What is not a regular file (`/dev/null`, a pipe, a terminal) is
-    written in place: renaming over it would replace the device itself.
-    """
-    target = os.path.realpath(path)
-    try:
-        if os.path.exists(target) and not os.path.isfile(target):
-            with open(target, "w", encoding="utf-8") as f:
-                f.write(text)
-            return
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".gpuc-opt-")
-    except OSError as e:
-        raise ToolError(
-            f"gpuc-opt: error: cannot write output file '{path}': {e.strerror or e}"
-        ) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except OSError as e:
-        os.unlink(tmp)
-        raise ToolError(
-            f"gpuc-opt: error: cannot write output file '{path}': {e.strerror or e}"
-        ) from None
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
-def describe(error: DiagnosticException, input_name: str) -> str:
-    """A DiagnosticException as text; unlocated ones are attributed to the input."""
-    text = str(error) if isinstance(error, OpError) else f"{input_name}: error: {error}"
-    for note in getattr(error, "__notes__", []):
-        text += "\n" + str(note).rstrip("\n")
-    return text
+        """Write what was produced (to a file atomically: no partial file)."""
+        write_output(self.args.output_file, self._out.getvalue(), "gpuc-opt")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    try:
+
+    def body() -> None:
         tool = GpucOptMain(args)
         tool.run()
         tool.write_output()
-    except UsageError as e:
-        print(f"gpuc-opt: error: {e}", file=sys.stderr)
-        return 1
-    except ToolError as e:
-        print(e, file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return 1
-    except Exception as e:
-        if os.environ.get("GPUC_DEBUG"):
-            raise
-        print(
-            f"gpuc-opt: internal error: {type(e).__name__}: {e}\n"
-            "this is a bug in gpuc or in a pass; rerun with GPUC_DEBUG=1 to see "
-            "the traceback",
-            file=sys.stderr,
-        )
-        return 1
-    return 0
+
+    return run_command("gpuc-opt", body)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from special_outputs import check_special_outputs
 
 ROOT = Path(__file__).resolve().parent.parent
 SAXPY = str(ROOT / "examples" / "saxpy.mlir")
@@ -173,3 +174,21 @@ def test_library_and_export(tmp_path: Path) -> None:
         "compile", str(kernel), "--library", str(library), "--export", "half"
     )
     assert b".visible .func  (.param .b32 func_retval0) half(" in exported.stdout
+
+
+def test_output_through_a_symlink_and_into_a_pipe(tmp_path: Path) -> None:
+    """`-o /dev/null` must leave /dev/null a device: what is not a regular file
+    is written in place, and a link keeps naming its file (stand-ins here: a
+    FIFO and a symlink, never the real /dev/null)."""
+    written = check_special_outputs(
+        tmp_path,
+        lambda out: gpuc("compile", SAXPY, "--sm", "80", "-o", out).returncode,
+    )
+    assert b".visible .entry saxpy(" in written
+
+
+def test_unwritable_output_is_a_diagnostic(tmp_path: Path) -> None:
+    out = tmp_path / "no" / "out.ptx"
+    message = failed(gpuc("compile", SAXPY, "-o", str(out)))
+    assert message.startswith(f"gpuc: error: cannot write output file '{out}': ")
+    assert "No such file or directory" in message
