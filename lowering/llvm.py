@@ -6,14 +6,41 @@ from __future__ import annotations
 
 import os
 import struct
+import weakref
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from gpuc.lowering.diagnostics import LoweringError
 from llvmlite import binding as llvm
 from llvmlite import ir
 
+from gpuc.lowering.diagnostics import LoweringError
+
 _INITIALIZED = False
 _OPTIONS: set[str] = set()
+
+
+@dataclass(frozen=True)
+class PipelineTuning:
+    """What a target changes in LLVM's O2/O3 pipeline: transformations that
+    whoever consumes its output does better (a driver's JIT that unrolls and
+    vectorizes for the device it knows) or that its hardware makes slow."""
+
+    loop_unrolling: bool = True
+    loop_vectorization: bool = True
+    slp_vectorization: bool = True
+
+
+_TUNINGS: weakref.WeakKeyDictionary[llvm.TargetMachine, PipelineTuning] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def tuned(tm: llvm.TargetMachine, tuning: PipelineTuning) -> llvm.TargetMachine:
+    """`tm`, which `optimize` will run with `tuning`: like an LLVM target
+    machine, a target's machine decides how the pipeline built for it differs
+    from the default one."""
+    _TUNINGS[tm] = tuning
+    return tm
 
 
 def initialize(options: tuple[str, ...] = ()) -> None:
@@ -45,12 +72,15 @@ def parse(module: ir.Module) -> llvm.ModuleRef:
 
 
 def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, level: int) -> None:
-    """Run LLVM's default O`level` pipeline on `module`, in place."""
+    """Run LLVM's default O`level` pipeline on `module`, in place, with the
+    changes `tm`'s target asked for (`tuned`)."""
     if not 0 <= level <= 3:
         raise LoweringError(f"optimization level {level} is not one of 0, 1, 2, 3")
+    tuning = _TUNINGS.get(tm, PipelineTuning())
     pto = llvm.create_pipeline_tuning_options(speed_level=level)
-    pto.loop_vectorization = level >= 2
-    pto.slp_vectorization = level >= 2
+    pto.loop_unrolling = tuning.loop_unrolling
+    pto.loop_vectorization = level >= 2 and tuning.loop_vectorization
+    pto.slp_vectorization = level >= 2 and tuning.slp_vectorization
     builder = llvm.create_pass_builder(tm, pto)
     builder.getModulePassManager().run(module, builder)
 
