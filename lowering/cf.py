@@ -4,10 +4,11 @@ arguments) and `cf.assert` (a trap where the condition fails)."""
 
 from __future__ import annotations
 
-from gpuc.lowering.context import FunctionLowering, translates
 from llvmlite import ir
 from xdsl.dialects import cf
 from xdsl.ir import Block
+
+from gpuc.lowering.context import FunctionLowering, translates
 
 
 @translates(cf.BranchOp)

@@ -9,24 +9,25 @@ imports xDSL's math dialect. Target specifics come from the `Target` object.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from llvmlite import ir
+from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from gpuc.diagnostics import OpError
 from gpuc.dialects.functions import FuncOp
 from gpuc.lowering.analysis import ModuleFacts, module_facts
 from gpuc.lowering.types import lower_type
-from llvmlite import ir
-from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
-from xdsl.ir import Block, Operation, SSAValue
-
-from gpuc.diagnostics import OpError
 
 if TYPE_CHECKING:
     from gpuc.targets.base import Target
 
 Translator = Callable[[Any, "FunctionLowering"], None]
+Translators = Mapping[type[Operation], Translator]
 TRANSLATORS: dict[type[Operation], Translator] = {}
 
 DIALECT_TRANSLATORS: dict[str, tuple[str, ...]] = {
@@ -205,28 +206,46 @@ class FunctionLowering:
         self.builder.branch(dest)
 
     def translate_body(self) -> None:
-        """The function's CFG: one LLVM block per MLIR block, block arguments as
-        phis, blocks visited in reverse post-order so definitions come first."""
-        region = self.func.body
-        entry = region.blocks.first
+        """The function's CFG, its entry block's arguments bound to the parameters."""
+        entry = self.func.body.blocks.first
         assert entry is not None
         hidden = len(self.hidden_args)
         for arg, value in zip(entry.args, self.fn.args[hidden:], strict=True):
             self.bind(arg, value)
+        self.declare_blocks(self.func.body, "entry", "bb")
+        self.translate_blocks(self.func.body)
+
+    def declare_blocks(self, region: Region, entry_name: str, name: str) -> ir.Block:
+        """One LLVM block per block of `region`, a phi per argument of every block
+        but the entry; returns the entry's LLVM block."""
         for i, block in enumerate(region.blocks):
-            self.blocks[block] = self.fn.append_basic_block(
-                "entry" if i == 0 else f"bb{i}"
-            )
-        for block in region.blocks:
-            if block is entry:
-                continue
-            self.builder.position_at_end(self.blocks[block])
-            for arg in block.args:
-                self.bind(arg, self.builder.phi(self.type(arg.type)))
+            bb = self.fn.append_basic_block(f"{name}{i}" if i else entry_name)
+            self.blocks[block] = bb
+            if i:
+                phis = ir.IRBuilder(bb)
+                for arg in block.args:
+                    self.bind(arg, phis.phi(self.type(arg.type)))
+        entry = region.blocks.first
+        assert entry is not None
+        return self.blocks[entry]
+
+    def translate_blocks(
+        self, region: Region, exits: Translators | None = None
+    ) -> None:
+        """Translate the blocks of `region` (declared first) in reverse
+        post-order, so definitions come first; unreachable ones get
+        `unreachable`. `exits` translates the terminators that leave the region
+        (`scf.yield` of a multi-block `scf.execute_region`), by op class."""
+        entry = region.blocks.first
+        assert entry is not None
         reached = reverse_post_order(entry)
         for block in reached:
             self.builder.position_at_end(self.blocks[block])
-            self.translate_ops(block)
+            terminator = block.last_op
+            leave = exits.get(type(terminator)) if exits and terminator else None
+            self.translate_ops(block, skip_terminator=leave is not None)
+            if leave is not None:
+                leave(terminator, self)
         for block in region.blocks:
             if block not in reached:
                 self.builder.position_at_end(self.blocks[block])

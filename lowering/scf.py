@@ -1,18 +1,18 @@
 """Translators of structured control flow, straight to basic blocks and phis
 (no round trip through cf): `scf.if`, `scf.for` (signed bounds, like MLIR),
-`scf.while`, `scf.index_switch` and `scf.execute_region`. Each translator
-handles its regions' terminators (`scf.yield`, `scf.condition`) itself."""
+`scf.while`, `scf.index_switch` and `scf.execute_region` (of any number of
+blocks). Each translator handles its regions' terminators (`scf.yield`,
+`scf.condition`) itself."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpuc.lowering.context import FunctionLowering, translates
 from llvmlite import ir
 from xdsl.dialects import scf
 from xdsl.ir import Block, Region
 
-from gpuc.diagnostics import OpError
+from gpuc.lowering.context import FunctionLowering, translates
 
 REGION_TERMINATORS = (scf.YieldOp, scf.ConditionOp)
 """Translated by the structured op whose region they end, never on their own."""
@@ -140,10 +140,16 @@ def translate_index_switch(op: scf.IndexSwitchOp, fl: FunctionLowering) -> None:
 
 @translates(scf.ExecuteRegionOp)
 def translate_execute_region(op: scf.ExecuteRegionOp, fl: FunctionLowering) -> None:
-    if len(op.region.blocks) != 1:
-        raise OpError(
-            op,
-            "only single-block regions can be lowered; convert it "
-            "with convert-scf-to-cf first",
-        )
-    fl.set(op, *translate_inline(fl, single_block(op.region)))
+    """The region's blocks (any number: the inliner puts a multi-block callee
+    into one inside a single-block region) inline in the CFG; each `scf.yield`
+    branches to a merge block whose phis are the results."""
+    b = fl.builder
+    end_bb, phis = merge_block(fl, "region.end", [fl.type(r.type) for r in op.outs])
+    b.branch(fl.declare_blocks(op.region, "region", "region.bb"))
+
+    def leave(term: scf.YieldOp, fl: FunctionLowering) -> None:
+        jump(fl, end_bb, phis, fl.operands(term))
+
+    fl.translate_blocks(op.region, {scf.YieldOp: leave})
+    b.position_at_end(end_bb)
+    fl.set(op, *phis)
