@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 from gpuc.command import ArgParser, UsageError, run_command, write_output
 
 if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+
     from gpuc.driver import Compilation
 
 EMITS = {
@@ -83,7 +85,8 @@ def arg_parser() -> argparse.ArgumentParser:
     c.add_argument(
         "--print-ir-after-all",
         action="store_true",
-        help="print the IR after every stage to stderr",
+        help="print the IR after every dialect-level pass and every later "
+        "stage to stderr",
     )
     c.add_argument(
         "--no-fp-contract",
@@ -163,6 +166,7 @@ def compile_command(args: argparse.Namespace) -> bytes | str:
         make_options(args.target, options),
         stop_after=stop_after,
         after_stage=print_stage if args.print_ir_after_all else None,
+        after_pass=print_pass if args.print_ir_after_all else None,
     )
     return artefact_of(c, emit)
 
@@ -187,9 +191,10 @@ def artefact_of(c: Compilation, emit: str) -> bytes | str:
 
 
 def print_stage(stage: str, c: Compilation) -> None:
-    """`--print-ir-after-all`: the IR each stage produced, in MLIR's banner style."""
+    """`--print-ir-after-all`: the IR each stage produced (the dialect stage's
+    passes print theirs, `print_pass`)."""
     text: str | None = None
-    if stage in ("parse", "dialect") and c.module is not None:
+    if stage == "parse" and c.module is not None:
         text = str(c.module)
     elif stage == "translate" and c.ir is not None:
         text = str(c.ir)
@@ -198,7 +203,17 @@ def print_stage(stage: str, c: Compilation) -> None:
     elif stage == "emit" and isinstance(c.artefact, str):
         text = c.artefact
     if text is not None:
-        print(f"// -----// IR Dump After {stage} //----- //\n{text}", file=sys.stderr)
+        print_dump(stage, text)
+
+
+def print_pass(name: str, module: ModuleOp) -> None:
+    """`--print-ir-after-all`: the module after a pass of the dialect stage."""
+    print_dump(name, str(module))
+
+
+def print_dump(after: str, text: str) -> None:
+    """One dump on stderr, in MLIR's banner style."""
+    print(f"// -----// IR Dump After {after} //----- //\n{text}", file=sys.stderr)
 
 
 if __name__ == "__main__":

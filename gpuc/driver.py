@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from llvmlite import ir
 
     from gpuc.generators import Generator
+    from gpuc.pipeline import AfterPass
 
 STAGES = ("parse", "dialect", "translate", "link", "optimize", "emit", "validate")
 
@@ -148,6 +149,8 @@ class Compilation:
     """Optimized LLVM IR text, taken before code generation changes the module."""
     artefact: bytes | str | None = None
     notes: list[str] = field(default_factory=list)
+    after_pass: AfterPass | None = None
+    """Called after each pass of the dialect stage (`gpuc.pipeline.AfterPass`)."""
 
 
 def stage_parse(c: Compilation) -> None:
@@ -164,6 +167,7 @@ def stage_dialect(c: Compilation) -> None:
         exports=c.options.exports,
         libraries=c.options.libraries,
         generators=dict(c.options.generators),
+        after_pass=c.after_pass,
     )
 
 
@@ -223,10 +227,13 @@ def run(
     start: str = "parse",
     stop_after: str = "validate",
     after_stage: Callable[[str, Compilation], None] | None = None,
+    after_pass: AfterPass | None = None,
 ) -> Compilation:
     """Run the stages from `start` up to and including `stop_after`. Starting
-    after `parse`, `source` is a module the earlier stages already produced."""
-    c = Compilation(options, options.make_target(), source)
+    after `parse`, `source` is a module the earlier stages already produced.
+    `after_stage` is called after each stage, `after_pass` after each pass of
+    the dialect stage."""
+    c = Compilation(options, options.make_target(), source, after_pass=after_pass)
     if start != "parse":
         assert isinstance(source, ModuleOp)
         c.module = source

@@ -13,7 +13,7 @@ and plugin ones. The module is changed in place and returned.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -42,6 +42,11 @@ def import_foreign(module: ModuleOp, ctx: Context) -> None:
         pass_class().apply(ctx, module)
 
 
+AfterPass = Callable[[str, ModuleOp], None]
+"""Called after each stage with its pass name and the module (as xDSL's
+PassPipeline callback is between passes): `--print-ir-after-all`, timing."""
+
+
 def run_dialect_pipeline(
     module: ModuleOp,
     *,
@@ -50,18 +55,33 @@ def run_dialect_pipeline(
     libraries: Sequence[LibrarySource] = (),
     generators: Mapping[str, Generator] | None = None,
     ctx: Context | None = None,
+    after_pass: AfterPass | None = None,
 ) -> ModuleOp:
     """Run every dialect-level stage on `module`, in place; return it."""
     ctx = ctx or make_context()
     chosen = target_name(module, target or "")
     module.attributes[TARGET_ATTR] = StringAttr(chosen)
-    import_foreign(module, ctx)
-    resolve_deferred(module, load_libraries(libraries, ctx), Generators(generators))
-    write_entrypoints(module, compute_entrypoints(module, exports))
-    privatize(module)
-    inline_module(module)
-    symbol_dce(module)
-    finalize_kernels(module, chosen)
-    get_target(chosen).verify_module(module)
+    stages: list[tuple[str, Callable[[], object]]] = [
+        ("import", lambda: import_foreign(module, ctx)),
+        (
+            "resolve-deferred",
+            lambda: resolve_deferred(
+                module, load_libraries(libraries, ctx), Generators(generators)
+            ),
+        ),
+        (
+            "classify-entrypoints",
+            lambda: write_entrypoints(module, compute_entrypoints(module, exports)),
+        ),
+        ("privatize", lambda: privatize(module)),
+        ("inline", lambda: inline_module(module)),
+        ("symbol-dce", lambda: symbol_dce(module)),
+        ("finalize-kernels", lambda: finalize_kernels(module, chosen)),
+        ("verify-target", lambda: get_target(chosen).verify_module(module)),
+    ]
+    for name, run_stage in stages:
+        run_stage()
+        if after_pass is not None:
+            after_pass(name, module)
     verify_located(module)
     return module

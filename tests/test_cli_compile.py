@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from special_outputs import check_special_outputs
+from test_pipeline import DIALECT_PASSES
 
 ROOT = Path(__file__).resolve().parent.parent
 SAXPY = str(ROOT / "examples" / "saxpy.mlir")
@@ -70,13 +71,26 @@ def test_validate_and_optimization_options() -> None:
     assert b".target sm_75" in result.stdout
 
 
-def test_print_ir_after_all_names_every_stage() -> None:
-    result = gpuc("compile", SAXPY, "--target", "ptx", "--print-ir-after-all")
-    assert result.returncode == 0
-    log = result.stderr.decode()
-    for stage in ("parse", "dialect", "translate", "link", "optimize", "emit"):
-        assert f"// -----// IR Dump After {stage} //----- //" in log
-    assert log.index("After translate") < log.index("After optimize")
+def test_print_ir_after_all_dumps_every_pass_then_every_stage() -> None:
+    deferred_inline = str(ROOT / "examples" / "deferred_inline.mlir")
+    result = gpuc("compile", deferred_inline, "--print-ir-after-all")
+    assert result.returncode == 0, result.stderr
+    banner = "// -----// IR Dump After "
+    dumps = result.stderr.decode().split(banner)[1:]
+    names = [dump.split(" //----- //\n", 1)[0] for dump in dumps]
+    stages = ["translate", "link", "optimize", "emit"]
+    assert names == ["parse", *DIALECT_PASSES, *stages]
+    ir = dict(zip(names, dumps, strict=True))
+    # Each dump is the module as that pass left it, not the final one again.
+    assert "gpuc.deferred_call" in ir["import"]
+    assert "gpuc.deferred_call" not in ir["resolve-deferred"]
+    wrapper = "@poly.helper.mock_autodiff.always_inline("
+    assert wrapper in ir["privatize"] and wrapper not in ir["inline"]
+    assert "@poly(" in ir["inline"] and "@poly(" not in ir["symbol-dce"]
+    shared = "gpuc.static_shared_bytes"
+    assert shared not in ir["symbol-dce"] and shared in ir["finalize-kernels"]
+    assert 'define ptx_kernel void @"deferred_inline"(' in ir["translate"]
+    assert ".visible .entry deferred_inline(" in ir["emit"]
 
 
 def test_no_fp_contract_keeps_multiply_and_add_apart() -> None:

@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from gpuc.dialects.attrs import ENTRYPOINTS_ATTR, TARGET_ATTR, Role
-from gpuc.dialects.functions import FuncOp, ReturnOp
 from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import (
     FloatAttr,
@@ -28,6 +26,8 @@ from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import DiagnosticException
 
 from gpuc.context import make_context
+from gpuc.dialects.attrs import ENTRYPOINTS_ATTR, TARGET_ATTR, Role
+from gpuc.dialects.functions import FuncOp, ReturnOp
 from gpuc.generators import Generator, GeneratorRequest, Generators
 from gpuc.pipeline import run_dialect_pipeline
 from gpuc.registry import PASSES, lazy
@@ -350,3 +350,33 @@ def test_the_pipeline_on_its_own_output_changes_nothing() -> None:
     once = str(run_dialect_pipeline(module, exports=["keep"]))
     assert once == str(run_dialect_pipeline(module))
     assert "gpuc.func @keep()" in once
+
+
+DIALECT_PASSES = [
+    "import",
+    "resolve-deferred",
+    "classify-entrypoints",
+    "privatize",
+    "inline",
+    "symbol-dce",
+    "finalize-kernels",
+    "verify-target",
+]
+"""The passes of run_dialect_pipeline, in order (DESIGN.md's pipeline)."""
+
+
+def test_after_pass_sees_each_pass_in_order() -> None:
+    """The callback (as xDSL's PassPipeline one) gets every pass's name and
+    the module as that pass left it."""
+    module = Parser(make_context(), SAXPY).parse_module()
+    seen: list[tuple[str, str]] = []
+    run_dialect_pipeline(module, after_pass=lambda name, m: seen.append((name, str(m))))
+    assert [name for name, _ in seen] == DIALECT_PASSES
+    ir = dict(seen)
+    assert "gpuc.deferred_call" in ir["import"]
+    assert "gpuc.deferred_call" not in ir["resolve-deferred"]
+    assert ENTRYPOINTS_ATTR not in ir["resolve-deferred"]
+    assert ENTRYPOINTS_ATTR in ir["classify-entrypoints"]
+    assert "gpuc.call" in ir["privatize"] and "gpuc.call" not in ir["inline"]
+    assert "helper" in ir["inline"] and "helper" not in ir["symbol-dce"]
+    assert ir["verify-target"] == str(module)
