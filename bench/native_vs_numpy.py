@@ -6,6 +6,11 @@
 - saxpy on 2^24 float32: gpuc's examples/saxpy.mlir (one thread per element,
   block 256) against numpy in place (`multiply(x, a, out=t); add(y, t,
   out=y)`, no allocation) and Warp. Goal: at most numpy's time.
+- stencil2d (examples/stencil2d.mlir, 16 x 16 blocks) on a 4096 x 4096 float32
+  grid against numpy slices written into preallocated arrays, in the kernel's
+  order of operations (so the results are equal). No goal in issue 5; timed
+  because its two guards (x < nx, y < ny) and its border branch are the
+  shapes that decide how the thread loop vectorizes.
 - a block reduction on 2^24 float32 against `np.sum`. Goal: within 2x.
   BLOCK_SUM below is a block reduction written for a CPU: each thread sums a
   contiguous chunk with eight accumulators, then the block adds the threads'
@@ -222,6 +227,48 @@ def bench_saxpy(n: int, repeat: int, rng: np.random.Generator) -> None:
         print(f"  warp cpu: {warp}")
 
 
+def bench_stencil(size: int, repeat: int, rng: np.random.Generator) -> None:
+    mod = gpuc.compile(ROOT / "examples" / "stencil2d.mlir", target="native")
+    grid_in = rng.standard_normal((size, size), dtype=np.float32)
+    out = np.full_like(grid_in, np.nan)
+    ours = np.full_like(grid_in, np.nan)
+    scratch = np.empty((size - 2, size - 2), np.float32)
+
+    def numpy_in_place() -> None:
+        g, o = grid_in, ours[1:-1, 1:-1]
+        np.add(g[1:-1, :-2], g[1:-1, 2:], out=o)
+        np.add(g[:-2, 1:-1], g[2:, 1:-1], out=scratch)
+        o += scratch
+        o *= np.float32(0.125)
+        np.multiply(g[1:-1, 1:-1], np.float32(0.5), out=scratch)
+        o += scratch
+        for edge in (np.s_[0, :], np.s_[-1, :], np.s_[:, 0], np.s_[:, -1]):
+            ours[edge] = g[edge]
+
+    blocks = (-(-size // 16), -(-size // 16))
+    n = np.int32(size)
+
+    def gpuc_stencil() -> None:
+        mod.launch("stencil2d", blocks, (16, 16), (grid_in, out, n, n))
+
+    gpuc_stencil()
+    numpy_in_place()
+    assert np.array_equal(out, ours), "stencil2d differs from numpy"
+    medians = side_by_side(
+        {
+            "gpuc native (examples/stencil2d.mlir, 16x16)": gpuc_stencil,
+            "numpy slices in place": numpy_in_place,
+        },
+        repeat,
+    )
+    report(
+        f"stencil2d, {size} x {size} float32 (median of {repeat})",
+        medians,
+        "numpy slices in place",
+        "none (for information)",
+    )
+
+
 def bench_reduction(n: int, repeat: int, rng: np.random.Generator) -> None:
     block_sum = gpuc.compile(BLOCK_SUM, target="native")
     reduce = gpuc.compile(ROOT / "examples" / "reduce.mlir", target="native")
@@ -284,6 +331,7 @@ def main() -> int:
     print(f"seed {args.seed}; {sys.platform}, {gpuc.__name__} native executor")
     rng = np.random.default_rng(args.seed)
     bench_saxpy(1 << args.log2, args.repeat, rng)
+    bench_stencil(1 << (args.log2 // 2), args.repeat, rng)
     bench_reduction(1 << args.log2, args.repeat, rng)
     return 0
 

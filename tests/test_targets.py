@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gpuc.dialects.attrs import AddressSpace, PtrType
 from xdsl.dialects.builtin import Float32Type, IntegerType
 
 from gpuc.diagnostics import OpError
+from gpuc.dialects.attrs import AddressSpace, PtrType
 from gpuc.driver import compile_module
 from gpuc.targets import get_target
 from gpuc.targets import native as native_target
@@ -81,8 +81,20 @@ def test_native_state_and_launch_layouts_are_the_documented_ones() -> None:
 def test_native_barrier_free_kernel_is_a_vectorized_loop() -> None:
     llvm_ir = compile_module(ROOT / "examples" / "saxpy.mlir", "native").llvm_ir
     entry = llvm_ir[llvm_ir.index("define void @__gpuc_launch_saxpy(") :]
-    assert "<8 x float>" in entry or "<16 x float>" in entry or "<4 x float>" in entry
+    assert re.search(r"load <(4|8|16) x float>", entry)
+    assert re.search(r"store <(4|8|16) x float>", entry)
     assert "define internal" not in llvm_ir  # the kernel is inlined into its entry
+    # The guard `i < n` is the thread loop's bound, so the vector loop needs no
+    # masks (vmaskmovps made saxpy 2.2-2.5x slower than numpy on AMD CPUs).
+    assert "llvm.masked" not in llvm_ir
+
+
+def test_native_stencil_stores_without_masks() -> None:
+    # Both guards (x < nx, y < ny) bound the thread loops; only the neighbour
+    # loads of the interior branch are masked (cheap, unlike masked stores).
+    llvm_ir = compile_module(ROOT / "examples" / "stencil2d.mlir", "native").llvm_ir
+    assert re.search(r"store <(4|8|16) x float>", llvm_ir)
+    assert "llvm.masked.store" not in llvm_ir
 
 
 def test_native_rejects_what_its_abi_cannot_pass(tmp_path: Path) -> None:

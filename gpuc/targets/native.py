@@ -5,8 +5,10 @@ point `__gpuc_launch_<k>` that the native executor calls.
 
 A kernel without barriers runs every thread of its blocks as a loop nest
 (thread x innermost) around the kernel, inlined, so that LLVM can keep the
-state in registers and vectorize across threads; a kernel with barriers runs
-one thread per call and calls the executor's barrier.
+state in registers and vectorize across threads; where the kernel's body is
+guarded by `global_id < bound`, that loop stops at the bound, so the vector
+loop needs no masks (gpuc/targets/thread_guards.py). A kernel with barriers
+runs one thread per call and calls the executor's barrier.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace
 from gpuc.dialects.functions import FuncAddrOp, FuncOp, LaunchOp
 from gpuc.targets.base import Target
+from gpuc.targets.thread_guards import ThreadGuard, thread_guards
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
+    from xdsl.ir import Operation
 
     from gpuc.dialects.memory import SharedAllocOp
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
@@ -207,7 +211,8 @@ def launch_entry(
 
     def body(linear_block: ir.Value) -> None:
         x, rest = b.urem(linear_block, grid[0]), b.udiv(linear_block, grid[0])
-        for d, value in enumerate((x, b.urem(rest, grid[1]), b.udiv(rest, grid[1]))):
+        block_id = (x, b.urem(rest, grid[1]), b.udiv(rest, grid[1]))
+        for d, value in enumerate(block_id):
             write(STATE_OFFSETS["block_id"] + 8 * d, value)
         if barriers:
             b.call(kernel, [state, *args])
@@ -217,22 +222,86 @@ def launch_entry(
             wait.attributes.add("convergent")
             return
 
+        # The first global id of this block in each dimension, built as the
+        # kernel's `gpuc.global_id` builds it, so LLVM sees the same values.
+        first = [b.mul(block_id[d], block[d], flags=["nuw", "nsw"]) for d in range(3)]
+        guards = thread_guards(func)
+        bounds = translate_bounds(ml, func, b, state, args, guards)
+        count = list(block)
+        for guard, bound in zip(guards, bounds, strict=True):
+            count[guard.dim] = threads_below(
+                b, first[guard.dim], bound, count[guard.dim], guard.signed
+            )
+        thread: dict[int, ir.Value] = {}  # dimension -> its loop's variable
+
         def threads(dim: int) -> None:
             def run(t: ir.Value) -> None:
                 write(STATE_OFFSETS["thread_id"] + 8 * dim, t)
-                if dim == 0:
-                    b.call(kernel, [state, *args])
-                else:
+                thread[dim] = t
+                if dim > 0:
                     threads(dim - 1)
+                    return
+                for guard, bound in zip(guards, bounds, strict=True):
+                    gid = b.add(
+                        first[guard.dim], thread[guard.dim], flags=["nuw", "nsw"]
+                    )
+                    cmp = b.icmp_signed if guard.signed else b.icmp_unsigned
+                    assume(ml, b, cmp("<", gid, bound))
+                b.call(kernel, [state, *args])
 
             counted_loop(
-                b, ir.Constant(i64, 0), block[dim], run, f"thread.{'xyz'[dim]}"
+                b, ir.Constant(i64, 0), count[dim], run, f"thread.{'xyz'[dim]}"
             )
 
         threads(2)
 
     counted_loop(b, read(LAUNCH_BEGIN), read(LAUNCH_END), body, "block")
     b.ret_void()
+
+
+def translate_bounds(
+    ml: ModuleLowering,
+    func: FuncOp,
+    b: ir.IRBuilder,
+    state: ir.Value,
+    args: list[ir.Value],
+    guards: list[ThreadGuard],
+) -> list[ir.Value]:
+    """Each guard's bound, computed at the builder's position in the launch
+    entry by translating its ops as the kernel's own body would."""
+    from gpuc.lowering.context import FunctionLowering, translator_for
+
+    fl = FunctionLowering(ml, func, b.function)
+    fl.hidden_args = (state,)
+    fl.builder = b
+    fl.values.update(zip(func.body.block.args, args, strict=True))
+    translated: set[Operation] = set()
+    for guard in guards:
+        for op in guard.ops:
+            if op not in translated:
+                translator_for(op)(op, fl)
+                translated.add(op)
+    return [fl.get(guard.bound) for guard in guards]
+
+
+def threads_below(
+    b: ir.IRBuilder, first: ir.Value, bound: ir.Value, limit: ir.Value, signed: bool
+) -> ir.Value:
+    """How many threads from global id `first` on, at most `limit`, are below
+    `bound`: `first < bound ? min(bound - first, limit) : 0`."""
+    from llvmlite import ir
+
+    cmp = b.icmp_signed if signed else b.icmp_unsigned
+    left = b.sub(bound, first)
+    fewer = b.select(b.icmp_unsigned("<", left, limit), left, limit)
+    return b.select(cmp("<", first, bound), fewer, ir.Constant(limit.type, 0))
+
+
+def assume(ml: ModuleLowering, b: ir.IRBuilder, condition: ir.Value) -> None:
+    from llvmlite import ir
+
+    fn = ml.intrinsic("llvm.assume", ir.VoidType(), [ir.IntType(1)])
+    b.call(fn, [condition])
 
 
 def counted_loop(
