@@ -232,3 +232,24 @@ def test_native_kernel_whose_threads_all_write_runs_them_all() -> None:
     gpuc.compile(source, target="native")["k"][2, 256](x, y, np.int32(100))
     assert (x[:100] == 2).all() and np.isnan(x[100:]).all()
     assert (y == 2).all()
+
+
+def test_native_kernel_of_several_blocks_has_no_guard_and_runs() -> None:
+    source = kernel(
+        """
+  %i = gpuc.global_id x
+  %nn = arith.index_cast %n : i32 to index
+  %in = arith.cmpi ult, %i, %nn : index
+  cf.cond_br %in, ^write, ^done
+^write:
+  %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+  gpuc.store %v, %y[%i] : !gpuc.ptr<f32, global>
+  cf.br ^done
+^done:"""
+    )
+    func = next(op for op in load_module(source).ops if isinstance(op, FuncOp))
+    assert thread_guards(func) == []
+    x, y = np.arange(512, dtype=np.float32), poisoned(512)
+    gpuc.compile(source, target="native")["k"][2, 256](x, y, np.int32(300))
+    np.testing.assert_array_equal(y[:300], x[:300])
+    assert np.isnan(y[300:]).all()

@@ -271,10 +271,14 @@ def translate_bounds(
     entry by translating its ops as the kernel's own body would."""
     from gpuc.lowering.context import FunctionLowering, translator_for
 
+    if not guards:
+        return []
     fl = FunctionLowering(ml, func, b.function)
     fl.hidden_args = (state,)
     fl.builder = b
-    fl.values.update(zip(func.body.block.args, args, strict=True))
+    entry = func.body.blocks.first
+    assert entry is not None
+    fl.values.update(zip(entry.args, args, strict=True))
     translated: set[Operation] = set()
     for guard in guards:
         for op in guard.ops:
