@@ -15,20 +15,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpuc.dialects.attrs import InlineHint
-from gpuc.dialects.functions import CallOp, FuncOp
-from gpuc.dialects.symbols import build_table, is_symbol_table
-from gpuc.transforms.inliner import inline_call
-from gpuc.transforms.symbol_uses import held_refs, is_private
 from xdsl.context import Context
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from gpuc.diagnostics import OpError
+from gpuc.dialects.attrs import InlineHint
+from gpuc.dialects.functions import CallOp, FuncOp
+from gpuc.dialects.symbols import build_table, is_symbol_table
+from gpuc.transforms.inliner import inline_call
+from gpuc.transforms.symbol_uses import held_refs, is_private
 
-Callers = FuncOp | func.FuncOp
+CALLERS = frozenset({"gpuc.func", "func.func"})
+"""Functions whose calls are inlined: gpuc's, and func's before `import` (by
+name, so the pass never imports the func dialect for a module without it)."""
 
 
 def _always_inline(op: Operation | None) -> FuncOp | None:
@@ -82,7 +83,7 @@ class _CallGraph:
                 self.referenced.add(target)
         if is_symbol_table(op):
             self.scan(op, op, None)
-        elif isinstance(op, Callers):
+        elif op.name in CALLERS:
             self.callers[op] = symbols
             if _always_inline(op) is not None:
                 self.always[op] = None

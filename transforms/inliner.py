@@ -18,13 +18,15 @@ branches) needs a region that may hold several blocks:
 
 from __future__ import annotations
 
-from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
-from xdsl.dialects import cf, func, scf
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import BlockInsertPoint, Rewriter
 
-MULTI_BLOCK_PARENTS = (FuncOp, func.FuncOp, scf.ExecuteRegionOp)
-"""Ops whose regions may hold several blocks, so a call in them can be split."""
+from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
+
+MULTI_BLOCK_PARENTS = frozenset({"gpuc.func", "func.func", "scf.execute_region"})
+"""Ops whose regions may hold several blocks, so a call in them can be split
+(by name: the func, cf and scf dialects are imported only when a callee of
+several blocks needs them, which a compile of one-block callees never does)."""
 
 
 def _returns(blocks: list[Block]) -> list[ReturnOp]:
@@ -58,6 +60,8 @@ def _inline_single_block(call: CallOp, entry: Block) -> list[Operation]:
 
 def _inline_split(call: CallOp, callee: FuncOp) -> list[Operation]:
     """Several callee blocks, between the two halves of the caller's block."""
+    from xdsl.dialects import cf
+
     block = call.parent_block()
     assert block is not None and block.parent is not None
     after = call.next_op
@@ -80,6 +84,8 @@ def _inline_split(call: CallOp, callee: FuncOp) -> list[Operation]:
 
 def _inline_execute_region(call: CallOp, callee: FuncOp) -> list[Operation]:
     """Several callee blocks, inside a region that must keep a single block."""
+    from xdsl.dialects import scf
+
     region = callee.body.clone()
     cloned = list(region.blocks)
     entry = cloned[0]
@@ -109,6 +115,7 @@ def inline_call(call: CallOp, callee: FuncOp) -> list[Operation]:
     blocks = list(callee.body.blocks)
     if len(blocks) == 1:
         return _inline_single_block(call, blocks[0])
-    if isinstance(call.parent_op(), MULTI_BLOCK_PARENTS):
+    parent = call.parent_op()
+    if parent is not None and parent.name in MULTI_BLOCK_PARENTS:
         return _inline_split(call, callee)
     return _inline_execute_region(call, callee)

@@ -15,7 +15,9 @@ entry point group `gpuc.generators` (name = "module:Class" or an instance):
     [project.entry-points."gpuc.generators"]
     my_tool = "my_package.gen:MyGenerator"
 
-A shipped generator's name cannot be taken by a plugin.
+A shipped generator's name cannot be taken by a plugin. Plugins are looked up
+(`importlib.metadata`, about 20 ms to import) only when a job names a
+generator that is neither given nor shipped, or when the names are listed.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import ClassVar
 
 from xdsl.dialects.builtin import FunctionType, IntegerAttr, IntegerType, UnitAttr
@@ -101,19 +102,31 @@ class Generators:
     """
 
     def __init__(self, given: Mapping[str, Generator] | None = None):
-        self._loaders: dict[str, Callable[[], object]] = {}
-        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            self._loaders.setdefault(ep.name, ep.load)
-        for name, path in SHIPPED.items():
-            self._loaders[name] = lazy(path)
+        self._loaders: dict[str, Callable[[], object]] = {
+            name: lazy(path) for name, path in SHIPPED.items()
+        }
+        self._plugins_found = False
         self._loaded: dict[str, Generator] = dict(given or {})
 
+    def _find_plugins(self) -> None:
+        """Add the entry-point plugins whose names are not shipped ones."""
+        if self._plugins_found:
+            return
+        from importlib.metadata import entry_points
+
+        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            self._loaders.setdefault(ep.name, ep.load)
+        self._plugins_found = True
+
     def names(self) -> list[str]:
+        self._find_plugins()
         return sorted(set(self._loaders) | set(self._loaded))
 
     def get(self, name: str) -> Generator:
         if name in self._loaded:
             return self._loaded[name]
+        if name not in self._loaders:
+            self._find_plugins()
         loader = self._loaders.get(name)
         if loader is None:
             known = ", ".join(self.names()) or "none"

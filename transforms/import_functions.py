@@ -1,0 +1,171 @@
+"""Functions from other frontends (func.func, gpu.func, their bodies) into
+gpuc.func, for `import`: the conversion itself, run once import_checks.py has
+found nothing it cannot take. It imports xDSL's func, gpu and memref dialects,
+so the pass imports this module only for a module that holds foreign ops.
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+from xdsl.dialects import func, gpu, memref
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.rewriter import Rewriter
+
+from gpuc.diagnostics import OpError, format_op_diagnostic
+from gpuc.dialects.attrs import Dim, Role
+from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
+from gpuc.dialects.index import (
+    BarrierOp,
+    BlockDimOp,
+    BlockIdOp,
+    DimIndexOp,
+    GlobalIdOp,
+    GridDimOp,
+    LaneIdOp,
+    ThreadIdOp,
+)
+from gpuc.dialects.symbols import symbol_name
+from gpuc.transforms.import_checks import Problem, import_problems, is_kernel
+from gpuc.transforms.import_memory import FunctionMemory
+from gpuc.transforms.import_memref import expand_type
+
+INDEX_OPS: dict[type[Operation], type[DimIndexOp]] = {
+    gpu.ThreadIdOp: ThreadIdOp,
+    gpu.BlockIdOp: BlockIdOp,
+    gpu.BlockDimOp: BlockDimOp,
+    gpu.GridDimOp: GridDimOp,
+    gpu.GlobalIdOp: GlobalIdOp,
+}
+# What a foreign function carries that gpuc.func states in its own terms.
+FUNCTION_ATTRS = (
+    "sym_name",
+    "sym_visibility",
+    "function_type",
+    "arg_attrs",
+    "res_attrs",
+    "gpu.kernel",
+    "kernel",
+    "workgroup_attributions",
+)
+
+
+def fail(problems: list[Problem]) -> NoReturn:
+    """Raise the first problem as an OpError, the others as its notes."""
+    op, message = problems[0]
+    error = OpError(op, message)
+    for other, other_message in problems[1:]:
+        error.add_note(format_op_diagnostic(other, other_message))
+    raise error
+
+
+def device_code(module: ModuleOp) -> list[Operation]:
+    """The top-level ops that are compiled: the gpu.modules if any, else all."""
+    ops = list(module.ops)
+    gpu_modules = [op for op in ops if isinstance(op, gpu.ModuleOp)]
+    return list(gpu_modules) if gpu_modules else ops
+
+
+def hoist_gpu_modules(module: ModuleOp, gpu_modules: list[gpu.ModuleOp]) -> None:
+    """Make the gpu.modules' contents the module; drop the host code around them."""
+    seen: dict[str, str] = {}
+    clashes: list[Problem] = []
+    for gm in gpu_modules:
+        for op in gm.body.ops:
+            name = symbol_name(op)
+            if name is None:
+                continue
+            if name in seen:
+                message = (
+                    f"defines @{name}, already defined in gpu.module @{seen[name]}; "
+                    "the import merges the gpu.modules, so rename one"
+                )
+                clashes.append((op, message))
+            seen[name] = gm.sym_name.data
+    if clashes:
+        fail(clashes)
+    for op in list(module.ops):
+        if isinstance(op, gpu.ModuleOp):
+            for inner in list(op.body.ops):
+                op.body.block.detach_op(inner)
+                module.body.block.insert_op_before(inner, op)
+        Rewriter.erase_op(op, safe_erase=False)
+    module.attributes.pop("gpu.container_module", None)
+
+
+def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
+    """Rewrite one op of a function body if it is a foreign op gpuc replaces."""
+    if memory.rewrite(op):
+        return
+    if isinstance(op, func.CallOp):
+        callee = op.callee.root_reference.data
+        args = memory.operands(op.arguments, op)
+        Rewriter.replace_op(op, CallOp(callee, args, op.res.types))
+    elif isinstance(op, func.ReturnOp | gpu.ReturnOp):
+        Rewriter.replace_op(op, ReturnOp(*op.operands))
+    elif type(op) in INDEX_OPS:
+        dimension = op.properties["dimension"]
+        new = INDEX_OPS[type(op)](Dim(dimension.data.value))  # type: ignore[attr-defined]
+        Rewriter.replace_op(op, new)
+    elif isinstance(op, gpu.LaneIdOp):
+        Rewriter.replace_op(op, LaneIdOp())
+    elif isinstance(op, gpu.BarrierOp):
+        Rewriter.replace_op(op, BarrierOp())
+
+
+def convert_function(
+    op: func.FuncOp | gpu.FuncOp, globals: dict[str, memref.GlobalOp]
+) -> None:
+    """Replace `op` by a gpuc.func with the same body, memrefs as pointers."""
+    name = symbol_name(op)
+    assert name is not None
+    role = Role.KERNEL if is_kernel(op) else Role.HELPER
+    visibility = op.attributes.get("sym_visibility") or op.properties.get(
+        "sym_visibility"
+    )
+    body = op.detach_region(op.body)
+    if not body.blocks:
+        # MLIR requires declarations to be private and xDSL does not; a
+        # declaration is defined elsewhere, so private is what it means.
+        visibility = StringAttr("private")
+    else:
+        memory = FunctionMemory(globals, body.blocks.first)
+        memory.bind_arguments()
+        for inner in list(body.walk()):
+            convert_body_op(inner, memory)
+        memory.finish()
+    signature = op.function_type
+    inputs = [t for param in signature.inputs.data for t in expand_type(param)]
+    new = FuncOp(
+        name,
+        (inputs, signature.outputs.data),
+        role,
+        body,
+        visibility=visibility.data if isinstance(visibility, StringAttr) else None,
+    )
+    new.attributes |= {
+        k: v for k, v in op.attributes.items() if k not in FUNCTION_ATTRS
+    }
+    Rewriter.replace_op(op, new)
+
+
+def import_functions(module: ModuleOp) -> None:
+    """Check `module`'s device code, then convert it (all or nothing)."""
+    device = device_code(module)
+    globals = {
+        g.sym_name.data: g
+        for top in device
+        for g in top.walk()
+        if isinstance(g, memref.GlobalOp)
+    }
+    if problems := import_problems(device, globals):
+        fail(problems)
+    gpu_modules = [d for d in device if isinstance(d, gpu.ModuleOp)]
+    if gpu_modules:
+        hoist_gpu_modules(module, gpu_modules)
+    for fn in list(module.ops):
+        if isinstance(fn, func.FuncOp | gpu.FuncOp):
+            convert_function(fn, globals)
+    for glob in globals.values():
+        Rewriter.erase_op(glob)
