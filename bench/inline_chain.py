@@ -22,12 +22,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from gpuc.dialects.functions import FuncOp
-from gpuc.transforms.inline import inline_module
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from gpuc.context import make_context
+from gpuc.dialects.functions import FuncOp
+from gpuc.transforms.inline import inline_module
 
 MLIR_OPT = "mlir-opt-16"
 

@@ -21,12 +21,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from gpuc.transforms.symbol_dce import symbol_dce
-from gpuc.transforms.symbol_privatize import privatize_symbols
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 from gpuc.context import make_context
+from gpuc.transforms.symbol_dce import symbol_dce
+from gpuc.transforms.symbol_privatize import privatize_symbols
 
 MLIR_OPT = "mlir-opt-16"
 

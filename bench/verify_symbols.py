@@ -21,12 +21,13 @@ import statistics
 import time
 from collections.abc import Callable
 
-from gpuc.dialects.attrs import Role
-from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, f32
 from xdsl.ir import Operation
+
+from gpuc.dialects.attrs import Role
+from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
 
 
 def gpuc_module(n: int) -> ModuleOp:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpuc.dialects.attrs import FuncPtrType, JobAttr, Role
-from gpuc.dialects.functions import LaunchConfig, verify_launch_shape
 from xdsl.dialects.builtin import (
     FlatSymbolRefAttrConstr,
     FunctionType,
@@ -30,6 +28,9 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+
+from gpuc.dialects.attrs import FuncPtrType, JobAttr, Role
+from gpuc.dialects.functions import LaunchConfig, verify_launch_shape
 
 
 def parse_job(parser: Parser) -> JobAttr:

@@ -10,15 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from gpuc.dialects.attrs import (
-    FuncPtrType,
-    InlineHint,
-    InlineHintAttr,
-    Role,
-    RoleAttr,
-    parse_enum_keyword,
-)
-from gpuc.dialects.symbols import lookup_nearest
 from xdsl.dialects.builtin import (
     FlatSymbolRefAttrConstr,
     FunctionType,
@@ -54,6 +45,16 @@ from xdsl.traits import (
     SymbolUserOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
+
+from gpuc.dialects.attrs import (
+    FuncPtrType,
+    InlineHint,
+    InlineHintAttr,
+    Role,
+    RoleAttr,
+    parse_enum_keyword,
+)
+from gpuc.dialects.symbols import lookup_nearest
 
 
 def fmt_types(types: Sequence[Attribute]) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from xdsl.ir import Dialect
+
 from gpuc.dialects.attrs import (
     AddressSpaceAttr,
     AtomicKindAttr,
@@ -40,7 +42,6 @@ from gpuc.dialects.memory import (
     SharedAllocOp,
     StoreOp,
 )
-from xdsl.ir import Dialect
 
 GPUC = Dialect(
     "gpuc",

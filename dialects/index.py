@@ -7,7 +7,6 @@ sense inside a function; each target lowers them to its own intrinsics.
 
 from __future__ import annotations
 
-from gpuc.dialects.attrs import Dim, DimAttr
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Operation
 from xdsl.irdl import (
@@ -19,6 +18,8 @@ from xdsl.irdl import (
 )
 from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
+
+from gpuc.dialects.attrs import Dim, DimAttr
 
 FUNCTION_OPS = ("gpuc.func", "func.func", "gpu.func")
 

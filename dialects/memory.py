@@ -7,16 +7,6 @@ and the address space survives to LLVM. An optional `[%i]` index is `index`.
 
 from __future__ import annotations
 
-from gpuc.dialects.attrs import (
-    AddressSpace,
-    AtomicKind,
-    AtomicKindAttr,
-    MemoryOrder,
-    MemoryOrderAttr,
-    PtrType,
-    parse_enum_keyword,
-)
-from gpuc.dialects.index import require_function_ancestor
 from xdsl.dialects.builtin import (
     AnyFloat,
     IndexType,
@@ -39,6 +29,17 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
+
+from gpuc.dialects.attrs import (
+    AddressSpace,
+    AtomicKind,
+    AtomicKindAttr,
+    MemoryOrder,
+    MemoryOrderAttr,
+    PtrType,
+    parse_enum_keyword,
+)
+from gpuc.dialects.index import require_function_ancestor
 
 INTEGER_ONLY_ATOMICS = {
     AtomicKind.AND,

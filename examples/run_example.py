@@ -27,16 +27,24 @@ import gpuc  # noqa: E402
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("example", choices=sorted(EXAMPLES))
-    parser.add_argument("--target", default="native", choices=("native", "spirv", "ptx"))
+    parser.add_argument(
+        "--target", default="native", choices=("native", "spirv", "ptx")
+    )
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args(argv)
 
     example = EXAMPLES[args.example]
     if args.target in example.unsupported:
-        print(f"{example.name} does not run on {args.target}: "
-              f"{example.unsupported[args.target]}")
+        print(
+            f"{example.name} does not run on {args.target}: "
+            f"{example.unsupported[args.target]}"
+        )
         return 1
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
+    seed = (
+        args.seed
+        if args.seed is not None
+        else int(np.random.SeedSequence().entropy % 2**32)
+    )
     rng = np.random.default_rng(seed)
 
     start = time.perf_counter()
@@ -48,12 +56,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             prepared.check()
         except AssertionError as e:
-            print(f"FAIL {example.name} on {args.target} {dict(cfg)} (seed {seed}): {e}")
+            print(
+                f"FAIL {example.name} on {args.target} {dict(cfg)} (seed {seed}): {e}"
+            )
             return 1
-        print(f"ok   {example.name} on {args.target} {dict(cfg)}: grid {prepared.grid}, "
-              f"block {prepared.block}, matches numpy")
-    print(f"compiled in {1e3 * (compiled - start):.0f} ms; all {len(example.configs)} "
-          f"launches match numpy (seed {seed})")
+        print(
+            f"ok   {example.name} on {args.target} {dict(cfg)}: grid {prepared.grid}, "
+            f"block {prepared.block}, matches numpy"
+        )
+    print(
+        f"compiled in {1e3 * (compiled - start):.0f} ms; all {len(example.configs)} "
+        f"launches match numpy (seed {seed})"
+    )
     return 0
 
 

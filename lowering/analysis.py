@@ -10,6 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    ModuleOp,
+)
+from xdsl.ir import Attribute, Operation
+
 from gpuc.dialects.attrs import FuncPtrType, PtrType
 from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncAddrOp, FuncOp
 from gpuc.dialects.index import (
@@ -22,15 +32,6 @@ from gpuc.dialects.index import (
     ThreadIdOp,
 )
 from gpuc.dialects.memory import SharedAllocOp
-from xdsl.dialects.builtin import (
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
-    ModuleOp,
-)
-from xdsl.ir import Attribute, Operation
 
 STATE_OPS = (
     ThreadIdOp,

@@ -5,12 +5,12 @@ turned contraction off (nvcc's default allows fusing them into fma)."""
 
 from __future__ import annotations
 
-from gpuc.lowering.context import FunctionLowering, translates
 from llvmlite import ir
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
 
 from gpuc.diagnostics import OpError
+from gpuc.lowering.context import FunctionLowering, translates
 
 FAST_MATH_ORDER = ("nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
 CONTRACTABLE = (arith.AddfOp, arith.SubfOp, arith.MulfOp)

@@ -4,6 +4,8 @@ native target's hidden state) is asked of the target object."""
 
 from __future__ import annotations
 
+from llvmlite import ir
+
 from gpuc.dialects.attrs import Dim, FuncPtrType
 from gpuc.dialects.functions import (
     CallIndirectOp,
@@ -24,7 +26,6 @@ from gpuc.dialects.index import (
 )
 from gpuc.lowering.analysis import INDIRECT
 from gpuc.lowering.context import FunctionLowering, translates
-from llvmlite import ir
 
 DIMS = {Dim.X: 0, Dim.Y: 1, Dim.Z: 2}
 INDEX_KINDS: dict[type[DimIndexOp], str] = {

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpuc.lowering.context import FunctionLowering, translates
 from llvmlite import ir
 from xdsl.dialects import math
 
 from gpuc.diagnostics import OpError
+from gpuc.lowering.context import FunctionLowering, translates
 
 FLOAT_FUNCTIONS: dict[type[Any], str] = {
     math.AbsFOp: "fabs",

@@ -6,6 +6,9 @@ the block's shared memory); atomics keep the op's ordering (relaxed is LLVM's
 
 from __future__ import annotations
 
+from llvmlite import ir
+from xdsl.ir import SSAValue
+
 from gpuc.dialects.attrs import AtomicKind, MemoryOrder, PtrType
 from gpuc.dialects.memory import (
     AddrSpaceCastOp,
@@ -18,8 +21,6 @@ from gpuc.dialects.memory import (
 )
 from gpuc.lowering.analysis import alloc_layout, element_bytes
 from gpuc.lowering.context import FunctionLowering, translates
-from llvmlite import ir
-from xdsl.ir import SSAValue
 
 ORDERINGS = {
     MemoryOrder.RELAXED: "monotonic",

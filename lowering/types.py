@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gpuc.dialects.attrs import FuncPtrType, PtrType
-from gpuc.lowering.diagnostics import LoweringError
 from llvmlite import ir
 from xdsl.dialects.builtin import (
     Float16Type,
@@ -15,6 +13,9 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
 )
+
+from gpuc.dialects.attrs import FuncPtrType, PtrType
+from gpuc.lowering.diagnostics import LoweringError
 
 if TYPE_CHECKING:
     from gpuc.lowering.context import ModuleLowering

@@ -12,6 +12,26 @@ from collections.abc import Callable
 from io import StringIO
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from xdsl.dialects.builtin import (
+    DictionaryAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    f32,
+    i1,
+    i32,
+)
+from xdsl.ir import Attribute, Operation, Region
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from gpuc.context import make_context
 from gpuc.dialects import symbols
 from gpuc.dialects.attrs import (
     AddressSpace,
@@ -52,26 +72,6 @@ from gpuc.dialects.memory import (
     SharedAllocOp,
     StoreOp,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from xdsl.dialects.builtin import (
-    DictionaryAttr,
-    FunctionType,
-    IndexType,
-    IntegerAttr,
-    ModuleOp,
-    StringAttr,
-    SymbolRefAttr,
-    f32,
-    i1,
-    i32,
-)
-from xdsl.ir import Attribute, Operation, Region
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.utils.exceptions import VerifyException
-
-from gpuc.context import make_context
 
 F32_GLOBAL = PtrType(f32, AddressSpace.GLOBAL)
 I32_GLOBAL = PtrType(i32, AddressSpace.GLOBAL)

@@ -5,6 +5,11 @@ exports, written to the module as `gpuc.entrypoints`, and the only thing
 from __future__ import annotations
 
 import pytest
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException
+
+from gpuc.context import make_context
 from gpuc.dialects.attrs import ENTRYPOINTS_ATTR
 from gpuc.transforms.classify_entrypoints import (
     compute_entrypoints,
@@ -13,11 +18,6 @@ from gpuc.transforms.classify_entrypoints import (
 )
 from gpuc.transforms.privatize import privatize
 from gpuc.transforms.symbol_uses import visibility
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr, SymbolRefAttr
-from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException
-
-from gpuc.context import make_context
 
 MODULE = """
 gpuc.func private @h() helper {

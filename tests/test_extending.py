@@ -16,10 +16,6 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
-from gpuc.dialects.attrs import AddressSpace
-from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
-from gpuc.lowering.arith import intrinsic_call
-from gpuc.lowering.context import FunctionLowering, translates
 from llvmlite import ir
 from xdsl.dialects.arith import ConstantOp, NegfOp
 from xdsl.dialects.builtin import AnyFloatConstr, FloatAttr, ModuleOp
@@ -37,8 +33,12 @@ from xdsl.utils.exceptions import VerifyException
 
 from gpuc.context import make_context
 from gpuc.diagnostics import LocatingParser, OpError, verify_located
+from gpuc.dialects.attrs import AddressSpace
+from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
 from gpuc.driver import compile_module
 from gpuc.generators import Generator, GeneratorRequest
+from gpuc.lowering.arith import intrinsic_call
+from gpuc.lowering.context import FunctionLowering, translates
 from gpuc.targets import TARGETS
 from gpuc.targets.base import Target
 

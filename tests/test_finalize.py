@@ -9,8 +9,15 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import pytest
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException
+
+import gpuc.targets
+from gpuc.context import make_context
 from gpuc.dialects.attrs import TARGET_ATTR
 from gpuc.dialects.functions import FuncOp
+from gpuc.targets.base import Target
 from gpuc.transforms.classify_entrypoints import (
     compute_entrypoints,
     read_entrypoints,
@@ -22,13 +29,6 @@ from gpuc.transforms.finalize_kernels import (
     finalize_kernels,
 )
 from gpuc.transforms.verify_target import VerifyTarget
-from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException
-
-import gpuc.targets
-from gpuc.context import make_context
-from gpuc.targets.base import Target
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,6 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from gpuc.dialects.attrs import AddressSpace, PtrType
-from gpuc.dialects.functions import FuncOp
-from gpuc.dialects.memory import SharedAllocOp
-from gpuc.transforms.import_foreign import ImportForeign
 from xdsl.dialects import gpu, memref
 from xdsl.dialects.builtin import IndexType, ModuleOp, UnitAttr, f32, i32
 from xdsl.ir import Attribute
@@ -28,12 +24,16 @@ from xdsl.utils.exceptions import ParseError
 
 from gpuc.context import make_context
 from gpuc.diagnostics import OpError
+from gpuc.dialects.attrs import AddressSpace, PtrType
+from gpuc.dialects.functions import FuncOp
+from gpuc.dialects.memory import SharedAllocOp
 from gpuc.foreign_text import (
     GPUAddressSpace,
     GPUAddressSpaceAttr,
     parse_foreign_module,
     upgrade_foreign_ops,
 )
+from gpuc.transforms.import_foreign import ImportForeign
 
 ROOT = Path(__file__).resolve().parents[1]
 MLIR16_DIR = ROOT / "tests" / "filecheck" / "import"

@@ -10,15 +10,15 @@ import random
 from collections.abc import Sequence
 
 import pytest
-from gpuc.dialects.attrs import InlineHint
-from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
-from gpuc.transforms.inline import inline_module
 from xdsl.dialects import arith, cf, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.parser import Parser
 
 from gpuc.context import make_context
+from gpuc.dialects.attrs import InlineHint
+from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
+from gpuc.transforms.inline import inline_module
 
 
 def wrap(value: int) -> int:

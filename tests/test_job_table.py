@@ -4,14 +4,14 @@ names of materialized symbols; then what resolve-deferred records in it."""
 from __future__ import annotations
 
 import pytest
-from gpuc.dialects.attrs import InlineHint, JobAttr, Role
-from gpuc.dialects.functions import FuncOp
-from gpuc.transforms.job_table import Job, JobTable, job_base_name, unique_name
-from gpuc.transforms.resolve_deferred import resolve_deferred
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnitAttr, i1, i32
 from xdsl.parser import Parser
 
 from gpuc.context import make_context
+from gpuc.dialects.attrs import InlineHint, JobAttr, Role
+from gpuc.dialects.functions import FuncOp
+from gpuc.transforms.job_table import Job, JobTable, job_base_name, unique_name
+from gpuc.transforms.resolve_deferred import resolve_deferred
 
 
 def test_equal_jobs_are_one_entry() -> None:

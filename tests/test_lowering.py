@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gpuc.lowering.context import DIALECT_TRANSLATORS, TRANSLATORS, translator_for
 from xdsl.dialects import arith, cf, scf
 from xdsl.dialects import math as xmath
 
 from gpuc.diagnostics import OpError
 from gpuc.driver import compile_module
+from gpuc.lowering.context import DIALECT_TRANSLATORS, TRANSLATORS, translator_for
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))

@@ -12,7 +12,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_run_example_saxpy_native_matches_numpy() -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "run_example.py"), "saxpy"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "matches numpy" in done.stdout
@@ -22,7 +24,9 @@ def test_run_example_saxpy_native_matches_numpy() -> None:
 def test_run_example_refuses_an_unsupported_target() -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "run_example.py"), "child_launch"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 1
     assert "does not run on native" in done.stdout

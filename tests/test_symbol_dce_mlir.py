@@ -14,14 +14,14 @@ import subprocess
 from dataclasses import dataclass, field
 
 import pytest
-from gpuc.transforms.symbol_dce import symbol_dce
-from gpuc.transforms.symbol_privatize import privatize_symbols
-from gpuc.transforms.symbol_uses import UnknownSymbolTableError
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 
 from gpuc.context import make_context
+from gpuc.transforms.symbol_dce import symbol_dce
+from gpuc.transforms.symbol_privatize import privatize_symbols
+from gpuc.transforms.symbol_uses import UnknownSymbolTableError
 
 MLIR_OPT = shutil.which("mlir-opt-16")
 pytestmark = pytest.mark.skipif(

@@ -14,16 +14,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gpuc.dialects.attrs import ENTRYPOINTS_ATTR
-from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
-from gpuc.dialects.functions import FuncOp
-from gpuc.dialects.symbols import build_table, symbol_name
-from gpuc.transforms.symbol_uses import is_symbol
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, SymbolRefAttr
 from xdsl.passes import ModulePass
 
 from gpuc.diagnostics import OpError
+from gpuc.dialects.attrs import ENTRYPOINTS_ATTR
+from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
+from gpuc.dialects.functions import FuncOp
+from gpuc.dialects.symbols import build_table, symbol_name
+from gpuc.transforms.symbol_uses import is_symbol
 
 
 def _check_resolved(module: ModuleOp) -> None:

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpuc.dialects.attrs import ENTRYPOINTS_ATTR, TARGET_ATTR
-from gpuc.dialects.functions import FuncOp
-from gpuc.dialects.symbols import build_table
-from gpuc.transforms.classify_entrypoints import read_entrypoints
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
 from gpuc.diagnostics import OpError
+from gpuc.dialects.attrs import ENTRYPOINTS_ATTR, TARGET_ATTR
+from gpuc.dialects.functions import FuncOp
+from gpuc.dialects.symbols import build_table
 from gpuc.targets import get_target
+from gpuc.transforms.classify_entrypoints import read_entrypoints
 
 DEFAULT_TARGET = "ptx"
 

@@ -10,6 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from xdsl.dialects import func, gpu, memref
+from xdsl.dialects.builtin import (
+    MemRefType,
+    TensorType,
+    UnitAttr,
+    UnrankedMemRefType,
+    UnrankedTensorType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
 from gpuc.dialects.attrs import AddressSpace
 from gpuc.dialects.symbols import symbol_name
 from gpuc.transforms.import_memory import constant_index
@@ -20,15 +30,6 @@ from gpuc.transforms.import_memref import (
     allocation_space,
     memref_problem,
 )
-from xdsl.dialects import func, gpu, memref
-from xdsl.dialects.builtin import (
-    MemRefType,
-    TensorType,
-    UnitAttr,
-    UnrankedMemRefType,
-    UnrankedTensorType,
-)
-from xdsl.ir import Attribute, Operation, SSAValue
 
 GPU_OPS = (
     "gpu.module",

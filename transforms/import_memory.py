@@ -10,6 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
 from gpuc.dialects.attrs import MemoryOrder
 from gpuc.dialects.memory import AtomicRMWOp, LoadOp, SharedAllocOp, StoreOp
 from gpuc.transforms.import_memref import (
@@ -20,10 +25,6 @@ from gpuc.transforms.import_memref import (
     pointer_type,
     view_sizes,
 )
-from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
-from xdsl.rewriter import InsertPoint, Rewriter
 
 
 def constant_index(value: SSAValue) -> int | None:

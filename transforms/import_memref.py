@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gpuc.dialects.attrs import AddressSpace, AtomicKind, PtrType
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -27,6 +26,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
+from gpuc.dialects.attrs import AddressSpace, AtomicKind, PtrType
 from gpuc.foreign_text import GPUAddressSpace, GPUAddressSpaceAttr
 
 MAX_RANK = 3

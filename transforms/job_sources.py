@@ -16,18 +16,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gpuc.dialects.attrs import TARGET_ATTR
-from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
-from gpuc.dialects.functions import FuncOp, fmt_types
-from gpuc.dialects.symbols import build_table, nearest_table, symbol_name
-from gpuc.transforms.job_table import Job
-from gpuc.transforms.symbol_uses import held_refs, op_name
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 from xdsl.ir import Operation
 
 from gpuc.diagnostics import OpError
+from gpuc.dialects.attrs import TARGET_ATTR
+from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
+from gpuc.dialects.functions import FuncOp, fmt_types
+from gpuc.dialects.symbols import build_table, nearest_table, symbol_name
 from gpuc.generators import Generator, GeneratorError, GeneratorRequest, Generators
 from gpuc.libraries import Library
+from gpuc.transforms.job_table import Job
+from gpuc.transforms.symbol_uses import held_refs, op_name
 
 DEFERRED_OPS = (DeferredCallOp, DeferredAddrOp, DeferredLaunchOp)
 

@@ -17,10 +17,10 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from gpuc.dialects.attrs import JobAttr
 from xdsl.dialects.builtin import IntegerAttr, StringAttr
 from xdsl.ir import Attribute
 
+from gpuc.dialects.attrs import JobAttr
 from gpuc.generators import flag_value
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")

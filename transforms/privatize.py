@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpuc.dialects.symbols import build_table
-from gpuc.transforms.classify_entrypoints import read_entrypoints
-from gpuc.transforms.symbol_privatize import privatize_symbols, set_visibility
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
+
+from gpuc.dialects.symbols import build_table
+from gpuc.transforms.classify_entrypoints import read_entrypoints
+from gpuc.transforms.symbol_privatize import privatize_symbols, set_visibility
 
 
 def privatize(module: ModuleOp) -> None:

@@ -17,10 +17,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import VerifyException
+
+from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import InlineHintAttr, Role, RoleAttr
 from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
 from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp, LaunchOp, fmt_types
 from gpuc.dialects.symbols import build_table, lookup_in, nearest_table, symbol_name
+from gpuc.generators import Generators
+from gpuc.libraries import Library, load_libraries
 from gpuc.transforms.job_sources import (
     DEFERRED_OPS,
     Found,
@@ -31,16 +41,6 @@ from gpuc.transforms.job_sources import (
 )
 from gpuc.transforms.job_table import Job, JobTable, job_base_name, unique_name
 from gpuc.transforms.symbol_privatize import set_visibility
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, StringAttr
-from xdsl.ir import Operation
-from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
-from xdsl.utils.exceptions import VerifyException
-
-from gpuc.diagnostics import OpError
-from gpuc.generators import Generators
-from gpuc.libraries import Library, load_libraries
 
 DeferredOp: TypeAlias = DeferredCallOp | DeferredAddrOp | DeferredLaunchOp
 

@@ -14,6 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.traits import IsolatedFromAbove
+
 from gpuc.dialects.symbols import build_table, is_symbol_table
 from gpuc.transforms.symbol_uses import (
     is_private,
@@ -21,11 +27,6 @@ from gpuc.transforms.symbol_uses import (
     symbol_uses,
     visibility,
 )
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
-from xdsl.ir import Operation
-from xdsl.passes import ModulePass
-from xdsl.traits import IsolatedFromAbove
 
 
 class _Liveness:

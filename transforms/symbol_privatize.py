@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from gpuc.dialects.symbols import symbol_name
-from gpuc.transforms.symbol_uses import is_symbol
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.irdl import IRDLOperation
 from xdsl.passes import ModulePass
+
+from gpuc.dialects.symbols import symbol_name
+from gpuc.transforms.symbol_uses import is_symbol
 
 # One shared attribute per keyword: attributes are immutable, and building a
 # StringAttr per symbol is most of the cost of privatizing 10,000 symbols.

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from functools import cache
 
-from gpuc.dialects.symbols import is_symbol_table
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
@@ -25,6 +24,7 @@ from xdsl.ir import Attribute, Data, Operation, ParametrizedAttribute
 from xdsl.traits import SymbolOpInterface
 
 from gpuc.diagnostics import OpError
+from gpuc.dialects.symbols import is_symbol_table
 
 
 class UnknownSymbolTableError(OpError):

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpuc.transforms.finalize_kernels import target_name
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from gpuc.targets import get_target
+from gpuc.transforms.finalize_kernels import target_name
 
 
 @dataclass(frozen=True)
