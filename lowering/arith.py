@@ -1,7 +1,10 @@
 """Translators of the arith dialect: integer and float arithmetic, comparisons,
 every cast (the unsigned ones included), `index` at the target's width.
 Floating-point add, subtract and multiply carry `contract` unless the compile
-turned contraction off (nvcc's default allows fusing them into fma)."""
+turned contraction off (nvcc's default allows fusing them into fma); with it
+on, a product whose only use is an add or subtract beside it becomes
+`llvm.fmuladd`, as clang emits `a * b + c`: SPIR-V cannot carry `contract`, so
+an OpenCL runtime fuses only what arrives as fmuladd."""
 
 from __future__ import annotations
 
@@ -83,6 +86,11 @@ def fast_math(
     flags = {f.value for f in op.fastmath.data}
     if fl.ml.fp_contract and isinstance(op, CONTRACTABLE):
         flags.add("contract")
+    return ordered_flags(flags)
+
+
+def ordered_flags(flags: set[str]) -> list[str]:
+    """`flags` in LLVM's order, or `fast` when they are all there."""
     if len(flags) == len(FAST_MATH_ORDER):
         return ["fast"]
     return [f for f in FAST_MATH_ORDER if f in flags]
@@ -163,12 +171,64 @@ def translate_signed_rounding_div(
     fl.set(op, b.select(adjust, b.add(quotient, ir.Constant(lhs.type, step)), quotient))
 
 
-@translates(*FLOAT_BINARY)
+@translates(arith.DivfOp)
 def translate_float_binary(
     op: arith.FloatingPointLikeBinaryOperation, fl: FunctionLowering
 ) -> None:
     method = getattr(fl.builder, FLOAT_BINARY[type(op)])
     fl.set(op, method(*fl.operands(op), flags=fast_math(op, fl)))
+
+
+def fused_product(
+    op: arith.AddfOp | arith.SubfOp, fl: FunctionLowering
+) -> arith.MulfOp | None:
+    """The multiply that `op` absorbs into one `llvm.fmuladd` (clang's rule for
+    `a * b + c` under -ffp-contract=on): an operand's `arith.mulf` in the same
+    block whose only use is `op`, the left operand's first. None when
+    contraction is off."""
+    if not fl.ml.fp_contract:
+        return None
+    for operand in op.operands:
+        product = operand.owner
+        if (
+            isinstance(product, arith.MulfOp)
+            and product.result.has_one_use()
+            and product.parent_block() is op.parent_block()
+        ):
+            return product
+    return None
+
+
+@translates(arith.MulfOp)
+def translate_mulf(op: arith.MulfOp, fl: FunctionLowering) -> None:
+    """A product that fuses into its add or subtract is translated there."""
+    user = op.result.get_user_of_unique_use()
+    if isinstance(user, arith.AddfOp | arith.SubfOp) and fused_product(user, fl) is op:
+        return
+    translate_float_binary(op, fl)
+
+
+@translates(arith.AddfOp, arith.SubfOp)
+def translate_addf_subf(op: arith.AddfOp | arith.SubfOp, fl: FunctionLowering) -> None:
+    """`a * b + c` -> fmuladd(a, b, c); `a * b - c` -> fmuladd(a, b, -c);
+    `c - a * b` -> fmuladd(-a, b, c). Negation is exact, so each is the
+    expression with one rounding at most fewer."""
+    product = fused_product(op, fl)
+    if product is None:
+        translate_float_binary(op, fl)
+        return
+    a, b = fl.operands(product)
+    product_first = op.lhs is product.result
+    c = fl.get(op.rhs if product_first else op.lhs)
+    if isinstance(op, arith.SubfOp):
+        if product_first:
+            c = fl.builder.fneg(c)
+        else:
+            a = fl.builder.fneg(a)
+    shared = {f.value for f in product.fastmath.data} & {
+        f.value for f in op.fastmath.data
+    }
+    fl.set(op, intrinsic_call(fl, "llvm.fmuladd", [a, b, c], ordered_flags(shared)))
 
 
 @translates(*FLOAT_MINMAX)
