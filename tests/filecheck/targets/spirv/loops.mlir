@@ -6,14 +6,14 @@
 
 // CHECK-LABEL: define spir_kernel void @dot16(
 // CHECK:       phi i64
-// CHECK:       fmul contract float
-// CHECK-NOT:   fmul
+// CHECK:       call float @llvm.fmuladd.f32
+// CHECK-NOT:   fmuladd
 // CHECK:       icmp eq i64 {{.*}}, 16
 // CHECK:       ret void
 
 // PTX-LABEL: define ptx_kernel void @dot16(
-// PTX-COUNT-16: fmul contract float
-// PTX-NOT:     fmul
+// PTX-COUNT-16: call float @llvm.fmuladd.f32
+// PTX-NOT:     fmuladd
 // PTX:         ret void
 gpuc.func @dot16(%a: !gpuc.ptr<f32, global>, %b: !gpuc.ptr<f32, global>,
                  %out: !gpuc.ptr<f32, global>) kernel {
