@@ -33,6 +33,52 @@ def test_ptx_options() -> None:
         get_target("ptx", sm=70)
 
 
+@pytest.mark.parametrize(
+    ("sm", "isa", "message"),
+    [
+        # LLVM aborted the process on these (an LLVM ERROR, no exception) ...
+        (90, 60, "sm_90 needs PTX ISA 7.8 or later, not 6.0"),
+        (100, 80, "sm_100 needs PTX ISA 8.6 or later, not 8.0"),
+        # ... and ignored these with a warning, emitting its default version.
+        (90, 1, "PTX ISA version 1 is not one LLVM emits; choose one of 78, 80"),
+        (90, 999, "PTX ISA version 999 is not one LLVM emits"),
+        (90, "78", "PTX ISA version '78' is not one LLVM emits"),
+    ],
+)
+def test_ptx_isa_llvm_cannot_emit_is_a_diagnostic(
+    sm: int, isa: object, message: str
+) -> None:
+    with pytest.raises(TargetError, match=re.escape(message)):
+        compile_module(ROOT / "examples" / "saxpy.mlir", "ptx", sm=sm, ptx_isa=isa)
+
+
+def test_every_ptx_isa_accepted_is_the_one_emitted() -> None:
+    from gpuc.targets.ptx import MIN_PTX_ISA, PTX_ISAS
+
+    for sm, lowest in MIN_PTX_ISA.items():
+        default = compile_module(ROOT / "examples" / "saxpy.mlir", "ptx", sm=sm)
+        assert f".version {lowest // 10}.{lowest % 10}\n" in str(default.artefact)
+    saxpy = ROOT / "examples" / "saxpy.mlir"
+    for isa in PTX_ISAS[PTX_ISAS.index(MIN_PTX_ISA[75]) :]:
+        ptx = compile_module(saxpy, "ptx", sm=75, ptx_isa=isa)
+        assert f".version {isa // 10}.{isa % 10}\n" in str(ptx.artefact)
+
+
+@pytest.mark.parametrize("width", [7, 24, 48])
+def test_ptx_kernel_parameter_of_odd_width_is_a_diagnostic(width: int) -> None:
+    # LLVM declared it `.param .u7`, which ptxas rejects.
+    source = f"""
+gpuc.func @k(%x: !gpuc.ptr<i{width}, global>, %a: i{width}) kernel {{
+  gpuc.store %a, %x : !gpuc.ptr<i{width}, global>
+  gpuc.return
+}}
+"""
+    with pytest.raises(OpError, match=f"takes parameter 1 as i{width}, which a PTX"):
+        compile_module(source, "ptx")
+    widened = source.replace(f"i{width}", "i64")
+    compile_module(widened, "ptx", validate=True)
+
+
 def test_unknown_options_are_diagnostics() -> None:
     with pytest.raises(Exception, match="unknown option.*sm.*for target 'spirv'"):
         compile_module(ROOT / "examples" / "saxpy.mlir", "spirv", sm=90)

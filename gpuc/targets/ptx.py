@@ -14,7 +14,11 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from xdsl.dialects.builtin import IntegerType, ModuleOp
+
+from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace
+from gpuc.dialects.functions import FuncOp
 from gpuc.targets.base import Target, TargetError
 
 if TYPE_CHECKING:
@@ -35,6 +39,15 @@ NATIVE_MATH = frozenset(
 )
 """Math functions NVPTX selects to instructions; the rest come from libdevice."""
 SUPPORTED_SMS = (75, 80, 86, 89, 90, 100, 120)
+MIN_PTX_ISA = {75: 63, 80: 70, 86: 71, 89: 78, 90: 78, 100: 86, 120: 87}
+"""The lowest PTX ISA version each sm needs (LLVM's default for it)."""
+PTX_ISAS: tuple[int, ...] = (
+    *(32, 40, 41, 42, 43, 50, 60, 61, 62, 63, 64, 65),
+    *(70, 71, 72, 73, 74, 75, 76, 77, 78, 80, 81, 82, 83, 84, 85, 86, 87, 88, 90),
+)
+"""The PTX ISA versions LLVM 22's NVPTX back-end knows (`+ptxNN` features);
+it ignores any other with a warning, and aborts the process on one too old
+for the sm."""
 GET_PARAMETER_BUFFER = "__cudaCDP2GetParameterBufferV2"
 LAUNCH_DEVICE = "__cudaCDP2LaunchDeviceV2"
 
@@ -70,6 +83,37 @@ class PTXTarget(Target):
                 f"sm_{self.sm} is not supported; choose one of "
                 + ", ".join(f"sm_{s}" for s in SUPPORTED_SMS)
             )
+        if self.ptx_isa is None:
+            return
+        lowest = MIN_PTX_ISA[self.sm]
+        if isinstance(self.ptx_isa, bool) or self.ptx_isa not in PTX_ISAS:
+            known = ", ".join(str(v) for v in PTX_ISAS if v >= lowest)
+            raise TargetError(
+                f"PTX ISA version {self.ptx_isa!r} is not one LLVM emits; choose "
+                f"one of {known} (78 is 7.8), or leave it out for the lowest one "
+                f"sm_{self.sm} needs"
+            )
+        if self.ptx_isa < lowest:
+            raise TargetError(
+                f"sm_{self.sm} needs PTX ISA {lowest // 10}.{lowest % 10} or later, "
+                f"not {self.ptx_isa // 10}.{self.ptx_isa % 10}; raise ptx_isa to "
+                f"at least {lowest}, or leave it out"
+            )
+
+    def verify_module(self, module: ModuleOp) -> None:
+        """Kernel parameters of odd integer widths: LLVM declares them as
+        `.param .u7`, which is no PTX type (ptxas rejects it)."""
+        for func in module.ops:
+            if not (isinstance(func, FuncOp) and func.is_kernel):
+                continue
+            for position, ty in enumerate(func.function_type.inputs.data):
+                if isinstance(ty, IntegerType) and not _ptx_param_width(ty.width.data):
+                    raise OpError(
+                        func,
+                        f"kernel @{func.sym_name.data} takes parameter {position} "
+                        f"as {ty}, which a PTX kernel parameter cannot be; take "
+                        "i8, i16, i32 or i64 and truncate it in the kernel",
+                    )
 
     def symbol_name(self, name: str) -> str:
         """PTX identifiers are `[A-Za-z0-9_$]`: `.` becomes `_$_`, as LLVM's
@@ -196,6 +240,11 @@ class PTXTarget(Target):
 
         assert isinstance(artefact, str)
         run_ptxas(artefact, self.sm, compile_only=relocatable(artefact))
+
+
+def _ptx_param_width(bits: int) -> bool:
+    """i1 and power-of-two widths from 8 bits are PTX parameter types."""
+    return bits == 1 or (bits >= 8 and bits & (bits - 1) == 0)
 
 
 def relocatable(ptx: str) -> bool:
