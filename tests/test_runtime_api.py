@@ -81,6 +81,39 @@ def test_errors_name_what_is_wrong(mod: gpuc.Module) -> None:
         mod["saxpy"][1, 8](1.0, x, x, 2**32)
 
 
+@pytest.mark.parametrize("target", ["native", "spirv"])
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        # These raised a KeyError from inside gpuc (no numpy dtype) ...
+        ("%a: i128", "argument 0 ('a': i128) is of type i128, which has no numpy"),
+        ("%p: !gpuc.ptr<i7, global>", "argument 0 ('p': !gpuc.ptr<i7, global>) "),
+        (
+            "%p: !gpuc.ptr<!gpuc.ptr<f32, global>, global>",
+            "points to !gpuc.ptr<f32, global>, which has no numpy dtype",
+        ),
+        # ... and these ran with a host address where the kernel expects shared
+        # (or private) memory.
+        ("%p: !gpuc.ptr<f32, shared>", "is a shared pointer, which the host cannot"),
+        ("%p: !gpuc.ptr<f32, local>", "is a local pointer, which the host cannot"),
+    ],
+)
+def test_a_parameter_the_host_cannot_pass_is_a_launch_error(
+    target: str, params: str, message: str
+) -> None:
+    source = f"gpuc.func @k({params}) kernel {{\n  gpuc.return\n}}\n"
+    if target == "spirv" and params == "%a: i128":
+        from gpuc.diagnostics import OpError
+
+        with pytest.raises(OpError, match="SPIR-V for OpenCL has i1, i8, i16"):
+            gpuc.compile(source, target=target)
+        return
+    mod = gpuc.compile(source, target=target)
+    with pytest.raises(gpuc.LaunchError, match="kernel 'k': ") as info:
+        mod["k"][1, 1](np.zeros(4, np.float32))
+    assert message in str(info.value)
+
+
 def test_source_as_text_and_as_xdsl_module() -> None:
     text = SAXPY.read_text()
     from_text = gpuc.compile(text, target="native")

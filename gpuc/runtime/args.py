@@ -201,6 +201,32 @@ def check_geometry(
     return g, b
 
 
+HOST_UNREACHABLE_SPACES = {
+    "shared": "shared memory (a kernel allocates it with gpuc.shared_alloc)",
+    "local": "a thread's private memory",
+}
+"""Address spaces a launch argument cannot point into, and what they are."""
+
+
+def _check_passable(kernel: str, param: Param, position: int) -> None:
+    """A LaunchError unless the host has a value for `param`: a numpy dtype
+    for a scalar or a pointee, memory it can point into for a pointer."""
+    where = _where(kernel, param, position)
+    if param.space in HOST_UNREACHABLE_SPACES:
+        raise LaunchError(
+            f"{where} is a {param.space} pointer, which the host cannot pass: "
+            f"it points into {HOST_UNREACHABLE_SPACES[param.space]}; make the "
+            "parameter a global or constant pointer"
+        )
+    if param.type_name not in SCALAR_DTYPES:
+        what = "points to" if param.space is not None else "is of type"
+        raise LaunchError(
+            f"{where} {what} {param.type_name}, which has no numpy dtype, so the "
+            f"host cannot pass it: use one of {', '.join(SCALAR_DTYPES)} in the "
+            "kernel's signature"
+        )
+
+
 def _pointer_arg(kernel: str, param: Param, position: int, value: object) -> Any:
     where = _where(kernel, param, position)
     if not isinstance(value, np.ndarray):
@@ -282,6 +308,7 @@ def check_args(sig: KernelSignature, args: Iterable[object]) -> list[Any]:
         )
     checked: list[Any] = []
     for position, (param, value) in enumerate(zip(sig.params, values, strict=True)):
+        _check_passable(sig.name, param, position)
         if param.kind == "pointer":
             checked.append(_pointer_arg(sig.name, param, position, value))
         elif param.kind == "int":
