@@ -114,6 +114,30 @@ def test_a_parameter_the_host_cannot_pass_is_a_launch_error(
     assert message in str(info.value)
 
 
+ALIASED = """
+gpuc.func @k(%x: !gpuc.ptr<f32, constant>, %y: !gpuc.ptr<f32, global>) kernel {
+  %i = gpuc.global_id x
+  %v = gpuc.load %x[%i] : !gpuc.ptr<f32, constant>
+  %one = arith.constant 1.0 : f32
+  %w = arith.addf %v, %one : f32
+  gpuc.store %w, %y[%i] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["native", "spirv"])
+def test_an_array_passed_twice_is_written_back_if_either_is_written(
+    target: str,
+) -> None:
+    # The OpenCL executor made the buffer read-only after the constant
+    # parameter and dropped the kernel's writes through the global one.
+    mod = gpuc.compile(ALIASED, target=target)
+    x = np.arange(64, dtype=np.float32)
+    mod["k"][2, 32](x, x)
+    np.testing.assert_array_equal(x, np.arange(64, dtype=np.float32) + 1)
+
+
 def test_source_as_text_and_as_xdsl_module() -> None:
     text = SAXPY.read_text()
     from_text = gpuc.compile(text, target="native")

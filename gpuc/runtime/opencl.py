@@ -268,20 +268,25 @@ class OpenCLExecutor:
 
         launch = check_launch(self.kernels, name, grid, block, args, self.limits)
         flags = cl.mem_flags
+        # An array passed several times is one buffer (aliased), written if
+        # any of its parameters may be written through.
+        written: dict[int, bool] = {}
+        arrays: dict[int, np.ndarray[Any, Any]] = {}
+        for param, array in launch.arrays():
+            arrays[id(array)] = array
+            written[id(array)] = written.get(id(array), False) or param.written
         copy_back: list[tuple[Any, np.ndarray[Any, Any]]] = []
         buffers: dict[int, Any] = {}
-        for param, array in launch.arrays():
-            if id(array) in buffers:  # passed twice: one buffer, aliased
-                continue
-            access: Any = flags.READ_WRITE if param.written else flags.READ_ONLY
+        for key, array in arrays.items():
+            access: Any = flags.READ_WRITE if written[key] else flags.READ_ONLY
             if array.nbytes == 0:  # OpenCL has no empty buffers; nothing to copy
                 buffer = cl.Buffer(self.context, access, size=max(1, array.itemsize))
             else:
                 access |= flags.COPY_HOST_PTR
                 buffer = cl.Buffer(self.context, access, hostbuf=array)
-                if param.written:
+                if written[key]:
                     copy_back.append((buffer, array))
-            buffers[id(array)] = buffer
+            buffers[key] = buffer
         kernel = self.kernel(name)
         g, b = launch.grid, launch.block
         try:
