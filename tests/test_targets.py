@@ -79,6 +79,24 @@ gpuc.func @k(%x: !gpuc.ptr<i{width}, global>, %a: i{width}) kernel {{
     compile_module(widened, "ptx", validate=True)
 
 
+@pytest.mark.parametrize("space", ["generic", "local"])
+def test_spirv_kernel_pointer_parameter_opencl_forbids(space: str) -> None:
+    # spirv-val accepts it; Intel's runtime refused it at clSetKernelArg.
+    source = f"""
+gpuc.func @k(%x: !gpuc.ptr<f32, {space}>) kernel {{
+  gpuc.return
+}}
+"""
+    with pytest.raises(
+        OpError,
+        match=f"takes parameter 0 as !gpuc.ptr<f32, {space}>; OpenCL kernels take "
+        "global, constant or shared pointers only",
+    ):
+        compile_module(source, "spirv")
+    for allowed in ("global", "constant", "shared"):
+        compile_module(source.replace(space, allowed), "spirv", validate=True)
+
+
 def test_unknown_options_are_diagnostics() -> None:
     with pytest.raises(Exception, match="unknown option.*sm.*for target 'spirv'"):
         compile_module(ROOT / "examples" / "saxpy.mlir", "spirv", sm=90)

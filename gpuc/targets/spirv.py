@@ -8,7 +8,7 @@ is OpenCL's `barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)`, declared
 without an LLVM intrinsic calls OpenCL builtins. LLVM's back-end ends the
 process (`LLVM ERROR`) on IR it cannot express, so `verify_module` rejects all
 of that first: device-side launches, function pointers, recursion, atomics on
-types OpenCL has none for. Float atomic add uses SPV_EXT_shader_atomic_float_add
+types OpenCL has none for, kernel pointer parameters OpenCL forbids. Float atomic add uses SPV_EXT_shader_atomic_float_add
 (enabled); float atomic min/max become compare-exchange loops. Code generation
 runs in a forked child: LLVM 22's back-end carries state from one module into
 the next, which made the output change between compiles of the same input.
@@ -82,6 +82,8 @@ class SPIRVTarget(Target):
 
         for func in module.ops:
             if isinstance(func, FuncOp):
+                if func.is_kernel:
+                    check_kernel_params(func)
                 for op in func.walk():
                     check_op(op)
         cycle = call_cycle(module_facts(module))
@@ -194,6 +196,28 @@ class SPIRVTarget(Target):
 
         assert isinstance(artefact, bytes)
         run_spirv_val(artefact)
+
+
+KERNEL_POINTER_SPACES = (
+    AddressSpace.GLOBAL,
+    AddressSpace.CONSTANT,
+    AddressSpace.SHARED,
+)
+"""What an OpenCL kernel's pointer parameters may point into (global,
+constant, local in OpenCL's words)."""
+
+
+def check_kernel_params(kernel: FuncOp) -> None:
+    """Raise an OpError for a kernel pointer parameter OpenCL forbids: the
+    runtime refuses a generic or private one when the argument is set."""
+    for position, ty in enumerate(kernel.function_type.inputs.data):
+        if isinstance(ty, PtrType) and ty.address_space not in KERNEL_POINTER_SPACES:
+            raise OpError(
+                kernel,
+                f"kernel @{kernel.sym_name.data} takes parameter {position} as "
+                f"{ty}; OpenCL kernels take global, constant or shared pointers "
+                "only: take a global pointer (and addrspace_cast it if needed)",
+            )
 
 
 def check_op(op: Operation) -> None:
