@@ -8,8 +8,9 @@ is OpenCL's `barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)`, declared
 without an LLVM intrinsic calls OpenCL builtins. LLVM's back-end ends the
 process (`LLVM ERROR`) on IR it cannot express, so `verify_module` rejects all
 of that first: device-side launches, function pointers, recursion, atomics on
-types OpenCL has none for, kernel pointer parameters OpenCL forbids. Float atomic add uses SPV_EXT_shader_atomic_float_add
-(enabled); float atomic min/max become compare-exchange loops. Code generation
+types OpenCL has none for, kernel pointer parameters OpenCL forbids. Float
+atomic add uses SPV_EXT_shader_atomic_float_add (enabled); float atomic
+min/max become compare-exchange loops. Code generation
 runs in a forked child: LLVM 22's back-end carries state from one module into
 the next, which made the output change between compiles of the same input.
 """
