@@ -9,9 +9,11 @@
 // CHECK-LABEL: builtin.module attributes {gpuc.target = "ptx", gpuc.entrypoints = [@kernel]} {
 // CHECK-NEXT:    gpuc.func @kernel(%x: f32, %p: !gpuc.ptr<f32, global>) kernel
 // CHECK-NEXT:      %r = gpuc.call @helper.helper(%x) : (f32) -> f32
-// CHECK-NOT:     gpuc.deferred_call
+// CHECK-NOT:     deferred
+// CHECK-NOT:     @helper(
 // CHECK:         gpuc.func private @helper.helper(%x: f32) -> f32 helper {
-// CHECK-NOT:     gpuc.func {{.*}}@helper(
+// CHECK-NOT:     deferred
+// CHECK-NOT:     @helper(
 gpuc.func @kernel(%x: f32, %p: !gpuc.ptr<f32, global>) kernel {
   %r = gpuc.deferred_call @helper(%x) #gpuc.job<helper> : (f32) -> f32
   gpuc.store %r, %p : !gpuc.ptr<f32, global>
@@ -31,8 +33,10 @@ gpuc.func @helper(%x: f32) -> f32 helper {
 // CHECK-NEXT:    gpuc.func @kernel(%x: f32, %p: !gpuc.ptr<f32, global>) kernel
 // CHECK-NEXT:      %{{.*}} = gpuc.call @f.helper(%x) : (f32) -> f32
 // CHECK-NOT:     mock_autodiff
+// CHECK-NOT:     @f(
 // CHECK:         gpuc.func private @f.helper(%x: f32) -> f32 helper {
 // CHECK-NOT:     mock_autodiff
+// CHECK-NOT:     @f(
 gpuc.func @kernel(%x: f32, %p: !gpuc.ptr<f32, global>) kernel {
   %r = gpuc.deferred_call @f(%x) #gpuc.job<helper, generator = "mock_autodiff" {always_inline = true}> : (f32) -> f32
   gpuc.store %r, %p : !gpuc.ptr<f32, global>
@@ -49,9 +53,11 @@ gpuc.func @f(%x: f32) -> f32 helper {
 // CHECK-LABEL: builtin.module attributes {gpuc.target = "ptx", gpuc.entrypoints = [@kernel]} {
 // CHECK-NEXT:    gpuc.func @kernel(%x: f32, %p: !gpuc.ptr<f32, global>) kernel
 // CHECK-NEXT:      %r = gpuc.call @f.helper.mock_autodiff(%x) : (f32) -> f32
+// CHECK-NOT:     @f(
 // CHECK:         gpuc.func private @f.helper.mock_autodiff(%x: f32) -> f32 helper {
 // CHECK-NEXT:      %{{.*}} = gpuc.call @f.helper(%x) : (f32) -> f32
 // CHECK:         gpuc.func private @f.helper(%x: f32) -> f32 helper {
+// CHECK-NOT:     @f(
 gpuc.func @kernel(%x: f32, %p: !gpuc.ptr<f32, global>) kernel {
   %r = gpuc.deferred_call @f(%x) #gpuc.job<helper, generator = "mock_autodiff"> : (f32) -> f32
   gpuc.store %r, %p : !gpuc.ptr<f32, global>
@@ -70,7 +76,10 @@ gpuc.func @f(%x: f32) -> f32 helper {
 // CHECK-LABEL: builtin.module attributes {gpuc.target = "ptx", gpuc.entrypoints = [@parent, @child.kernel]} {
 // CHECK-NEXT:    gpuc.func @parent(%p: !gpuc.ptr<f32, global>, %n: index) kernel attributes {gpuc.static_shared_bytes = 0 : i64} {
 // CHECK-NEXT:      gpuc.launch @child.kernel grid(%n) block(%n) (%p) : (!gpuc.ptr<f32, global>)
+// CHECK-NOT:     deferred
+// CHECK-NOT:     @child(
 // CHECK:         gpuc.func @child.kernel(%p: !gpuc.ptr<f32, global>) kernel attributes {gpuc.static_shared_bytes = 128 : i64} {
+// CHECK-NOT:     @child(
 gpuc.func @parent(%p: !gpuc.ptr<f32, global>, %n: index) kernel {
   gpuc.deferred_launch @child grid(%n) block(%n) (%p) #gpuc.job<kernel> : (!gpuc.ptr<f32, global>)
   gpuc.return
@@ -88,9 +97,11 @@ gpuc.func private @child(%p: !gpuc.ptr<f32, global>) helper {
 // CHECK:         gpuc.call @h.helper(%x)
 // CHECK:         gpuc.call @h.helper(%x)
 // CHECK-NEXT:    gpuc.call @h.helper.no_inline(%x)
+// CHECK-NOT:     @h(
 // CHECK:         gpuc.func private @h.helper(
+// CHECK-NOT:     @h.helper.{{[0-9]}}
 // CHECK:         gpuc.func private @h.helper.no_inline(
-// CHECK-NOT:     gpuc.func private @h.helper
+// CHECK-NOT:     gpuc.func
 gpuc.func @k1(%x: f32) kernel {
   %a = gpuc.deferred_call @h(%x) #gpuc.job<helper> : (f32) -> f32
   gpuc.return
@@ -109,14 +120,21 @@ gpuc.func @h(%x: f32) -> f32 helper {
 // Cycles a -> b -> c -> a and self-recursion terminate, each job
 // materialized once.
 // CHECK-LABEL: builtin.module attributes {gpuc.target = "ptx", gpuc.entrypoints = [@k]} {
-// CHECK-NOT:     .helper.1
+// CHECK-NEXT:    gpuc.func @k(%x: f32) kernel
+// CHECK-NEXT:      gpuc.call @a.helper(%x)
+// CHECK-NEXT:      gpuc.call @self.helper(%x)
+// CHECK-NOT:     {{@(a|b|c|self)(\(|\.helper\.[0-9])}}
 // CHECK:         gpuc.func private @a.helper(
-// CHECK-NOT:     .helper.1
+// CHECK-NEXT:      gpuc.call @b.helper(%x)
+// CHECK-NOT:     {{@(a|b|c|self)(\(|\.helper\.[0-9])}}
 // CHECK:         gpuc.func private @self.helper(
-// CHECK-NOT:     .helper.1
+// CHECK-NEXT:      gpuc.call @self.helper(%x)
+// CHECK-NOT:     {{@(a|b|c|self)(\(|\.helper\.[0-9])}}
 // CHECK:         gpuc.func private @b.helper(
-// CHECK-NOT:     .helper.1
+// CHECK-NEXT:      gpuc.call @c.helper(%x)
+// CHECK-NOT:     {{@(a|b|c|self)(\(|\.helper\.[0-9])}}
 // CHECK:         gpuc.func private @c.helper(
+// CHECK-NEXT:      gpuc.call @a.helper(%x)
 // CHECK-NOT:     gpuc.func
 gpuc.func @k(%x: f32) kernel {
   %r = gpuc.deferred_call @a(%x) #gpuc.job<helper> : (f32) -> f32

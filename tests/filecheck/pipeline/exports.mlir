@@ -1,7 +1,7 @@
 // The whole pipeline with an explicit export (GPUCompiler.jl PR #928): an
 // exported helper stays public but is not finalized as a kernel; what is
 // neither exported nor a kernel is internalized and dropped.
-// RUN: gpuc-opt %s -p 'gpuc-pipeline{target=ptx exports=exported}' | FileCheck %s
+// RUN: gpuc-opt %s --split-input-file -p 'gpuc-pipeline{target=ptx exports=exported}' | FileCheck %s
 
 // An explicitly exported helper stays public and is not finalized as a
 // kernel: only the kernel of the entrypoint set gets the target's finishing.
@@ -17,4 +17,42 @@ gpuc.func @exported(%x: f32) -> f32 helper {
 }
 gpuc.func @unexported(%x: f32) -> f32 helper {
   gpuc.return %x : f32
+}
+
+// -----
+
+// The entrypoint attribute and the set finalize-kernels visits are the same:
+// each kernel it lists (the child kernel job included) gets the target's
+// finishing (gpuc.static_shared_bytes), and nothing else does: not the
+// exported helper, not the helper it calls; an unused kernel declaration is
+// neither in the set nor kept.
+// CHECK-LABEL: builtin.module attributes {gpuc.target = "ptx", gpuc.entrypoints = [@k1, @exported, @k2, @child.kernel]} {
+// CHECK-NEXT:    gpuc.func @k1(%p: !gpuc.ptr<f32, global>, %n: index) kernel attributes {gpuc.static_shared_bytes = 0 : i64} {
+// CHECK-NEXT:      gpuc.launch @child.kernel
+// CHECK:         gpuc.func @exported(%x: f32) -> f32 helper {
+// CHECK:         gpuc.func private @kept(%x: f32) -> f32 helper no_inline {
+// CHECK-NOT:     @kernel_decl
+// CHECK:         gpuc.func @k2(%p: !gpuc.ptr<f32, global>) kernel attributes {gpuc.static_shared_bytes = 16 : i64} {
+// CHECK-NOT:     @child(
+// CHECK:         gpuc.func @child.kernel(%p: !gpuc.ptr<f32, global>) kernel attributes {gpuc.static_shared_bytes = 32 : i64} {
+// CHECK-NOT:     gpuc.func
+gpuc.func @k1(%p: !gpuc.ptr<f32, global>, %n: index) kernel {
+  gpuc.deferred_launch @child grid(%n) block(%n) (%p) #gpuc.job<kernel> : (!gpuc.ptr<f32, global>)
+  gpuc.return
+}
+gpuc.func @exported(%x: f32) -> f32 helper {
+  %y = gpuc.call @kept(%x) : (f32) -> f32
+  gpuc.return %y : f32
+}
+gpuc.func private @kept(%x: f32) -> f32 helper no_inline {
+  gpuc.return %x : f32
+}
+gpuc.func private @kernel_decl(!gpuc.ptr<f32, global>) kernel
+gpuc.func @k2(%p: !gpuc.ptr<f32, global>) kernel {
+  %s = gpuc.shared_alloc 4 : !gpuc.ptr<f32, shared>
+  gpuc.return
+}
+gpuc.func private @child(%p: !gpuc.ptr<f32, global>) helper {
+  %s = gpuc.shared_alloc 8 : !gpuc.ptr<f32, shared>
+  gpuc.return
 }

@@ -9,6 +9,7 @@
 // CHECK-NEXT:    gpuc.func @k(%x: f32, %p: !gpuc.ptr<f32, global>) kernel
 // CHECK-NEXT:      %r = gpuc.call @lib_square.helper(%x) : (f32) -> f32
 // CHECK:         gpuc.func @keep() helper
+// CHECK-NOT:     @dropped
 // CHECK:         gpuc.func private @lib_square.helper(
 // CHECK:         gpuc.func private @lib_mul(
 // CHECK:         gpuc.func private @lib_tail.helper(
