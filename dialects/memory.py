@@ -258,7 +258,9 @@ class SharedAllocOp(IRDLOperation):
             result_types=[PtrType(element, AddressSpace.SHARED)],
             properties={
                 "count": IntegerAttr(count, i64),
-                "alignment": IntegerAttr(alignment, i64) if alignment else None,
+                "alignment": (
+                    IntegerAttr(alignment, i64) if alignment is not None else None
+                ),
             },
         )
 
@@ -284,10 +286,10 @@ class SharedAllocOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> SharedAllocOp:
-        count = parser.parse_integer(allow_boolean=False, allow_negative=True)
+        count = _parse_i64(parser, "element count")
         alignment = None
         if parser.parse_optional_keyword("align") is not None:
-            alignment = parser.parse_integer(allow_boolean=False, allow_negative=False)
+            alignment = _parse_i64(parser, "alignment")
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         ptr_type = parse_ptr_type(parser)
@@ -295,7 +297,11 @@ class SharedAllocOp(IRDLOperation):
             result_types=[ptr_type],
             properties={
                 "count": IntegerAttr(count, i64),
-                **({"alignment": IntegerAttr(alignment, i64)} if alignment else {}),
+                **(
+                    {"alignment": IntegerAttr(alignment, i64)}
+                    if alignment is not None
+                    else {}
+                ),
             },
         )
         op.attributes |= attrs
@@ -306,6 +312,17 @@ class SharedAllocOp(IRDLOperation):
         if self.alignment is not None:
             printer.print_string(f" align {self.alignment.value.data}")
         print_trailer(printer, self, self.result.type)
+
+
+def _parse_i64(parser: Parser, what: str) -> int:
+    """An integer literal that fits a signed 64-bit property."""
+    pos = parser.pos
+    value = parser.parse_integer(allow_boolean=False, allow_negative=True)
+    if not -(2**63) <= value < 2**63:
+        parser.raise_error(
+            f"{what} {value} does not fit in 64 bits (signed)", pos, parser.pos
+        )
+    return value
 
 
 def check_atomic_pointer(ptr_type: PtrType) -> None:

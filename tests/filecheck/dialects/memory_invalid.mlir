@@ -83,6 +83,14 @@ gpuc.func @k() kernel {
 
 // -----
 
+gpuc.func @k() kernel {
+  // CHECK: memory_invalid.mlir:[[# @LINE + 1]]:8: error: 'gpuc.shared_alloc' op alignment 0 is not a positive power of two
+  %s = gpuc.shared_alloc 4 align 0 : !gpuc.ptr<f32, shared>
+  gpuc.return
+}
+
+// -----
+
 // CHECK: memory_invalid.mlir:[[# @LINE + 1]]:6: error: 'gpuc.shared_alloc' op must be inside a function (gpuc.func)
 %s = gpuc.shared_alloc 4 : !gpuc.ptr<f32, shared>
 

@@ -130,3 +130,19 @@ gpuc.func @k() kernel {
   %w = gpuc.warp_id
   gpuc.return
 }
+
+// -----
+
+gpuc.func @k() kernel {
+  // CHECK: syntax_invalid.mlir:[[# @LINE + 1]]:26: error: element count 18446744073709551616 does not fit in 64 bits (signed)
+  %s = gpuc.shared_alloc 18446744073709551616 : !gpuc.ptr<f32, shared>
+  gpuc.return
+}
+
+// -----
+
+gpuc.func @k() kernel {
+  // CHECK: syntax_invalid.mlir:[[# @LINE + 1]]:34: error: alignment 9223372036854775808 does not fit in 64 bits (signed)
+  %s = gpuc.shared_alloc 4 align 9223372036854775808 : !gpuc.ptr<f32, shared>
+  gpuc.return
+}
