@@ -38,10 +38,17 @@ def load_library(source: LibrarySource, ctx: Context | None = None) -> Library:
     if isinstance(source, ModuleOp):
         return Library("<module given in Python>", source)
     path = str(source)
+    if not path:
+        raise LibraryError("a library path is empty; name a library file")
     try:
-        text = Path(path).read_text()
-    except (OSError, UnicodeDecodeError) as e:
-        raise LibraryError(f"cannot read library {path}: {e}") from None
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise LibraryError(f"cannot read library {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise LibraryError(
+            f"cannot read library {path}: byte {e.start} is not UTF-8 text; a "
+            "library is an MLIR source file"
+        ) from None
     try:
         module = LocatingParser(ctx or make_context(), text, path).parse_module()
     except ParseError as e:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -333,6 +334,32 @@ def test_a_library_for_another_target_is_a_diagnostic() -> None:
         parse(USES_LIB), target="spirv", libraries=[parse(LIBRARY)]
     )
     assert func_names(module) == ["k", "lib.helper", "dep"]
+
+
+def _binary_file(tmp: Path) -> Path:
+    path = tmp / "lib.bin"
+    path.write_bytes(b"\xff")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make_path", "message"),
+    [
+        (lambda tmp: "", "a library path is empty; name a library file"),
+        (lambda tmp: str(tmp), "cannot read library .*: Is a directory$"),
+        (
+            lambda tmp: str(tmp / "nope.mlir"),
+            "cannot read library .*nope.mlir: No such file or directory$",
+        ),
+        (_binary_file, "cannot read library .*lib.bin: byte 0 is not UTF-8 text"),
+    ],
+    ids=["empty", "directory", "missing", "binary"],
+)
+def test_an_unreadable_library_is_a_diagnostic(
+    tmp_path: Path, make_path: Callable[[Path], str | Path], message: str
+) -> None:
+    with pytest.raises(DiagnosticException, match=message):
+        run_dialect_pipeline(parse(USES_LIB), libraries=[make_path(tmp_path)])
 
 
 def test_a_declaration_that_disagrees_with_the_library_is_a_diagnostic() -> None:
