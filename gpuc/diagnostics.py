@@ -81,11 +81,14 @@ class LocatingParser(Parser):
             raise
         except Exception as e:
             # An op's constructor or custom parser failed (an attribute that does
-            # not verify, a dialect bug): still a syntax error at this op.
+            # not verify, a dialect bug): still a syntax error at this op. A
+            # VerifyException is the input's fault and says so itself; any
+            # other type is worth naming.
             start = self._op_names[-1]
-            self.raise_error(
-                f"{type(e).__name__}: {e}", start, max(start + 1, self.pos)
-            )
+            message = " ".join(str(e).split("\n"))
+            if not isinstance(e, VerifyException):
+                message = f"{type(e).__name__}: {message}"
+            self.raise_error(message, start, max(start + 1, self.pos))
         finally:
             name_pos = self._op_names.pop()
         if not isinstance(op.location, FileLineColLoc):

@@ -146,3 +146,13 @@ gpuc.func @k() kernel {
   %s = gpuc.shared_alloc 4 align 9223372036854775808 : !gpuc.ptr<f32, shared>
   gpuc.return
 }
+
+// -----
+
+// An attribute the op's constraint rejects while parsing: the constraint's
+// own message, at the op.
+gpuc.func @k() kernel {
+  // CHECK: syntax_invalid.mlir:[[# @LINE + 1]]:3: error: Expected SymbolRefAttr with no nested symbols. Underlying verification failure: expected empty array, but got ["h"]
+  gpuc.call @m::@h() : () -> ()
+  gpuc.return
+}
