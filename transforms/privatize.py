@@ -13,6 +13,9 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from gpuc.diagnostics import OpError
+from gpuc.dialects.attrs import ENTRYPOINTS_ATTR
+from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.symbols import build_table
 from gpuc.transforms.classify_entrypoints import read_entrypoints
 from gpuc.transforms.symbol_privatize import privatize_symbols, set_visibility
@@ -24,8 +27,17 @@ def privatize(module: ModuleOp) -> None:
     privatize_symbols(module, exclude=set(entrypoints))
     table = build_table(module)
     for name in entrypoints:
-        if name in table:
-            set_visibility(table[name], "public")
+        op = table.get(name)
+        if op is None:
+            continue
+        if isinstance(op, FuncOp) and op.is_declaration:
+            raise OpError(
+                op,
+                f"@{name} is in the entrypoint set ('{ENTRYPOINTS_ATTR}') but is a "
+                "declaration, which must stay private; define it here or take it "
+                "out of the set",
+            )
+        set_visibility(op, "public")
 
 
 @dataclass(frozen=True)
