@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from xdsl.dialects import func, gpu, memref
 from xdsl.dialects.builtin import (
+    AnyFloat,
     MemRefType,
     TensorType,
     UnitAttr,
@@ -24,6 +25,8 @@ from gpuc.dialects.attrs import AddressSpace
 from gpuc.dialects.symbols import symbol_name
 from gpuc.transforms.import_memory import constant_index
 from gpuc.transforms.import_memref import (
+    ATOMIC_FLOAT_KINDS,
+    ATOMIC_INTEGER_KINDS,
     ATOMIC_KIND_BY_NUMBER,
     ATOMIC_KINDS_ACCEPTED,
     address_space,
@@ -263,6 +266,17 @@ def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | Non
             return (
                 f"has kind {kind}{where(op)}, which is not supported; accepted "
                 f"(MLIR 16 numbering): {ATOMIC_KINDS_ACCEPTED}"
+            )
+        element = op.value.type
+        if kind in ATOMIC_FLOAT_KINDS and not isinstance(element, AnyFloat):
+            return (
+                f"has kind {ATOMIC_FLOAT_KINDS[kind]} ({kind}){where(op)}, which "
+                f"needs a float element type, not {element}"
+            )
+        if kind in ATOMIC_INTEGER_KINDS and isinstance(element, AnyFloat):
+            return (
+                f"has kind {ATOMIC_INTEGER_KINDS[kind]} ({kind}){where(op)}, which "
+                f"needs an integer element type, not {element}"
             )
     return None
 

@@ -69,6 +69,18 @@ ATOMIC_KINDS_ACCEPTED = (
     "addf (0), addi (1), assign (2), maxf (3), maxs (4), maxu (5), minf (6), "
     "mins (7), minu (8), ori (11), andi (12)"
 )
+ATOMIC_FLOAT_KINDS = {0: "addf", 3: "maxf", 6: "minf"}
+"""Kinds on float elements only, as MLIR's verifier has them."""
+ATOMIC_INTEGER_KINDS = {
+    1: "addi",
+    4: "maxs",
+    5: "maxu",
+    7: "mins",
+    8: "minu",
+    11: "ori",
+    12: "andi",
+}
+"""Kinds on integer elements only."""
 
 
 def address_space(space: Attribute) -> AddressSpace | None:

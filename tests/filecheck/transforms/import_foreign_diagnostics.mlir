@@ -172,6 +172,26 @@ func.func @mul(%m: memref<4xf32>, %v: f32, %i: index) {
 
 // -----
 
+// MLIR's verifier rejects a float kind on integers and the reverse; xDSL's
+// does not, and the import took addf on i32 as an integer add.
+func.func @addf_on_integers(%m: memref<4xi32>, %v: i32, %i: index) {
+  %0 = "memref.atomic_rmw"(%v, %m, %i) <{kind = 0 : i64}> : (i32, memref<4xi32>, index) -> i32
+  func.return
+}
+
+// CHECK: error: 'memref.atomic_rmw' op has kind addf (0) in @addf_on_integers, which needs a float element type, not i32
+
+// -----
+
+func.func @maxs_on_floats(%m: memref<4xf32>, %v: f32, %i: index) {
+  %0 = "memref.atomic_rmw"(%v, %m, %i) <{kind = 4 : i64}> : (f32, memref<4xf32>, index) -> f32
+  func.return
+}
+
+// CHECK: error: 'memref.atomic_rmw' op has kind maxs (4) in @maxs_on_floats, which needs an integer element type, not f32
+
+// -----
+
 func.func @select(%a: memref<4xf32>, %b: memref<4xf32>, %c: i1) {
   %m = arith.select %c, %a, %b : memref<4xf32>
   func.return
