@@ -169,5 +169,7 @@ def compile(
     `Module` whose kernels run on that target's executor. `device` picks the
     executor's device: an OpenCL device name fragment, or a CUDA ordinal."""
     from gpuc.driver import compile_module
+    from gpuc.runtime import check_device
 
+    check_device(target, device)
     return Module(compile_module(source, target, **options), device)

@@ -10,7 +10,7 @@ executors need; `run` stops after any stage (the CLI's `--emit`).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -120,6 +120,7 @@ def make_options(target: str, options: Mapping[str, Any]) -> CompileOptions:
             f"unknown option(s) {', '.join(unknown)} for target '{target}'; "
             f"accepted: {accepted}"
         )
+    check_general_options(general)
     if "generators" in general:
         general["generators"] = tuple(sorted(dict(general["generators"]).items()))
     for key in ("exports", "libraries"):
@@ -132,6 +133,39 @@ def make_options(target: str, options: Mapping[str, Any]) -> CompileOptions:
     return CompileOptions(
         target=target, target_options=tuple(sorted(own.items())), **general
     )
+
+
+def check_general_options(general: Mapping[str, Any]) -> None:
+    """Raise an OptionError for a general option of the wrong type or range
+    (before it reaches llvmlite, which asserts, or `tuple()`, which raises a
+    TypeError that names no option)."""
+    level = general.get("opt_level", 3)
+    if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 3:
+        raise OptionError(f"opt_level must be 0, 1, 2 or 3, got {level!r}")
+    for key in ("fp_contract", "validate"):
+        if not isinstance(general.get(key, False), bool):
+            raise OptionError(f"{key} must be True or False, got {general[key]!r}")
+    for key in ("exports", "libraries"):
+        value = general.get(key, ())
+        items = (value,) if isinstance(value, str | os.PathLike) else value
+        if not isinstance(items, Iterable) or not all(
+            isinstance(v, str | os.PathLike) for v in items
+        ):
+            raise OptionError(
+                f"{key} must be a name or a sequence of names, got {value!r}"
+            )
+    generators = general.get("generators", {})
+    if generators:
+        from gpuc.generators import Generator
+
+        if not isinstance(generators, Mapping) or not all(
+            isinstance(k, str) and isinstance(g, Generator)
+            for k, g in generators.items()
+        ):
+            raise OptionError(
+                "generators must map names to gpuc.generators.Generator "
+                f"instances, got {generators!r}"
+            )
 
 
 @dataclass

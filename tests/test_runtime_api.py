@@ -140,6 +140,37 @@ def test_an_array_passed_twice_is_written_back_if_either_is_written(
     np.testing.assert_array_equal(x, np.arange(64, dtype=np.float32) + 1)
 
 
+@pytest.mark.parametrize(
+    ("target", "options", "message"),
+    [
+        # llvmlite asserted on these, or tuple() raised a TypeError naming
+        # no option; "no" and "yes" were taken as True.
+        ("native", {"opt_level": 9}, "opt_level must be 0, 1, 2 or 3, got 9"),
+        ("spirv", {"opt_level": "3"}, "opt_level must be 0, 1, 2 or 3, got '3'"),
+        ("native", {"fp_contract": "no"}, "fp_contract must be True or False"),
+        ("native", {"validate": "yes"}, "validate must be True or False"),
+        ("native", {"exports": 5}, "exports must be a name or a sequence of names"),
+        ("native", {"libraries": [1]}, "libraries must be a name or a sequence"),
+        ("native", {"generators": {"g": 1}}, "generators must map names to"),
+        # LLVM ignored 'sm_90.0' with a warning and emitted its default sm.
+        ("ptx", {"sm": 90.0}, "sm must be an int such as 90, got 90.0"),
+        # The native executor failed at the first launch with a TypeError, the
+        # OpenCL one with an AttributeError.
+        ("native", {"device": 0}, "the native executor runs in this process and"),
+        ("spirv", {"device": 0}, "the spirv executor's device is a fragment of"),
+        ("ptx", {"device": "0"}, "the ptx executor's device is a CUDA device"),
+    ],
+)
+def test_bad_compile_options_are_gpuc_errors(
+    target: str, options: dict[str, object], message: str
+) -> None:
+    from xdsl.utils.exceptions import DiagnosticException
+
+    with pytest.raises((DiagnosticException, gpuc.LaunchError)) as info:
+        gpuc.compile(SAXPY, target=target, **options)
+    assert message in str(info.value)
+
+
 def test_source_as_text_and_as_xdsl_module() -> None:
     text = SAXPY.read_text()
     from_text = gpuc.compile(text, target="native")

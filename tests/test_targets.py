@@ -97,6 +97,21 @@ gpuc.func @k(%x: !gpuc.ptr<f32, {space}>) kernel {{
         compile_module(source.replace(space, allowed), "spirv", validate=True)
 
 
+def test_xdsl_target_options_are_diagnostics() -> None:
+    import io
+
+    from gpuc.context import make_context
+    from gpuc.driver import OptionError, load_module
+    from gpuc.targets.xdsl_targets import LLVMOutput, SPIRVOutput
+
+    module = load_module(ROOT / "examples" / "saxpy.mlir")
+    # A ValueError and an llvmlite assertion: gpuc-opt called them internal errors.
+    with pytest.raises(OptionError, match="stage=foo: expected link or optimize"):
+        LLVMOutput(stage="foo").emit(make_context(), module, io.StringIO())
+    with pytest.raises(OptionError, match="opt_level must be 0, 1, 2 or 3, got 9"):
+        SPIRVOutput(opt_level=9).emit(make_context(), module, io.StringIO())
+
+
 def test_unknown_options_are_diagnostics() -> None:
     with pytest.raises(Exception, match="unknown option.*sm.*for target 'spirv'"):
         compile_module(ROOT / "examples" / "saxpy.mlir", "spirv", sm=90)

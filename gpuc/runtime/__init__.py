@@ -23,6 +23,32 @@ EXECUTORS: dict[str, str] = {
 }
 
 
+# Target name -> what `device=` picks for its executor (None: it takes none).
+DEVICES: dict[str, tuple[type, str] | None] = {
+    "native": None,
+    "spirv": (str, "a fragment of an OpenCL device's name"),
+    "ptx": (int, "a CUDA device ordinal"),
+}
+
+
+def check_device(target: str, device: object) -> None:
+    """A LaunchError unless `device` is something `target`'s executor takes."""
+    if device is None or target not in DEVICES:
+        return
+    wanted = DEVICES[target]
+    if wanted is None:
+        raise LaunchError(
+            f"the {target} executor runs in this process and takes no device; "
+            f"got device={device!r}"
+        )
+    kind, what = wanted
+    if isinstance(device, bool) or not isinstance(device, kind):
+        raise LaunchError(
+            f"the {target} executor's device is {what} ({kind.__name__}), "
+            f"got device={device!r}"
+        )
+
+
 class Executor(Protocol):
     kernels: dict[str, KernelSignature]
 

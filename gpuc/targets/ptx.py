@@ -78,6 +78,8 @@ class PTXTarget(Target):
     ptx_isa: int | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.sm, bool) or not isinstance(self.sm, int):
+            raise TargetError(f"sm must be an int such as 90, got {self.sm!r}")
         if self.sm not in SUPPORTED_SMS:
             raise TargetError(
                 f"sm_{self.sm} is not supported; choose one of "

@@ -99,7 +99,9 @@ class LLVMOutput(XdslTarget):
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         if self.stage not in ("link", "optimize"):
-            raise ValueError(f"stage={self.stage}: expected link or optimize")
+            from gpuc.driver import OptionError
+
+            raise OptionError(f"stage={self.stage}: expected link or optimize")
         c = lowered(
             module,
             self.target,
