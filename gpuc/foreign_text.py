@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     DenseArrayBase,
+    FunctionType,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -120,13 +121,16 @@ def _upgrade_gpu_func(op: gpu.FuncOp) -> None:
         del op.attributes["gpu.kernel"]
         op.properties["kernel"] = UnitAttr()
     op.attributes.pop("workgroup_attributions", None)
-    if not op.body.blocks:
-        return
+    function_type = op.properties.get("function_type")
     entry = op.body.blocks.first
-    assert entry is not None
-    inputs = len(op.function_type.inputs.data)
+    if not isinstance(function_type, FunctionType) or entry is None:
+        return  # nothing to rewrite; the verifier reports what is missing
+    inputs = len(function_type.inputs.data)
+    attributions = list(entry.args[inputs:])
+    if not all(isinstance(arg.type, MemRefType) for arg in attributions):
+        return  # not attributions: the verifier reports the mismatch
     first = entry.first_op
-    for arg in list(entry.args[inputs:]):
+    for arg in attributions:
         assert isinstance(arg.type, MemRefType)
         alloca = memref.AllocaOp.get(
             arg.type.element_type,

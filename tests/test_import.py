@@ -10,6 +10,7 @@ committed MLIR 16 inputs are what mlir-opt-16 prints today (when installed).
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -199,6 +200,46 @@ def test_upgrade_widens_launch_func_segments() -> None:
     module.verify()
     (launch,) = [op for op in module.walk() if isinstance(op, gpu.LaunchFuncOp)]
     assert list(launch.kernelOperands) and launch.clusterSizeX is None
+
+
+MALFORMED_GPU_FUNC = """
+"builtin.module"() ({{
+  "gpu.module"() ({{
+    "gpu.func"() ({{
+    ^bb0(%arg0: memref<?xf32>{extra}):
+      "gpu.return"() : () -> ()
+    }}) {{{function_type}gpu.kernel, sym_name = "k"}} : () -> ()
+  }}) {{sym_name = "m"}} : () -> ()
+}}) {{gpu.container_module}} : () -> ()
+"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "function_type", "message"),
+    [
+        # The upgrade raised a KeyError and an AttributeError on the first two
+        # (gpuc: internal error) and an AssertionError on the third.
+        ("", "", "property 'function_type' expected in operation 'gpu.func'"),
+        ("", "function_type = 5, ", "5 : i64 should be of base attribute fun"),
+        (
+            ", %arg1: f32",
+            "function_type = (memref<?xf32>) -> (), ",
+            "Expected first entry block arguments to have the same types",
+        ),
+    ],
+    ids=["no function_type", "not a type", "extra scalar argument"],
+)
+def test_malformed_gpu_func_is_left_to_the_verifier(
+    extra: str, function_type: str, message: str
+) -> None:
+    from xdsl.utils.exceptions import DiagnosticException
+
+    from gpuc.driver import load_module
+
+    text = MALFORMED_GPU_FUNC.format(extra=extra, function_type=function_type)
+    with pytest.raises(DiagnosticException, match=re.escape(message)) as info:
+        load_module(text)
+    assert str(info.value).startswith("<source>:4:5: error: 'gpu.func' op")
 
 
 @pytest.mark.parametrize("text", [MODULE_END, ATTRIBUTIONS, GLOBALS_AND_SEGMENTS])
