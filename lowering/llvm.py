@@ -8,6 +8,7 @@ import os
 import struct
 import weakref
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from llvmlite import binding as llvm
@@ -85,6 +86,15 @@ def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, level: int) -> None
     builder.getModulePassManager().run(module, builder)
 
 
+def _llvmlite_lock() -> AbstractContextManager[object]:
+    """llvmlite's process-wide lock around its C API (a private attribute:
+    without it, a null context)."""
+    from llvmlite.binding import ffi
+
+    lock = getattr(getattr(ffi, "lib", None), "_lock", None)
+    return lock if isinstance(lock, AbstractContextManager) else nullcontext()
+
+
 def in_child_process(work: Callable[[], bytes], what: str) -> bytes:
     """`work()`, run in a forked child that sends its bytes back and exits.
 
@@ -99,7 +109,10 @@ def in_child_process(work: Callable[[], bytes], what: str) -> bytes:
     if not hasattr(os, "fork"):
         return work()
     read_end, write_end = os.pipe()
-    pid = os.fork()
+    # Fork holding llvmlite's lock (it serializes every LLVM call): had another
+    # thread held it, the child would wait on it forever.
+    with _llvmlite_lock():
+        pid = os.fork()
     if pid == 0:  # the child: never return into the caller's code
         status = 1
         try:

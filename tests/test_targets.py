@@ -5,7 +5,11 @@ OpenCL runtime), and the facts the compile result reports per kernel."""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -110,6 +114,46 @@ def test_xdsl_target_options_are_diagnostics() -> None:
         LLVMOutput(stage="foo").emit(make_context(), module, io.StringIO())
     with pytest.raises(OptionError, match="opt_level must be 0, 1, 2 or 3, got 9"):
         SPIRVOutput(opt_level=9).emit(make_context(), module, io.StringIO())
+
+
+CONCURRENT_SPIRV = """
+import threading
+from pathlib import Path
+from gpuc.driver import compile_module
+sources = [Path({examples!r}) / n for n in ("saxpy.mlir", "reduce.mlir")]
+want = {{s: compile_module(s, "spirv").artefact for s in sources}}
+bad = []
+def work():
+    for _ in range(4):
+        for s in sources:
+            if compile_module(s, "spirv").artefact != want[s]:
+                bad.append(s.name)
+threads = [threading.Thread(target=work) for _ in range(3)]
+for t in threads: t.start()
+for t in threads: t.join()
+print("ok" if not bad else bad)
+"""
+
+
+def test_spirv_compiles_from_several_threads_at_once(tmp_path: Path) -> None:
+    # SPIR-V emission forks; a child forked while another thread held
+    # llvmlite's lock waited for it forever, and so did the compile.
+    script = CONCURRENT_SPIRV.format(examples=str(ROOT / "examples"))
+    log = tmp_path / "log"
+    with log.open("w") as out:
+        child = subprocess.Popen(
+            [sys.executable, "-c", script],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            child.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)  # its forked children too
+            child.wait()
+            pytest.fail("concurrent SPIR-V compiles hung")
+    assert child.returncode == 0 and log.read_text().strip() == "ok", log.read_text()
 
 
 def test_unknown_options_are_diagnostics() -> None:
