@@ -238,9 +238,10 @@ def test_every_math_op_computes_what_libm_does(target: str) -> None:
         args = (x,) if op in UNARY else (x, y)
         want = np.array([fn(*(float(a[i]) for a in args)) for i in range(n)])
         got = out[k * n : (k + 1) * n].astype(np.float64)
-        # OpenCL and libm promise a few ulp for these; 4 ulp of f32 (and an
-        # absolute floor for results near zero) is well inside that.
-        bound = 4 * np.spacing(np.abs(want).astype(np.float32)) + 1e-7
+        # OpenCL and libm promise a few ulp for these; 4 ulp of f32 is well
+        # inside that (measured: at most 2.2 on Intel's runtime, 1.8 native).
+        # No results are near zero here (the rounding ops' zeros are exact).
+        bound = 4 * np.spacing(np.abs(want).astype(np.float32))
         assert np.all(np.abs(got - want) <= bound), f"{op} on {target}"
 
 
