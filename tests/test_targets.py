@@ -156,6 +156,54 @@ def test_spirv_compiles_from_several_threads_at_once(tmp_path: Path) -> None:
     assert child.returncode == 0 and log.read_text().strip() == "ok", log.read_text()
 
 
+ATOMIC = """
+gpuc.func @k(%x: !gpuc.ptr<{t}, global>, %v: {t}) kernel {{
+  %o = gpuc.atomic_rmw add %x, %v : !gpuc.ptr<{t}, global>
+  %c = gpuc.atomic_cmpxchg %x, %v, %o : !gpuc.ptr<{t}, global>
+  gpuc.return
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "ty", "options", "message"),
+    [
+        # LLVM's verifier rejected these: gpuc reported an internal error.
+        ("native", "i1", {}, "on i1; native atomics take integers of 8 to 128 bits"),
+        ("ptx", "i1", {}, "on i1; ptx atomics take integers of 8 to 128 bits"),
+        ("native", "i24", {}, "on i24; native atomics take integers of 8 to 128"),
+        # A call to libatomic, which the JIT left unresolved: a segfault.
+        ("native", "i256", {}, "on i256; native atomics take integers of 8 to 128"),
+        # LLVM printed `unsupported cmpxchg` and ended the process.
+        (
+            "ptx",
+            "i128",
+            {},
+            "on i128; ptx (sm_90, PTX ISA 7.8) atomics take integers of 8 to 64 "
+            "bits, a power of two: compile with sm_90 or later and PTX ISA 8.3",
+        ),
+        ("ptx", "i128", {"sm": 80, "ptx_isa": 83}, "ptx (sm_80, PTX ISA 8.3) atomics"),
+    ],
+)
+def test_atomic_widths_the_target_cannot_do_are_diagnostics(
+    target: str, ty: str, options: dict[str, int], message: str
+) -> None:
+    with pytest.raises(OpError, match=re.escape(message)):
+        compile_module(ATOMIC.format(t=ty), target, **options)
+
+
+@pytest.mark.parametrize(
+    ("target", "options"),
+    [("native", {}), ("ptx", {"ptx_isa": 83}), ("ptx", {"sm": 100})],
+)
+def test_128_bit_atomics_where_the_target_has_them(
+    target: str, options: dict[str, int]
+) -> None:
+    result = compile_module(ATOMIC.format(t="i128"), target, validate=True, **options)
+    if target == "ptx":
+        assert ".global.cas.b128 " in str(result.artefact)
+
+
 def test_unknown_options_are_diagnostics() -> None:
     with pytest.raises(Exception, match="unknown option.*sm.*for target 'spirv'"):
         compile_module(ROOT / "examples" / "saxpy.mlir", "spirv", sm=90)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, UnitAttr, i64
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, UnitAttr, i64
 from xdsl.utils.exceptions import DiagnosticException
 
 from gpuc.diagnostics import OpError
@@ -115,7 +115,16 @@ class Target:
 
     def verify_module(self, module: ModuleOp) -> None:
         """Raise a diagnostic for what this target cannot express, before LLVM
-        sees it. Default: every op the translator knows is expressible."""
+        sees it. Default: integer atomics of a width `atomic_bits` rules out
+        (LLVM's verifier rejects i1 and i24, back-ends end the process or
+        call library functions the JIT cannot find on wider ones); every
+        other op the translator knows is expressible. Targets that override
+        this call it too."""
+        check_atomic_widths(module, self.atomic_bits(), self.name)
+
+    def atomic_bits(self) -> int:
+        """The widest integer (a power of two bits) this target's atomics take."""
+        return 64
 
     # Lowering hooks: called by `gpuc.lowering` while translating to llvmlite.
 
@@ -203,6 +212,36 @@ class Target:
 
     def validate(self, artefact: bytes | str) -> None:
         """Run the target's validator; raise a diagnostic quoting it on rejection."""
+
+
+def check_atomic_widths(
+    module: ModuleOp, widest: int, target: str, wider: str = ""
+) -> None:
+    """Raise an OpError for an atomic on an integer that is not a power of two
+    of 8 to `widest` bits; `wider` says how to get wider ones, if there is a way."""
+    from gpuc.dialects.attrs import PtrType
+    from gpuc.dialects.memory import AtomicCmpXchgOp, AtomicRMWOp
+
+    for op in module.walk():
+        if not isinstance(op, AtomicRMWOp | AtomicCmpXchgOp):
+            continue
+        ptr = op.ptr.type
+        assert isinstance(ptr, PtrType)
+        element = ptr.element
+        if not isinstance(element, IntegerType):
+            continue
+        bits = element.width.data
+        if bits < 8 or bits > widest or bits & (bits - 1):
+            fix = (
+                f"compile with {wider}"
+                if wider and bits > widest
+                else ("use a wider (or narrower) one")
+            )
+            raise OpError(
+                op,
+                f"is an atomic on {element}; {target} atomics take integers of "
+                f"8 to {widest} bits, a power of two: {fix}",
+            )
 
 
 def target_options(

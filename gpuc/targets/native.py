@@ -55,6 +55,7 @@ class NativeTarget(Target):
     def verify_module(self, module: ModuleOp) -> None:
         from gpuc.lowering.analysis import module_facts
 
+        super().verify_module(module)
         facts = module_facts(module)
         for func in module.ops:
             if not isinstance(func, FuncOp):
@@ -78,6 +79,11 @@ class NativeTarget(Target):
                         "indices, shared memory, barriers); the native target "
                         "passes that state only to direct calls",
                     )
+
+    def atomic_bits(self) -> int:
+        """x86-64's cmpxchg16b and AArch64's casp: 128 bits; wider ones
+        become libatomic calls, which the JIT cannot resolve."""
+        return 128
 
     def prepare_module(self, ml: ModuleLowering) -> None:
         """Kernels, and the helpers that read the state, get it as parameter 0."""

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from llvmlite import ir
 
     from gpuc.dialects.functions import LaunchOp
-    from gpuc.lowering.context import FunctionLowering
+    from gpuc.lowering.context import FunctionLowering, ModuleLowering
 
 SPECIAL_REGISTERS = {
     "thread_id": "tid",
@@ -104,7 +104,9 @@ class PTXTarget(Target):
 
     def verify_module(self, module: ModuleOp) -> None:
         """Kernel parameters of odd integer widths: LLVM declares them as
-        `.param .u7`, which is no PTX type (ptxas rejects it)."""
+        `.param .u7`, which is no PTX type (ptxas rejects it). Atomics as
+        `atomic_bits` allows."""
+        super().verify_module(module)
         for func in module.ops:
             if not (isinstance(func, FuncOp) and func.is_kernel):
                 continue
@@ -116,6 +118,22 @@ class PTXTarget(Target):
                         f"as {ty}, which a PTX kernel parameter cannot be; take "
                         "i8, i16, i32 or i64 and truncate it in the kernel",
                     )
+
+    def atomic_bits(self) -> int:
+        """atom.cas.b128, with sm_90 and PTX ISA 8.3 (`prepare_module` checks
+        the options: verify-target runs before they are known)."""
+        return 128
+
+    def prepare_module(self, ml: ModuleLowering) -> None:
+        """128-bit atomics need sm_90 and PTX ISA 8.3: without them LLVM prints
+        `unsupported cmpxchg` and ends the process."""
+        from gpuc.targets.base import check_atomic_widths
+
+        isa = self.ptx_isa if self.ptx_isa is not None else MIN_PTX_ISA[self.sm]
+        if self.sm < 90 or isa < 83:
+            where = f"ptx (sm_{self.sm}, PTX ISA {isa // 10}.{isa % 10})"
+            wider = "sm_90 or later and PTX ISA 8.3 or later (--ptx-isa 83)"
+            check_atomic_widths(ml.module, 64, where, wider)
 
     def symbol_name(self, name: str) -> str:
         """PTX identifiers are `[A-Za-z0-9_$]`: `.` becomes `_$_`, as LLVM's

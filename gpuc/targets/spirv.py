@@ -81,6 +81,7 @@ class SPIRVTarget(Target):
     def verify_module(self, module: ModuleOp) -> None:
         from gpuc.lowering.analysis import call_cycle, module_facts
 
+        super().verify_module(module)
         for func in module.ops:
             if isinstance(func, FuncOp):
                 if func.is_kernel:
