@@ -79,6 +79,14 @@ def test_errors_name_what_is_wrong(mod: gpuc.Module) -> None:
         gpuc.LaunchError, match="argument 3 \\('n': i32\\) = 4294967296"
     ):
         mod["saxpy"][1, 8](1.0, x, x, 2**32)
+    # A TypeError from list(args) before; a string was split into letters.
+    for args in (None, 5, "axyn", {"a": 1.0}):
+        with pytest.raises(gpuc.LaunchError, match="pass its arguments as a tuple"):
+            mod.launch("saxpy", 1, 8, args)
+    # A grid computed with numpy is a grid (it was refused as one odd x).
+    x, y, y0 = saxpy_inputs(8, 4)
+    mod.launch("saxpy", np.array([2]), np.array([4, 1]), (1.5, x, y, 8))
+    check_saxpy(1.5, x, y, y0)
 
 
 @pytest.mark.parametrize("target", ["native", "spirv"])

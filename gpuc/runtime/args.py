@@ -143,6 +143,8 @@ def dim3(value: object, what: str, kernel: str) -> Dim3:
     items: Sequence[object]
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):
         items = value
+    elif isinstance(value, np.ndarray) and value.ndim == 1:
+        items = list(value)
     else:
         items = (value,)
     if not 1 <= len(items) <= 3:
@@ -299,6 +301,11 @@ def _float_arg(kernel: str, param: Param, position: int, value: object) -> Any:
 def check_args(sig: KernelSignature, args: Iterable[object]) -> list[Any]:
     """The arguments converted for `sig` (arrays unchanged, scalars as numpy
     scalars of the parameter's type), or a LaunchError naming the first bad one."""
+    if not isinstance(args, Iterable) or isinstance(args, str | bytes | Mapping):
+        raise LaunchError(
+            f"kernel '{sig.name}': pass its arguments as a tuple or list, "
+            f"got {type(args).__name__} {args!r}"
+        )
     values = list(args)
     if len(values) != len(sig.params):
         spelled = ", ".join(f"{p.name}: {p.spelling}" for p in sig.params)
