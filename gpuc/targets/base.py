@@ -153,7 +153,7 @@ class Target:
     def index(self, fl: FunctionLowering, kind: str, dim: int) -> ir.Value:
         """`gpuc.<kind> <dim>` as an `index` value; `kind` is thread_id,
         block_id, block_dim or grid_dim."""
-        raise NotImplementedError
+        raise NotImplementedError(f"target {self.name!r} must define index()")
 
     def global_id(self, fl: FunctionLowering, dim: int) -> ir.Value:
         """`block_id * block_dim + thread_id`; targets with a native one override."""
@@ -166,10 +166,10 @@ class Target:
         return b.add(block, self.index(fl, "thread_id", dim), flags=["nuw", "nsw"])
 
     def lane_id(self, fl: FunctionLowering) -> ir.Value:
-        raise NotImplementedError
+        raise NotImplementedError(f"target {self.name!r} must define lane_id()")
 
     def barrier(self, fl: FunctionLowering) -> None:
-        raise NotImplementedError
+        raise NotImplementedError(f"target {self.name!r} must define barrier()")
 
     def shared_alloc(self, fl: FunctionLowering, op: SharedAllocOp) -> ir.Value:
         """Default: one internal global in the shared address space per op."""
@@ -193,7 +193,7 @@ class Target:
     # LLVM: target machine, linking, emission, validation.
 
     def target_machine(self, opt_level: int) -> llvm.TargetMachine:
-        raise NotImplementedError
+        raise NotImplementedError(f"target {self.name!r} must define target_machine()")
 
     def llvm_options(self) -> tuple[str, ...]:
         """`llvm::cl` options the back-end needs (process-wide, set once)."""
@@ -204,7 +204,7 @@ class Target:
 
     def emit(self, module: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes | str:
         """The artefact: PTX text, a SPIR-V binary, an object file."""
-        raise NotImplementedError
+        raise NotImplementedError(f"target {self.name!r} must define emit()")
 
     def emit_text(self, artefact: bytes | str) -> str:
         """A readable form of the artefact (PTX, SPIR-V assembly, ...)."""
