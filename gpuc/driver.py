@@ -306,7 +306,7 @@ def entrypoints(module: ModuleOp) -> list[str]:
 
 
 def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
-    from gpuc.lowering.analysis import kernel_facts
+    from gpuc.dialects.analysis import kernel_facts
 
     funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
     kernels = [n for n in entrypoints(module) if n in funcs and funcs[n].is_kernel]

@@ -20,7 +20,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.functions import FuncOp
-from gpuc.lowering.analysis import ModuleFacts, module_facts
+from gpuc.dialects.analysis import ModuleFacts, module_facts
 from gpuc.lowering.types import lower_type
 
 if TYPE_CHECKING:

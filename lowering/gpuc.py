@@ -24,7 +24,7 @@ from gpuc.dialects.index import (
     LaneIdOp,
     ThreadIdOp,
 )
-from gpuc.lowering.analysis import INDIRECT
+from gpuc.dialects.analysis import INDIRECT
 from gpuc.lowering.context import FunctionLowering, translates
 
 DIMS = {Dim.X: 0, Dim.Y: 1, Dim.Z: 2}

@@ -19,7 +19,7 @@ from gpuc.dialects.memory import (
     SharedAllocOp,
     StoreOp,
 )
-from gpuc.lowering.analysis import alloc_layout, element_bytes
+from gpuc.dialects.analysis import alloc_layout, element_bytes
 from gpuc.lowering.context import FunctionLowering, translates
 
 ORDERINGS = {

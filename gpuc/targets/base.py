@@ -102,7 +102,7 @@ class Target:
         calls this once for each kernel of the entrypoint set): records on the
         kernel whether it reaches a barrier and its static shared-memory size,
         the facts the native ABI and the executors depend on."""
-        from gpuc.lowering.analysis import kernel_facts
+        from gpuc.dialects.analysis import kernel_facts
 
         facts = kernel_facts(module, [kernel.sym_name.data])[kernel.sym_name.data]
         if facts.uses_barrier:

@@ -53,7 +53,7 @@ class NativeTarget(Target):
         return str(llvm.get_process_triple())
 
     def verify_module(self, module: ModuleOp) -> None:
-        from gpuc.lowering.analysis import module_facts
+        from gpuc.dialects.analysis import module_facts
 
         super().verify_module(module)
         facts = module_facts(module)

@@ -174,7 +174,7 @@ class PTXTarget(Target):
         a null buffer (the launch pool is exhausted) skips the launch, like nvcc."""
         from llvmlite import ir
 
-        from gpuc.lowering.analysis import element_bytes
+        from gpuc.dialects.analysis import element_bytes
 
         b = fl.builder
         i32, ptr = ir.IntType(32), ir.PointerType()

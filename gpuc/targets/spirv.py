@@ -79,7 +79,7 @@ class SPIRVTarget(Target):
     cas_atomics: ClassVar[frozenset[str]] = frozenset({"fmin", "fmax"})
 
     def verify_module(self, module: ModuleOp) -> None:
-        from gpuc.lowering.analysis import call_cycle, module_facts
+        from gpuc.dialects.analysis import call_cycle, module_facts
 
         super().verify_module(module)
         for func in module.ops:

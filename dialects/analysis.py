@@ -217,7 +217,3 @@ def call_cycle(facts: ModuleFacts) -> list[str] | None:
                 path.append(nxt)
                 stack.append((nxt, sorted(facts.callees.get(nxt, ()))))
     return None
-
-
-def is_state_op(op: Operation) -> bool:
-    return isinstance(op, STATE_OPS)
