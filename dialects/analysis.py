@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute
 
 from gpuc.dialects.attrs import FuncPtrType, PtrType
 from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncAddrOp, FuncOp

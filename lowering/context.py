@@ -19,8 +19,8 @@ from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from gpuc.diagnostics import OpError
-from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.analysis import ModuleFacts, module_facts
+from gpuc.dialects.functions import FuncOp
 from gpuc.lowering.types import lower_type
 
 if TYPE_CHECKING:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from gpuc.dialects.analysis import INDIRECT
 from gpuc.dialects.attrs import Dim, FuncPtrType
 from gpuc.dialects.functions import (
     CallIndirectOp,
@@ -24,7 +25,6 @@ from gpuc.dialects.index import (
     LaneIdOp,
     ThreadIdOp,
 )
-from gpuc.dialects.analysis import INDIRECT
 from gpuc.lowering.context import FunctionLowering, translates
 
 DIMS = {Dim.X: 0, Dim.Y: 1, Dim.Z: 2}

@@ -9,6 +9,7 @@ from __future__ import annotations
 from llvmlite import ir
 from xdsl.ir import SSAValue
 
+from gpuc.dialects.analysis import alloc_layout, element_bytes
 from gpuc.dialects.attrs import AtomicKind, MemoryOrder, PtrType
 from gpuc.dialects.memory import (
     AddrSpaceCastOp,
@@ -19,7 +20,6 @@ from gpuc.dialects.memory import (
     SharedAllocOp,
     StoreOp,
 )
-from gpuc.dialects.analysis import alloc_layout, element_bytes
 from gpuc.lowering.context import FunctionLowering, translates
 
 ORDERINGS = {
