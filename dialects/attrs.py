@@ -2,7 +2,9 @@
 
 `!gpuc.ptr<T, space>` is a typed pointer that keeps its address space all the
 way to LLVM; `!gpuc.funcptr<(..) -> ..>` is the type of a function address;
-`#gpuc.job<...>` is the configuration of a deferred job.
+`#gpuc.job<...>` is the configuration of a deferred job; `#gpuc.target<...>`
+the configured target (a module attribute every pass and the lowering read);
+`#gpuc.finalized<...>` what finalize-kernels decided for one kernel.
 """
 
 from __future__ import annotations
@@ -12,10 +14,16 @@ from enum import auto
 from typing import TypeVar
 
 from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BoolAttr,
     DictionaryAttr,
     FunctionType,
+    IntAttr,
+    IntegerAttr,
     NoneAttr,
     StringAttr,
+    UnitAttr,
+    i64,
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
@@ -32,9 +40,9 @@ from xdsl.utils.str_enum import StrEnum
 ENTRYPOINTS_ATTR = "gpuc.entrypoints"
 """Module attribute: ArrayAttr of FlatSymbolRefAttr, the entrypoint set."""
 TARGET_ATTR = "gpuc.target"
-"""Module attribute: StringAttr naming the target (ptx, spirv, native)."""
-BARRIERS_ATTR = "gpuc.uses_barrier"
-"""Function attribute (unit): the kernel reaches a barrier, maybe via helpers."""
+"""Module attribute: the configured target, a `TargetAttr`."""
+FINALIZED_ATTR = "gpuc.finalized"
+"""Kernel attribute: the finalization record, a `FinalizedAttr`."""
 
 
 class AddressSpace(StrEnum):
@@ -260,4 +268,223 @@ class JobAttr(ParametrizedAttribute):
             if self.params.data:
                 printer.print_string(" ")
                 printer.print_attr_dict(self.params.data)
+        printer.print_string(">")
+
+
+OptionValue = int | bool | str
+
+
+def _option_attr(value: OptionValue) -> Attribute:
+    if isinstance(value, bool):
+        return BoolAttr.from_bool(value)
+    if isinstance(value, int):
+        return IntegerAttr(value, i64)
+    return StringAttr(value)
+
+
+def _parse_option_value(parser: AttrParser) -> Attribute:
+    if parser.parse_optional_keyword("true") is not None:
+        return BoolAttr.from_bool(True)
+    if parser.parse_optional_keyword("false") is not None:
+        return BoolAttr.from_bool(False)
+    text = parser.parse_optional_str_literal()
+    if text is not None:
+        return StringAttr(text)
+    return IntegerAttr(parser.parse_integer(allow_boolean=False), i64)
+
+
+def _print_option_value(printer: Printer, value: Attribute) -> None:
+    if isinstance(value, IntegerAttr) and value.type == BoolAttr.from_bool(True).type:
+        printer.print_string("true" if value.value.data else "false")
+    elif isinstance(value, IntegerAttr):
+        printer.print_string(str(value.value.data))
+    elif isinstance(value, StringAttr):
+        printer.print_string_literal(value.data)
+    else:
+        printer.print_attribute(value)
+
+
+@irdl_attr_definition
+class TargetAttr(ParametrizedAttribute):
+    """`#gpuc.target<ptx, sm = 90>`: the target a module is compiled for, with
+    its options (integers, `true`/`false`, strings), as MLIR's GPU target
+    attributes. Set once on the module (`attach-target`), read by every pass
+    and by the lowering, so no stage can work for another target."""
+
+    name = "gpuc.target"
+
+    target: StringAttr
+    options: DictionaryAttr
+
+    def __init__(self, target: str, options: Mapping[str, OptionValue] | None = None):
+        items = {k: _option_attr(v) for k, v in (options or {}).items()}
+        super().__init__(StringAttr(target), DictionaryAttr(items))
+
+    @property
+    def target_name(self) -> str:
+        return self.target.data
+
+    def option_values(self) -> dict[str, OptionValue]:
+        """The options as Python values."""
+        values: dict[str, OptionValue] = {}
+        for key, attr in self.options.data.items():
+            if isinstance(attr, IntegerAttr):
+                bits = attr.type
+                is_bool = bits == BoolAttr.from_bool(True).type
+                values[key] = bool(attr.value.data) if is_bool else attr.value.data
+            elif isinstance(attr, StringAttr):
+                values[key] = attr.data
+        return values
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        target = parser.parse_optional_identifier()
+        if target is None:
+            target = parser.parse_str_literal("target name")
+        options: dict[str, Attribute] = {}
+        while parser.parse_optional_punctuation(",") is not None:
+            key = parser.parse_identifier("target option name")
+            parser.parse_punctuation("=")
+            options[key] = _parse_option_value(parser)
+        parser.parse_punctuation(">")
+        return (StringAttr(target), DictionaryAttr(options))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.target.data}")
+        for key, value in self.options.data.items():
+            printer.print_string(f", {key} = ")
+            _print_option_value(printer, value)
+        printer.print_string(">")
+
+
+@irdl_attr_definition
+class FinalizedAttr(ParametrizedAttribute):
+    """`#gpuc.finalized<symbol = "k", cconv = "ptx_kernel", barrier, shared = 48>`:
+    every decision the target took for one kernel of the entrypoint set, written
+    by finalize-kernels and read by the lowering, the driver and the executors.
+
+    - `symbol`: the name the kernel is launched by in the artefact (the PTX
+      `.entry`, the SPIR-V entry point, the native launch entry);
+    - `cconv`: its LLVM calling convention (absent: C);
+    - `state`: it takes the target's hidden kernel-state pointer first;
+    - `launch_entry`: the target wraps it in a launch entry named `symbol`;
+    - `barrier`: it reaches a `gpuc.barrier` (maybe through helpers);
+    - `shared`: its static shared memory in bytes;
+    - `block`: the block size it is known to run with (x, y, z), if any.
+    """
+
+    name = "gpuc.finalized"
+
+    symbol: StringAttr
+    cconv: StringAttr
+    state: UnitAttr | NoneAttr
+    launch_entry: UnitAttr | NoneAttr
+    barrier: UnitAttr | NoneAttr
+    shared: IntAttr
+    block: ArrayAttr[IntAttr] | NoneAttr
+
+    def __init__(
+        self,
+        symbol: str,
+        *,
+        cconv: str = "",
+        state: bool = False,
+        launch_entry: bool = False,
+        barrier: bool = False,
+        shared: int = 0,
+        block: Sequence[int] | None = None,
+    ):
+        def flag(on: bool) -> UnitAttr | NoneAttr:
+            return UnitAttr() if on else NoneAttr()
+
+        super().__init__(
+            StringAttr(symbol),
+            StringAttr(cconv),
+            flag(state),
+            flag(launch_entry),
+            flag(barrier),
+            IntAttr(shared),
+            ArrayAttr([IntAttr(d) for d in block]) if block is not None else NoneAttr(),
+        )
+
+    @property
+    def uses_barrier(self) -> bool:
+        return isinstance(self.barrier, UnitAttr)
+
+    @property
+    def takes_state(self) -> bool:
+        return isinstance(self.state, UnitAttr)
+
+    @property
+    def has_launch_entry(self) -> bool:
+        return isinstance(self.launch_entry, UnitAttr)
+
+    @property
+    def shared_bytes(self) -> int:
+        return self.shared.data
+
+    @property
+    def block_size(self) -> tuple[int, ...] | None:
+        if isinstance(self.block, ArrayAttr):
+            return tuple(d.data for d in self.block.data)
+        return None
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        values: dict[str, Attribute] = {}
+        first = True
+        while first or parser.parse_optional_punctuation(",") is not None:
+            first = False
+            pos = parser.pos
+            key = parser.parse_identifier("finalization record field")
+            if key in values:
+                parser.raise_error(f"'{key}' given twice in #gpuc.finalized", pos)
+            if key in ("symbol", "cconv"):
+                parser.parse_punctuation("=")
+                values[key] = StringAttr(parser.parse_str_literal())
+            elif key == "shared":
+                parser.parse_punctuation("=")
+                values[key] = IntAttr(parser.parse_integer(allow_boolean=False))
+            elif key == "block":
+                parser.parse_punctuation("=")
+                dims = parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE,
+                    lambda: IntAttr(parser.parse_integer(allow_boolean=False)),
+                )
+                values[key] = ArrayAttr(dims)
+            elif key in ("state", "launch_entry", "barrier"):
+                values[key] = UnitAttr()
+            else:
+                parser.raise_error(
+                    f"unknown field '{key}' in #gpuc.finalized; expected symbol, "
+                    "cconv, state, launch_entry, barrier, shared or block",
+                    pos,
+                )
+        parser.parse_punctuation(">")
+        if "symbol" not in values:
+            parser.raise_error("#gpuc.finalized needs symbol = \"...\"")
+        return (
+            values["symbol"],
+            values.get("cconv", StringAttr("")),
+            values.get("state", NoneAttr()),
+            values.get("launch_entry", NoneAttr()),
+            values.get("barrier", NoneAttr()),
+            values.get("shared", IntAttr(0)),
+            values.get("block", NoneAttr()),
+        )
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<symbol = ")
+        printer.print_string_literal(self.symbol.data)
+        if self.cconv.data:
+            printer.print_string(", cconv = ")
+            printer.print_string_literal(self.cconv.data)
+        for key in ("state", "launch_entry", "barrier"):
+            if isinstance(getattr(self, key), UnitAttr):
+                printer.print_string(f", {key}")
+        printer.print_string(f", shared = {self.shared.data}")
+        if (block := self.block_size) is not None:
+            printer.print_string(f", block = [{', '.join(map(str, block))}]")
         printer.print_string(">")

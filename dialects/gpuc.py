@@ -8,12 +8,14 @@ from gpuc.dialects.attrs import (
     AddressSpaceAttr,
     AtomicKindAttr,
     DimAttr,
+    FinalizedAttr,
     FuncPtrType,
     InlineHintAttr,
     JobAttr,
     MemoryOrderAttr,
     PtrType,
     RoleAttr,
+    TargetAttr,
 )
 from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
 from gpuc.dialects.functions import (
@@ -80,5 +82,7 @@ GPUC = Dialect(
         DimAttr,
         AtomicKindAttr,
         MemoryOrderAttr,
+        TargetAttr,
+        FinalizedAttr,
     ],
 )

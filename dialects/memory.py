@@ -7,6 +7,10 @@ and the address space survives to LLVM. An optional `[%i]` index is `index`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Set
+from dataclasses import dataclass
+
+from typing_extensions import TypeVar
 from xdsl.dialects.builtin import (
     AnyFloat,
     IndexType,
@@ -16,7 +20,14 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
+    AnyAttr,
+    AttrConstraint,
+    InferenceContext,
+    IntConstraint,
     IRDLOperation,
+    ParamAttrConstraint,
+    VarConstraint,
+    VerificationContext,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -25,7 +36,15 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    TypeDirective,
+    irdl_custom_directive,
+)
+from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
@@ -37,7 +56,6 @@ from gpuc.dialects.attrs import (
     MemoryOrder,
     MemoryOrderAttr,
     PtrType,
-    parse_enum_keyword,
 )
 from gpuc.dialects.index import require_function_ancestor
 
@@ -50,6 +68,35 @@ INTEGER_ONLY_ATOMICS = {
 }
 ATOMIC_SPACES = {AddressSpace.GLOBAL, AddressSpace.SHARED, AddressSpace.GENERIC}
 
+ELEMENT = VarConstraint("ELEMENT", AnyAttr())
+POINTER = VarConstraint("POINTER", ParamAttrConstraint(PtrType, (ELEMENT, AnyAttr())))
+"""A `!gpuc.ptr`: the custom syntax writes only its type and infers the others."""
+
+
+@dataclass(frozen=True)
+class InferredFrom(AttrConstraint[Attribute]):
+    """Any type; the custom syntax leaves it out and takes `var`'s.
+
+    Unlike a second use of `var` it checks nothing, so a mismatch is the op's
+    `verify_` to report, in words that name the pointer.
+    """
+
+    var: VarConstraint[Attribute]
+
+    def verify(self, attr: Attribute, constraint_context: VerificationContext) -> None:
+        pass
+
+    def can_infer(self, var_constraint_names: Set[str]) -> bool:
+        return self.var.name in var_constraint_names
+
+    def infer(self, context: InferenceContext) -> Attribute:
+        return self.var.infer(context)
+
+    def mapping_type_vars(
+        self, type_var_mapping: Mapping[TypeVar, AttrConstraint | IntConstraint]
+    ) -> InferredFrom:
+        return self
+
 
 def parse_ptr_type(parser: Parser) -> PtrType:
     pos = parser.pos
@@ -59,37 +106,71 @@ def parse_ptr_type(parser: Parser) -> PtrType:
     return ptr
 
 
-def parse_address(parser: Parser) -> tuple[UnresolvedOperand, UnresolvedOperand | None]:
-    """`%p` or `%p[%i]`."""
-    ptr = parser.parse_unresolved_operand()
-    index = None
-    if parser.parse_optional_punctuation("[") is not None:
-        index = parser.parse_unresolved_operand()
-        parser.parse_punctuation("]")
-    return ptr, index
+@irdl_custom_directive
+class PointerType(CustomDirective):
+    """The `!gpuc.ptr<T, space>` after the colon; another type is an error at the
+    type (with plain `type(..)` it would be a constraint failure at the op)."""
+
+    ptr: TypeDirective
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        self.ptr.set(state, (parse_ptr_type(parser),))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        self.ptr.print(printer, state, op)
 
 
-def resolve_address(
-    parser: Parser,
-    ptr: UnresolvedOperand,
-    index: UnresolvedOperand | None,
-    ptr_type: PtrType,
-) -> tuple[SSAValue, SSAValue | None]:
-    return (
-        parser.resolve_operand(ptr, ptr_type),
-        parser.resolve_operand(index, IndexType()) if index is not None else None,
-    )
+@irdl_custom_directive
+class SignedInt64(CustomDirective):
+    """A bare integer literal (`256`) for an i64 property, an error at the literal
+    unless it fits in 64 bits (signed): the format's `IntegerAttr[I64]` variable
+    would wrap 2**63..2**64-1 around to negative numbers."""
+
+    value: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        pos = parser.pos
+        value = parser.parse_integer(allow_boolean=False, allow_negative=True)
+        if not -(2**63) <= value < 2**63:
+            parser.raise_error(
+                f"{self.value.name} {value} does not fit in 64 bits (signed)",
+                pos,
+                parser.pos,
+            )
+        self.value.set(state, IntegerAttr(value, i64))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        attr = self.value.get(op)
+        assert isinstance(attr, IntegerAttr)
+        state.print_whitespace(printer)
+        printer.print_int(attr.value.data)
+
+    def is_present(self, op: IRDLOperation) -> bool:
+        return self.value.is_present(op)
+
+    def is_anchorable(self) -> bool:
+        return True
 
 
-def print_address(printer: Printer, ptr: SSAValue, index: SSAValue | None) -> None:
-    printer.print_operand(ptr)
-    if index is not None:
-        printer.print_string("[")
-        printer.print_operand(index)
-        printer.print_string("]")
+@irdl_custom_directive
+class Ordering(CustomDirective):
+    """An atomic's memory order as a bare keyword, or nothing (relaxed): the
+    format's `($ordering^)?` parses an enum attribute only when it is there."""
+
+    ordering: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        if (order := parser.parse_optional_str_enum(MemoryOrder)) is not None:
+            self.ordering.set(state, MemoryOrderAttr(order))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        if isinstance(attr := self.ordering.get(op), MemoryOrderAttr):
+            state.print_whitespace(printer)
+            printer.print_string(attr.data.value)
 
 
-def pointee(value: SSAValue) -> PtrType:
+def ptr_type_of(value: SSAValue) -> PtrType:
+    """The type of `value`, a pointer."""
     assert isinstance(value.type, PtrType)
     return value.type
 
@@ -103,50 +184,28 @@ class LoadOp(IRDLOperation):
     """`%v = gpuc.load %p[%i] : !gpuc.ptr<f32, global>`."""
 
     name = "gpuc.load"
-    ptr = operand_def(PtrType)
+    ptr = operand_def(POINTER)
     index = opt_operand_def(IndexType)
-    result = result_def()
+    result = result_def(InferredFrom(ELEMENT))
     traits = traits_def(MemoryReadEffect())
+    custom_directives = (PointerType,)
+    assembly_format = (
+        "$ptr (`[` $index^ `]`)? attr-dict `:` custom<PointerType>(type($ptr))"
+    )
 
     def __init__(
         self, ptr: SSAValue | Operation, index: SSAValue | Operation | None = None
     ):
-        ptr_type = SSAValue.get(ptr).type
-        assert isinstance(ptr_type, PtrType)
-        super().__init__(
-            operands=[ptr, optional_list(index)], result_types=[ptr_type.element]
-        )
+        element = ptr_type_of(SSAValue.get(ptr)).element
+        super().__init__(operands=[ptr, optional_list(index)], result_types=[element])
 
     def verify_(self) -> None:
-        element = pointee(self.ptr).element
+        element = ptr_type_of(self.ptr).element
         if self.result.type != element:
             raise VerifyException(
                 f"loads {self.result.type} through {self.ptr.type}, whose element type "
                 f"is {element}"
             )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LoadOp:
-        ptr, index = parse_address(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        ptr_type = parse_ptr_type(parser)
-        op = cls(*resolve_address(parser, ptr, index, ptr_type))
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        print_address(printer, self.ptr, self.index)
-        print_trailer(printer, self, self.ptr.type)
-
-
-def print_trailer(printer: Printer, op: Operation, ptr_type: Attribute) -> None:
-    if op.attributes:
-        printer.print_string(" ")
-        printer.print_attr_dict(op.attributes)
-    printer.print_string(" : ")
-    printer.print_attribute(ptr_type)
 
 
 @irdl_op_definition
@@ -154,10 +213,15 @@ class StoreOp(IRDLOperation):
     """`gpuc.store %v, %p[%i] : !gpuc.ptr<f32, global>`."""
 
     name = "gpuc.store"
-    value = operand_def()
-    ptr = operand_def(PtrType)
+    value = operand_def(InferredFrom(ELEMENT))
+    ptr = operand_def(POINTER)
     index = opt_operand_def(IndexType)
     traits = traits_def(MemoryWriteEffect())
+    custom_directives = (PointerType,)
+    assembly_format = (
+        "$value `,` $ptr (`[` $index^ `]`)? attr-dict `:` "
+        "custom<PointerType>(type($ptr))"
+    )
 
     def __init__(
         self,
@@ -168,7 +232,7 @@ class StoreOp(IRDLOperation):
         super().__init__(operands=[value, ptr, optional_list(index)])
 
     def verify_(self) -> None:
-        ptr_type = pointee(self.ptr)
+        ptr_type = ptr_type_of(self.ptr)
         if self.value.type != ptr_type.element:
             raise VerifyException(
                 f"stores {self.value.type} through {ptr_type}, whose element type is "
@@ -177,38 +241,20 @@ class StoreOp(IRDLOperation):
         if ptr_type.address_space == AddressSpace.CONSTANT:
             raise VerifyException("cannot store through a pointer to constant memory")
 
-    @classmethod
-    def parse(cls, parser: Parser) -> StoreOp:
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        ptr, index = parse_address(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        ptr_type = parse_ptr_type(parser)
-        op = cls(
-            parser.resolve_operand(value, ptr_type.element),
-            *resolve_address(parser, ptr, index, ptr_type),
-        )
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_operand(self.value)
-        printer.print_string(", ")
-        print_address(printer, self.ptr, self.index)
-        print_trailer(printer, self, self.ptr.type)
-
 
 @irdl_op_definition
 class OffsetOp(IRDLOperation):
     """`%q = gpuc.offset %p[%i] : !gpuc.ptr<f32, global>`: `%p` plus `%i` elements."""
 
     name = "gpuc.offset"
-    ptr = operand_def(PtrType)
+    ptr = operand_def(POINTER)
     index = operand_def(IndexType)
-    result = result_def(PtrType)
+    result = result_def(InferredFrom(POINTER))
     traits = traits_def(Pure())
+    custom_directives = (PointerType,)
+    assembly_format = (
+        "$ptr `[` $index `]` attr-dict `:` custom<PointerType>(type($ptr))"
+    )
 
     def __init__(self, ptr: SSAValue | Operation, index: SSAValue | Operation):
         super().__init__(operands=[ptr, index], result_types=[SSAValue.get(ptr).type])
@@ -219,25 +265,6 @@ class OffsetOp(IRDLOperation):
                 f"result type {self.result.type} differs from the pointer's type "
                 f"{self.ptr.type}"
             )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> OffsetOp:
-        ptr, index = parse_address(parser)
-        if index is None:
-            parser.raise_error("gpuc.offset needs an element index: %p[%i]")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        ptr_type = parse_ptr_type(parser)
-        resolved_ptr, resolved_index = resolve_address(parser, ptr, index, ptr_type)
-        assert resolved_index is not None
-        op = cls(resolved_ptr, resolved_index)
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        print_address(printer, self.ptr, self.index)
-        print_trailer(printer, self, self.ptr.type)
 
 
 @irdl_op_definition
@@ -252,6 +279,11 @@ class SharedAllocOp(IRDLOperation):
     count = prop_def(IntegerAttr)
     alignment = opt_prop_def(IntegerAttr)
     result = result_def(PtrType)
+    custom_directives = (SignedInt64, PointerType)
+    assembly_format = (
+        "custom<SignedInt64>($count) (`align` custom<SignedInt64>($alignment)^)? "
+        "attr-dict `:` custom<PointerType>(type($result))"
+    )
 
     def __init__(self, element: Attribute, count: int, alignment: int | None = None):
         super().__init__(
@@ -265,7 +297,7 @@ class SharedAllocOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        ptr_type = pointee(self.result)
+        ptr_type = ptr_type_of(self.result)
         if ptr_type.address_space != AddressSpace.SHARED:
             raise VerifyException(
                 f"allocates {ptr_type}; a shared allocation's pointer must be in the "
@@ -283,46 +315,6 @@ class SharedAllocOp(IRDLOperation):
                     f"alignment {align} is not a positive power of two"
                 )
         require_function_ancestor(self)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> SharedAllocOp:
-        count = _parse_i64(parser, "element count")
-        alignment = None
-        if parser.parse_optional_keyword("align") is not None:
-            alignment = _parse_i64(parser, "alignment")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        ptr_type = parse_ptr_type(parser)
-        op = cls.create(
-            result_types=[ptr_type],
-            properties={
-                "count": IntegerAttr(count, i64),
-                **(
-                    {"alignment": IntegerAttr(alignment, i64)}
-                    if alignment is not None
-                    else {}
-                ),
-            },
-        )
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.count.value.data}")
-        if self.alignment is not None:
-            printer.print_string(f" align {self.alignment.value.data}")
-        print_trailer(printer, self, self.result.type)
-
-
-def _parse_i64(parser: Parser, what: str) -> int:
-    """An integer literal that fits a signed 64-bit property."""
-    pos = parser.pos
-    value = parser.parse_integer(allow_boolean=False, allow_negative=True)
-    if not -(2**63) <= value < 2**63:
-        parser.raise_error(
-            f"{what} {value} does not fit in 64 bits (signed)", pos, parser.pos
-        )
-    return value
 
 
 def check_atomic_pointer(ptr_type: PtrType) -> None:
@@ -342,10 +334,15 @@ class AtomicRMWOp(IRDLOperation):
     name = "gpuc.atomic_rmw"
     kind = prop_def(AtomicKindAttr)
     ordering = opt_prop_def(MemoryOrderAttr)
-    ptr = operand_def(PtrType)
+    ptr = operand_def(POINTER)
     index = opt_operand_def(IndexType)
-    value = operand_def()
-    result = result_def()
+    value = operand_def(InferredFrom(ELEMENT))
+    result = result_def(InferredFrom(ELEMENT))
+    custom_directives = (Ordering, PointerType)
+    assembly_format = (
+        "$kind $ptr (`[` $index^ `]`)? `,` $value custom<Ordering>($ordering) "
+        "attr-dict `:` custom<PointerType>(type($ptr))"
+    )
 
     def __init__(
         self,
@@ -369,7 +366,7 @@ class AtomicRMWOp(IRDLOperation):
         return self.ordering.data if self.ordering else MemoryOrder.RELAXED
 
     def verify_(self) -> None:
-        ptr_type = pointee(self.ptr)
+        ptr_type = ptr_type_of(self.ptr)
         check_atomic_pointer(ptr_type)
         element, kind = ptr_type.element, self.kind.data
         if self.value.type != element or self.result.type != element:
@@ -385,38 +382,6 @@ class AtomicRMWOp(IRDLOperation):
         elif not isinstance(element, IntegerType):
             raise VerifyException(f"atomics work on integers and floats, not {element}")
 
-    @classmethod
-    def parse(cls, parser: Parser) -> AtomicRMWOp:
-        kind = parse_enum_keyword(parser, AtomicKind, "atomic operation")
-        ptr, index = parse_address(parser)
-        parser.parse_punctuation(",")
-        value = parser.parse_unresolved_operand()
-        ordering = None
-        if word := parser.parse_optional_keyword_in([m.value for m in MemoryOrder]):
-            ordering = MemoryOrder(word)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        ptr_type = parse_ptr_type(parser)
-        resolved_ptr, resolved_index = resolve_address(parser, ptr, index, ptr_type)
-        op = cls(
-            kind,
-            resolved_ptr,
-            parser.resolve_operand(value, ptr_type.element),
-            resolved_index,
-            ordering,
-        )
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.kind.data.value} ")
-        print_address(printer, self.ptr, self.index)
-        printer.print_string(", ")
-        printer.print_operand(self.value)
-        if self.ordering is not None:
-            printer.print_string(f" {self.ordering.data.value}")
-        print_trailer(printer, self, self.ptr.type)
-
 
 @irdl_op_definition
 class AtomicCmpXchgOp(IRDLOperation):
@@ -427,11 +392,16 @@ class AtomicCmpXchgOp(IRDLOperation):
 
     name = "gpuc.atomic_cmpxchg"
     ordering = opt_prop_def(MemoryOrderAttr)
-    ptr = operand_def(PtrType)
+    ptr = operand_def(POINTER)
     index = opt_operand_def(IndexType)
-    expected = operand_def()
-    desired = operand_def()
-    result = result_def()
+    expected = operand_def(InferredFrom(ELEMENT))
+    desired = operand_def(InferredFrom(ELEMENT))
+    result = result_def(InferredFrom(ELEMENT))
+    custom_directives = (Ordering, PointerType)
+    assembly_format = (
+        "$ptr (`[` $index^ `]`)? `,` $expected `,` $desired "
+        "custom<Ordering>($ordering) attr-dict `:` custom<PointerType>(type($ptr))"
+    )
 
     def __init__(
         self,
@@ -452,7 +422,7 @@ class AtomicCmpXchgOp(IRDLOperation):
         return self.ordering.data if self.ordering else MemoryOrder.RELAXED
 
     def verify_(self) -> None:
-        ptr_type = pointee(self.ptr)
+        ptr_type = ptr_type_of(self.ptr)
         check_atomic_pointer(ptr_type)
         element = ptr_type.element
         if not isinstance(element, IntegerType):
@@ -465,41 +435,6 @@ class AtomicCmpXchgOp(IRDLOperation):
             raise VerifyException(
                 f"operands and result must be {element}, the element type of {ptr_type}"
             )
-
-    @classmethod
-    def parse(cls, parser: Parser) -> AtomicCmpXchgOp:
-        ptr, index = parse_address(parser)
-        parser.parse_punctuation(",")
-        expected = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        desired = parser.parse_unresolved_operand()
-        ordering = None
-        if word := parser.parse_optional_keyword_in([m.value for m in MemoryOrder]):
-            ordering = MemoryOrder(word)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        ptr_type = parse_ptr_type(parser)
-        resolved_ptr, resolved_index = resolve_address(parser, ptr, index, ptr_type)
-        op = cls(
-            resolved_ptr,
-            parser.resolve_operand(expected, ptr_type.element),
-            parser.resolve_operand(desired, ptr_type.element),
-            resolved_index,
-            ordering,
-        )
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        print_address(printer, self.ptr, self.index)
-        printer.print_string(", ")
-        printer.print_operand(self.expected)
-        printer.print_string(", ")
-        printer.print_operand(self.desired)
-        if self.ordering is not None:
-            printer.print_string(f" {self.ordering.data.value}")
-        print_trailer(printer, self, self.ptr.type)
 
 
 @irdl_op_definition
@@ -521,7 +456,7 @@ class AddrSpaceCastOp(IRDLOperation):
         super().__init__(operands=[source], result_types=[PtrType(src.element, space)])
 
     def verify_(self) -> None:
-        src, dst = pointee(self.source), pointee(self.result)
+        src, dst = ptr_type_of(self.source), ptr_type_of(self.result)
         if src.element != dst.element:
             raise VerifyException(
                 f"cannot change the element type ({src.element} to {dst.element}) "

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gpuc.runtime.args import KernelSignature, LaunchError, Param
+from gpuc.targets import DEFAULT_TARGET
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -33,28 +34,19 @@ def _param(name: str, attr: Attribute) -> Param:
     return Param(name, str(attr))
 
 
-def _param_names(module: ModuleOp, kernel: str, count: int) -> list[str]:
-    """The kernel's argument names as written (`%x` -> 'x'), else positions."""
-    from gpuc.dialects.functions import FuncOp
-
-    for op in module.ops:
-        if isinstance(op, FuncOp) and op.sym_name.data == kernel and op.body.blocks:
-            hints = [arg.name_hint for arg in op.body.blocks[0].args]
-            # A target may prepend hidden parameters (the native kernel state).
-            tail = hints[len(hints) - count :] if len(hints) >= count else []
-            if tail and all(tail):
-                return [str(h) for h in tail]
-    return [f"arg{i}" for i in range(count)]
-
-
-def signature(module: ModuleOp, info: KernelInfo) -> KernelSignature:
+def signature(info: KernelInfo) -> KernelSignature:
     """The executor-facing signature of a kernel the compiler reported."""
-    names = _param_names(module, info.name, len(info.params))
+    names = (
+        [str(n) for n in info.param_names]
+        if all(info.param_names)
+        else [f"arg{i}" for i in range(len(info.params))]
+    )
     return KernelSignature(
         info.name,
         tuple(_param(n, t) for n, t in zip(names, info.params, strict=True)),
         info.uses_barrier,
         info.static_shared_bytes,
+        info.symbol,
     )
 
 
@@ -104,8 +96,7 @@ class Module:
         self.llvm_ir: str = result.llvm_ir
         self.artefact: bytes | str = result.artefact
         self.signatures: dict[str, KernelSignature] = {
-            name: signature(result.module, info)
-            for name, info in result.kernels.items()
+            name: signature(info) for name, info in result.kernels.items()
         }
         self._device = device
         self._executor: Executor | None = None
@@ -116,7 +107,7 @@ class Module:
         if self._executor is None:
             from gpuc.runtime import executor_class
 
-            cls = executor_class(self.target)
+            cls = executor_class(self.result.target)
             options = {} if self._device is None else {"device": self._device}
             self._executor = cls(
                 getattr(self.result, cls.code_field), self.signatures, **options
@@ -159,17 +150,22 @@ class Module:
 
 def compile(
     source: str | os.PathLike[str] | ModuleOp,
-    target: str = "native",
+    target: str = DEFAULT_TARGET,
     *,
     device: str | int | None = None,
     **options: Any,
 ) -> Module:
     """Compile `source` (a path, MLIR text or an xDSL module) for `target`
-    (`native`, `spirv` or `ptx`; compiler options as in the CLI) into a
+    (a registered target: `ptx`, the default, `spirv`, `native`, or a
+    plugin's; compiler options as in the CLI) into a
     `Module` whose kernels run on that target's executor. `device` picks the
     executor's device: an OpenCL device name fragment, or a CUDA ordinal."""
-    from gpuc.driver import compile_module
+    from gpuc.driver import OptionError, compile_module
     from gpuc.runtime import check_device
+    from gpuc.targets import UnknownTarget, target_class
 
-    check_device(target, device)
+    try:
+        check_device(target_class(target), device)
+    except UnknownTarget as e:
+        raise OptionError(str(e)) from None
     return Module(compile_module(source, target, **options), device)

@@ -1,5 +1,6 @@
-"""`gpuc compile FILE --target ptx|spirv|native ...`: the compile pipeline from
-the command line.
+"""`gpuc compile FILE --target T ...`: the compile pipeline from the command
+line. The targets, their flags (`--sm`, `--ptx-isa`, ...) and what each can
+`--emit` come from the target registry (`gpuc/targets/__init__.py`).
 
 Bad input never ends in a traceback: a diagnostic (located at the op where
 there is one), exit status 1, and no output file (the output is written,
@@ -11,8 +12,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from dataclasses import Field
+from typing import TYPE_CHECKING, Any
 
 from gpuc.command import ArgParser, UsageError, run_command, write_output
 
@@ -20,15 +22,42 @@ if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
     from gpuc.driver import Compilation
+    from gpuc.targets.base import Target
 
-EMITS = {
-    "ptx": ("mlir", "llvm", "ptx"),
-    "spirv": ("mlir", "llvm", "spirv", "spirv-asm"),
-    "native": ("mlir", "llvm", "obj"),
-}
-"""What each target can emit; the last one is the default."""
+GENERIC_EMITS = ("mlir", "llvm")
+"""What every target can emit besides its own artefacts (`Target.artefacts`)."""
 STOP_AFTER = {"mlir": "dialect", "llvm": "optimize"}
 """The last stage an --emit needs (the artefacts need every stage)."""
+
+
+def target_flags() -> dict[str, tuple[Field[Any], list[str]]]:
+    """Each target option as a flag (`ptx_isa` is `--ptx-isa`): its field and
+    the targets that declare it, from the registry."""
+    from dataclasses import fields
+
+    from gpuc.targets import target_class, target_names
+
+    flags: dict[str, tuple[Field[Any], list[str]]] = {}
+    for name in target_names():
+        for f in fields(target_class(name)):
+            entry = flags.setdefault(f.name, (f, []))
+            entry[1].append(name)
+    return flags
+
+
+def flag_type(cls: type[Target], option: str) -> Callable[[str], object]:
+    """How a flag's text becomes the option's value (int, float, bool, str)."""
+    from typing import get_type_hints
+
+    hint = get_type_hints(cls)[option]
+    for kind in (bool, int, float):
+        if hint is kind or kind in getattr(hint, "__args__", ()):
+            return (
+                (lambda text: text.lower() in ("1", "true", "yes"))
+                if kind is bool
+                else kind
+            )
+    return str
 
 
 def arg_parser() -> argparse.ArgumentParser:
@@ -38,18 +67,31 @@ def arg_parser() -> argparse.ArgumentParser:
     )
     c = commands.add_parser("compile", help="compile an MLIR file for a target")
     c.add_argument("file", help="MLIR input (gpuc, arith, math, scf, cf ops)")
+    from gpuc.targets import DEFAULT_TARGET, target_class, target_names
+
+    names = target_names()
     c.add_argument(
         "--target",
-        choices=sorted(EMITS),
-        default="ptx",
-        help="what to compile for (default ptx)",
+        default=DEFAULT_TARGET,
+        metavar="T",
+        help=f"what to compile for: {', '.join(names)} (default {DEFAULT_TARGET})",
     )
-    c.add_argument("--sm", type=int, help="ptx: compute capability (default 90)")
-    c.add_argument("--ptx-isa", type=int, help="ptx: PTX ISA version, e.g. 78 for 7.8")
+    for option, (f, owners) in target_flags().items():
+        c.add_argument(
+            "--" + option.replace("_", "-"),
+            dest=f"target_option_{option}",
+            type=flag_type(target_class(owners[0]), option),
+            metavar="V",
+            help=f"{', '.join(owners)}: {f.metadata.get('help', option)}",
+        )
+    emits = {
+        e: None for n in names for e in (*GENERIC_EMITS, *target_class(n).artefacts)
+    }
     c.add_argument(
         "--emit",
-        choices=sorted({e for emits in EMITS.values() for e in emits}),
-        help="what to write (default: the target's artefact: ptx, spirv or obj)",
+        metavar="KIND",
+        help=f"what to write: {', '.join(emits)} (default: the target's "
+        "artefact, e.g. ptx, spirv, obj)",
     )
     c.add_argument(
         "--library",
@@ -131,9 +173,14 @@ def diagnostic(error: Exception, input_name: str) -> str | None:
 
 def compile_command(args: argparse.Namespace) -> bytes | str:
     from gpuc.driver import make_options, run
+    from gpuc.targets import UnknownTarget, target_class
 
-    emits = EMITS[args.target]
-    emit = args.emit or emits[-1]
+    try:
+        cls = target_class(args.target)
+    except UnknownTarget as e:
+        raise UsageError(f"--target: {e}") from None
+    emits = (*GENERIC_EMITS, *cls.artefacts)
+    emit = args.emit or cls.artefacts[0]
     if emit not in emits:
         raise UsageError(
             f"--emit {emit} is not available for --target {args.target}; "
@@ -146,16 +193,14 @@ def compile_command(args: argparse.Namespace) -> bytes | str:
         "fp_contract": not args.no_fp_contract,
         "validate": args.validate,
     }
-    if args.sm is not None or args.ptx_isa is not None:
-        if args.target != "ptx":
-            raise UsageError("--sm and --ptx-isa apply to --target ptx only")
-        options.update(
-            {
-                k: v
-                for k, v in (("sm", args.sm), ("ptx_isa", args.ptx_isa))
-                if v is not None
-            }
-        )
+    for option, (_, owners) in target_flags().items():
+        value = getattr(args, f"target_option_{option}")
+        if value is None:
+            continue
+        if args.target not in owners:
+            flag = "--" + option.replace("_", "-")
+            raise UsageError(f"{flag} applies to --target {' or '.join(owners)} only")
+        options[option] = value
     if not os.path.isfile(args.file):
         raise UsageError(f"no such file: {args.file}")
     stop_after = STOP_AFTER.get(emit, "validate")
@@ -184,10 +229,7 @@ def artefact_of(c: Compilation, emit: str) -> bytes | str:
     if emit == "llvm":
         assert c.llvm_ir is not None
         return c.llvm_ir
-    assert c.artefact is not None
-    if emit == "spirv-asm":
-        return c.target.emit_text(c.artefact)
-    return c.artefact
+    return c.target.render(emit, c)
 
 
 def print_stage(stage: str, c: Compilation) -> None:

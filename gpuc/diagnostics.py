@@ -6,12 +6,16 @@ failed. `LocatingParser` gives every parsed op a `FileLineColLoc` for its name,
 as MLIR does (an explicit `loc(...)` wins); `verify_located` re-runs a failed
 verification op by op to find the innermost failing op and reports it at its
 location. Passes raise `OpError(op, message)` to be reported the same way.
+`read_source` reads every source file gpuc is given (input, libraries), with
+one wording for a file it cannot read.
 """
 
 from __future__ import annotations
 
+import os
 from bisect import bisect_right
 from dataclasses import dataclass
+from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
@@ -39,6 +43,33 @@ class SourceLoc:
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"
+
+
+class SourceError(DiagnosticException):
+    """A source file that cannot be read, or is not UTF-8 text."""
+
+
+def decode_source(data: bytes, name: str, what: str = "input file") -> str:
+    """`data`, the contents of `name`, as UTF-8 text (as in `read_source`)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise SourceError(
+            f"cannot read {what} '{name}': byte 0x{data[e.start]:02x} at line "
+            f"{line}, column {col} is not UTF-8 text; MLIR source files are UTF-8"
+        ) from None
+
+
+def read_source(path: str | os.PathLike[str], what: str = "input file") -> str:
+    """The text of the MLIR source file `path`; a SourceError naming it as
+    `what` ("input file", "library") when it cannot be read or is not UTF-8."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise SourceError(f"cannot read {what} '{path}': {e.strerror or e}") from None
+    return decode_source(data, str(path), what)
 
 
 class LocatingParser(Parser):

@@ -12,16 +12,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects.builtin import ArrayAttr, ModuleOp, SymbolRefAttr
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException
 
-from gpuc.dialects.attrs import ENTRYPOINTS_ATTR
+from gpuc.dialects.attrs import FINALIZED_ATTR, FinalizedAttr
 from gpuc.dialects.functions import FuncOp
-from gpuc.targets import TARGETS, get_target
+from gpuc.targets import DEFAULT_TARGET, UnknownTarget, make_target, target_class
 from gpuc.targets.base import Target, target_options
 
 if TYPE_CHECKING:
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
     from llvmlite import ir
 
     from gpuc.generators import Generator
-    from gpuc.pipeline import AfterPass
+    from gpuc.transforms.gpuc_pipeline import AfterPass
 
 STAGES = ("parse", "dialect", "translate", "link", "optimize", "emit", "validate")
 
@@ -40,12 +39,21 @@ class OptionError(DiagnosticException):
 
 @dataclass(frozen=True)
 class KernelInfo:
+    """A kernel of the entrypoint set, as its finalization record describes it."""
+
     name: str
+    """The gpuc symbol (`@name`)."""
+    symbol: str
+    """What the kernel is launched by in the artefact (executors look it up)."""
     params: tuple[Attribute, ...]
     """gpuc-level parameter types (PtrType, IntegerType, Float32Type, ...)."""
+    param_names: tuple[str | None, ...]
+    """The parameters' names as written (`%x` is 'x'), None where unnamed."""
     uses_barrier: bool
     """The kernel reaches a barrier, transitively through helpers."""
     static_shared_bytes: int
+    block_size: tuple[int, ...] | None = None
+    """The block size the kernel is known to run with, if any."""
 
 
 @dataclass
@@ -66,7 +74,7 @@ class CompileResult:
 class CompileOptions:
     """Everything that decides the output (frozen; `hash` keys a cache)."""
 
-    target: str = "ptx"
+    target: str = DEFAULT_TARGET
     target_options: tuple[tuple[str, Any], ...] = ()
     """Options of the target's dataclass, e.g. (("sm", 80),)."""
     opt_level: int = 3
@@ -94,7 +102,7 @@ class CompileOptions:
         return hashlib.sha256(repr((fields_text, plugins)).encode()).hexdigest()[:16]
 
     def make_target(self) -> Target:
-        return get_target(self.target, **dict(self.target_options))
+        return make_target(self.target, **dict(self.target_options))
 
 
 GENERAL_OPTIONS = tuple(
@@ -104,13 +112,10 @@ GENERAL_OPTIONS = tuple(
 
 def make_options(target: str, options: Mapping[str, Any]) -> CompileOptions:
     """Split keyword options into general ones and the target's own."""
-    if target not in TARGETS:
-        raise OptionError(
-            f"unknown target '{target}'; expected one of: {', '.join(TARGETS)}"
-        )
-    from gpuc.registry import lazy
-
-    target_cls: type[Target] = lazy(TARGETS[target])()
+    try:
+        target_cls = target_class(target)
+    except UnknownTarget as e:
+        raise OptionError(str(e)) from None
     own = target_options(target_cls, options)
     general = {k: v for k, v in options.items() if k not in own}
     unknown = sorted(set(general) - set(GENERAL_OPTIONS))
@@ -184,7 +189,7 @@ class Compilation:
     artefact: bytes | str | None = None
     notes: list[str] = field(default_factory=list)
     after_pass: AfterPass | None = None
-    """Called after each pass of the dialect stage (`gpuc.pipeline.AfterPass`)."""
+    """Called after each pass of the dialect stage."""
 
 
 def stage_parse(c: Compilation) -> None:
@@ -192,17 +197,17 @@ def stage_parse(c: Compilation) -> None:
 
 
 def stage_dialect(c: Compilation) -> None:
-    from gpuc.pipeline import run_dialect_pipeline
+    from gpuc.context import make_context
+    from gpuc.transforms.gpuc_pipeline import GpucPipeline, run_passes
 
     assert c.module is not None
-    c.module = run_dialect_pipeline(
-        c.module,
-        target=c.options.target,
+    pipeline = GpucPipeline(
+        target=str(c.target.spec()),
         exports=c.options.exports,
         libraries=c.options.libraries,
-        generators=dict(c.options.generators),
-        after_pass=c.after_pass,
+        generators=c.options.generators,
     )
+    run_passes(make_context(), c.module, pipeline.passes(), c.after_pass)
 
 
 def stage_translate(c: Compilation) -> None:
@@ -264,13 +269,19 @@ def run(
     after_pass: AfterPass | None = None,
 ) -> Compilation:
     """Run the stages from `start` up to and including `stop_after`. Starting
-    after `parse`, `source` is a module the earlier stages already produced.
-    `after_stage` is called after each stage, `after_pass` after each pass of
-    the dialect stage."""
+    after `parse`, `source` is a module the earlier stages already produced
+    (starting at `translate`, it first gets what lowering for the target
+    still needs: `lowering_passes`). `after_stage` is called after each stage,
+    `after_pass` after each pass of the dialect stage."""
     c = Compilation(options, options.make_target(), source, after_pass=after_pass)
     if start != "parse":
         assert isinstance(source, ModuleOp)
         c.module = source
+    if start == "translate":
+        from gpuc.context import make_context
+        from gpuc.transforms.gpuc_pipeline import lowering_passes, run_passes
+
+        run_passes(make_context(), source, lowering_passes(source, c.target))
     for name in STAGES[STAGES.index(start) : STAGES.index(stop_after) + 1]:
         STAGE_FUNCTIONS[name](c)
         if after_stage is not None:
@@ -279,7 +290,9 @@ def run(
 
 
 def compile_module(
-    source: str | os.PathLike[str] | ModuleOp, target: str = "ptx", **options: Any
+    source: str | os.PathLike[str] | ModuleOp,
+    target: str = DEFAULT_TARGET,
+    **options: Any,
 ) -> CompileResult:
     """Compile `source` (a path, MLIR text or an xDSL module) for `target`;
     options as on the command line: sm, ptx_isa, opt_level, exports, libraries,
@@ -291,45 +304,40 @@ def compile_module(
     )
 
 
-def entrypoints(module: ModuleOp) -> list[str]:
-    """The entrypoint set the dialect pipeline recorded (all kernels without it)."""
-    recorded = module.attributes.get(ENTRYPOINTS_ATTR)
-    if isinstance(recorded, ArrayAttr):
-        return [
-            ref.root_reference.data
-            for ref in recorded.data
-            if isinstance(ref, SymbolRefAttr)
-        ]
-    return [
-        op.sym_name.data for op in module.ops if isinstance(op, FuncOp) and op.is_kernel
-    ]
-
-
 def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
-    from gpuc.dialects.analysis import kernel_facts
-
-    funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
-    kernels = [n for n in entrypoints(module) if n in funcs and funcs[n].is_kernel]
-    facts = kernel_facts(module, kernels)
-    return {
-        name: KernelInfo(
-            name,
-            funcs[name].function_type.inputs.data,
-            facts[name].uses_barrier,
-            facts[name].static_shared_bytes,
+    """The finalized kernels, from their records (in module order)."""
+    infos: dict[str, KernelInfo] = {}
+    for op in module.ops:
+        if not isinstance(op, FuncOp):
+            continue
+        record = op.attributes.get(FINALIZED_ATTR)
+        if not isinstance(record, FinalizedAttr):
+            continue
+        name = op.sym_name.data
+        names = tuple(
+            arg.name_hint for arg in (op.body.blocks[0].args if op.body.blocks else ())
         )
-        for name in kernels
-    }
+        infos[name] = KernelInfo(
+            name,
+            record.symbol.data,
+            op.function_type.inputs.data,
+            names or (None,) * len(op.function_type.inputs.data),
+            record.uses_barrier,
+            record.shared_bytes,
+            record.block_size,
+        )
+    return infos
 
 
 def load_module(source: str | os.PathLike[str] | ModuleOp) -> ModuleOp:
     """Parse and verify MLIR from a file or text; a ModuleOp is verified as is.
 
     Text from any tool is read as `gpuc-opt` reads it, and a module is upgraded
-    the same way first (`gpuc.foreign_text`), so MLIR 16's output verifies.
+    the same way first (`gpuc.transforms.foreign.text`), so MLIR 16's output
+    verifies.
     """
-    from gpuc.diagnostics import verify_located
-    from gpuc.foreign_text import parse_foreign_module, upgrade_foreign_ops
+    from gpuc.diagnostics import read_source, verify_located
+    from gpuc.transforms.foreign.text import parse_foreign_module, upgrade_foreign_ops
 
     if isinstance(source, ModuleOp):
         upgrade_foreign_ops(source)
@@ -338,14 +346,7 @@ def load_module(source: str | os.PathLike[str] | ModuleOp) -> ModuleOp:
     if isinstance(source, os.PathLike) or (
         "\n" not in source and (source.endswith(".mlir") or os.path.exists(source))
     ):
-        path = Path(source)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise OptionError(
-                f"cannot read '{path}': {getattr(e, 'strerror', None) or e}"
-            ) from None
-        name = str(path)
+        text, name = read_source(source), str(source)
     else:
         text, name = source, "<source>"
     from gpuc.context import make_context

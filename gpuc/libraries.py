@@ -16,13 +16,19 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from gpuc.context import make_context
-from gpuc.diagnostics import LocatingParser, format_parse_error, verify_located
+from gpuc.diagnostics import (
+    LocatingParser,
+    format_parse_error,
+    read_source,
+    verify_located,
+)
 
 LibrarySource = ModuleOp | str | Path
 
 
 class LibraryError(DiagnosticException):
-    """A library file cannot be read, parsed or verified."""
+    """A library is named by an empty path, or its file does not parse
+    (`read_source` reports a file that cannot be read)."""
 
 
 @dataclass(frozen=True)
@@ -40,15 +46,7 @@ def load_library(source: LibrarySource, ctx: Context | None = None) -> Library:
     path = str(source)
     if not path:
         raise LibraryError("a library path is empty; name a library file")
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as e:
-        raise LibraryError(f"cannot read library {path}: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise LibraryError(
-            f"cannot read library {path}: byte {e.start} is not UTF-8 text; a "
-            "library is an MLIR source file"
-        ) from None
+    text = read_source(path, "library")
     try:
         module = LocatingParser(ctx or make_context(), text, path).parse_module()
     except ParseError as e:

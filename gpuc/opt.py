@@ -30,10 +30,16 @@ from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from gpuc.command import ArgParser, CommandError, UsageError, run_command, write_output
-from gpuc.diagnostics import describe, verify_located
-from gpuc.foreign_text import parse_foreign_module
-from gpuc.registry import DIALECTS, PASSES, TARGETS, lazy
-from gpuc.universe import existing, gpuc_only
+from gpuc.diagnostics import (
+    SourceError,
+    decode_source,
+    describe,
+    read_source,
+    verify_located,
+)
+from gpuc.registry import DIALECTS, PASSES, lazy
+from gpuc.transforms.foreign.text import parse_foreign_module
+from gpuc.universe import gpuc_only
 
 SPLIT_MARKER = "// -----"
 
@@ -102,9 +108,10 @@ class GpucOptMain(xDSLOptMain):
     def register_all_targets(self) -> None:
         from xdsl.targets import get_all_targets
 
+        from gpuc.outputs import output_factories
+
         self.available_targets["mlir"] = get_all_targets()["mlir"]
-        for name, path in existing(TARGETS).items():
-            self.available_targets[name] = lazy(path)
+        self.available_targets.update(output_factories())
 
     def setup_pipeline(self) -> None:
         try:
@@ -147,27 +154,12 @@ class GpucOptMain(xDSLOptMain):
     def read_input(self) -> tuple[str, str]:
         """(name, text) of the input file or stdin, decoded as UTF-8."""
         path = self.args.input_file
-        if path is None or path == "-":
-            name, data = "<stdin>", sys.stdin.buffer.read()
-        else:
-            name = path
-            try:
-                with open(path, "rb") as f:
-                    data = f.read()
-            except OSError as e:
-                raise CommandError(
-                    f"gpuc-opt: error: cannot read input file '{path}': "
-                    f"{e.strerror or e}"
-                ) from None
         try:
-            return name, data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            line = data.count(b"\n", 0, e.start) + 1
-            col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-            raise CommandError(
-                f"{name}:{line}:{col}: error: the input is not UTF-8 text (byte "
-                f"0x{data[e.start]:02x}); gpuc-opt reads MLIR source files"
-            ) from None
+            if path is None or path == "-":
+                return "<stdin>", decode_source(sys.stdin.buffer.read(), "<stdin>")
+            return path, read_source(path)
+        except SourceError as e:
+            raise CommandError(f"gpuc-opt: error: {e}") from None
 
     def chunks(self, text: str) -> list[tuple[str, int]]:
         """The input, or its pieces, each with the number of lines before it.

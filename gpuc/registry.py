@@ -33,6 +33,7 @@ PASSES: dict[str, str] = {
     "privatize": "gpuc.transforms.privatize:Privatize",
     "inline": "gpuc.transforms.inline:Inline",
     "symbol-dce": "gpuc.transforms.symbol_dce:SymbolDCE",
+    "attach-target": "gpuc.transforms.attach_target:AttachTarget",
     "finalize-kernels": "gpuc.transforms.finalize_kernels:FinalizeKernels",
     "verify-target": "gpuc.transforms.verify_target:VerifyTarget",
     "gpuc-pipeline": "gpuc.transforms.gpuc_pipeline:GpucPipeline",
@@ -49,28 +50,5 @@ DIALECTS: dict[str, str] = {
     "scf": "xdsl.dialects.scf:Scf",
     "cf": "xdsl.dialects.cf:Cf",
     "memref": "xdsl.dialects.memref:MemRef",
-    "gpu": "gpuc.foreign_text:GPU",
+    "gpu": "gpuc.transforms.foreign.gpu_dialect:GPU",
 }
-
-# xdsl-opt `-t` targets (name -> "module:xdsl Target subclass").
-TARGETS: dict[str, str] = {
-    "ptx": "gpuc.targets.xdsl_targets:PTXOutput",
-    "spirv": "gpuc.targets.xdsl_targets:SPIRVOutput",
-    "native": "gpuc.targets.xdsl_targets:NativeOutput",
-    "llvm": "gpuc.targets.xdsl_targets:LLVMOutput",
-}
-
-
-def available(registry: dict[str, str]) -> dict[str, str]:
-    """The entries whose module exists (later issues add modules one by one)."""
-    from importlib.util import find_spec
-
-    result: dict[str, str] = {}
-    for name, path in registry.items():
-        module = path.split(":")[0]
-        try:
-            if find_spec(module) is not None:
-                result[name] = path
-        except ModuleNotFoundError:
-            continue
-    return result

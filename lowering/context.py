@@ -20,6 +20,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.analysis import ModuleFacts, module_facts
+from gpuc.dialects.attrs import FINALIZED_ATTR, FinalizedAttr
 from gpuc.dialects.functions import FuncOp
 from gpuc.lowering.types import lower_type
 
@@ -89,6 +90,8 @@ class ModuleLowering:
         self.llvm = ir.Module(name="gpuc")
         self.llvm.triple = target.triple
         self.funcs: dict[str, FuncOp] = {}
+        self.records: dict[str, FinalizedAttr] = {}
+        """Kernel -> its finalization record (what the target decided for it)."""
         self.functions: dict[str, ir.Function] = {}
         self.hidden: dict[str, tuple[ir.Type, ...]] = {}
         """Function -> parameter types the target prepends (the native state)."""
@@ -120,7 +123,8 @@ class ModuleLowering:
         fn = ir.Function(self.llvm, fnty, self.target.symbol_name(func.sym_name.data))
         if func.visibility != "public" and not func.is_declaration:
             fn.linkage = "internal"
-        if not func.is_kernel and func.sym_name.data in self.facts.barrier:
+        name = func.sym_name.data
+        if name not in self.records and name in self.facts.barrier:
             # Like the barrier it reaches, a call to it must not be duplicated
             # into, or moved across, divergent control flow.
             fn.attributes.add("convergent")
@@ -129,6 +133,14 @@ class ModuleLowering:
             fn.attributes.add(
                 "alwaysinline" if hint.value == "always_inline" else "noinline"
             )
+        record = self.records.get(func.sym_name.data)
+        if record is not None:
+            fn.calling_convention = record.cconv.data
+        elif func.is_kernel:
+            # A kernel defined elsewhere: declared as that definition is.
+            fn.calling_convention = self.target.kernel_cconv
+        else:
+            fn.calling_convention = self.target.helper_cconv
         self.target.finish_function(self, func, fn)
         return fn
 
@@ -286,7 +298,8 @@ def reverse_post_order(entry: Block) -> list[Block]:
 def translate_module(
     module: ModuleOp, target: Target, *, fp_contract: bool = True
 ) -> ir.Module:
-    """The llvmlite module of `module` (after the dialect pipeline) for `target`."""
+    """The llvmlite module of `module` for `target`, after the dialect pipeline
+    (which verified it for the target and finalized its kernels)."""
     ml = ModuleLowering(module, target, fp_contract=fp_contract)
     funcs: list[FuncOp] = []
     for op in module.ops:
@@ -298,7 +311,16 @@ def translate_module(
             )
         ml.funcs[op.sym_name.data] = op
         funcs.append(op)
-    target.verify_module(module)
+        record = op.attributes.get(FINALIZED_ATTR)
+        if isinstance(record, FinalizedAttr):
+            ml.records[op.sym_name.data] = record
+        elif op.is_kernel and not op.is_declaration:
+            raise OpError(
+                op,
+                f"kernel @{op.sym_name.data} has no finalization record "
+                f"('{FINALIZED_ATTR}'); run the dialect pipeline first (gpuc "
+                "compile does; with xdsl-opt, -p gpuc-pipeline or finalize-kernels)",
+            )
     target.prepare_module(ml)
     for func in funcs:
         ml.functions[func.sym_name.data] = ml.declare(func)

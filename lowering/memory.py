@@ -10,7 +10,7 @@ from llvmlite import ir
 from xdsl.ir import SSAValue
 
 from gpuc.dialects.analysis import alloc_layout, element_bytes
-from gpuc.dialects.attrs import AtomicKind, MemoryOrder, PtrType
+from gpuc.dialects.attrs import AtomicKind, MemoryOrder
 from gpuc.dialects.memory import (
     AddrSpaceCastOp,
     AtomicCmpXchgOp,
@@ -19,6 +19,7 @@ from gpuc.dialects.memory import (
     OffsetOp,
     SharedAllocOp,
     StoreOp,
+    ptr_type_of,
 )
 from gpuc.lowering.context import FunctionLowering, translates
 
@@ -56,22 +57,17 @@ FLOAT_ATOMICS = {
 CAS_COMBINE = {"fmin": "llvm.minnum", "fmax": "llvm.maxnum"}
 
 
-def ptr_type(value: SSAValue) -> PtrType:
-    assert isinstance(value.type, PtrType)
-    return value.type
-
-
 def address(fl: FunctionLowering, ptr: SSAValue, index: SSAValue | None) -> ir.Value:
     """`ptr` advanced by `index` elements (a GEP), or `ptr` itself."""
     base = fl.get(ptr)
     if index is None:
         return base
-    element = fl.type(ptr_type(ptr).element)
+    element = fl.type(ptr_type_of(ptr).element)
     return fl.builder.gep(base, [fl.get(index)], inbounds=True, source_etype=element)
 
 
 def alignment(ptr: SSAValue) -> int:
-    return int(element_bytes(ptr_type(ptr).element))
+    return int(element_bytes(ptr_type_of(ptr).element))
 
 
 @translates(LoadOp)
@@ -114,7 +110,7 @@ def translate_shared_alloc(op: SharedAllocOp, fl: FunctionLowering) -> None:
 def shared_global(fl: FunctionLowering, op: SharedAllocOp) -> ir.Value:
     """An internal, uninitialized array in the shared address space, named after
     the function that allocates it."""
-    ptr = ptr_type(op.result)
+    ptr = ptr_type_of(op.result)
     size, align = alloc_layout(op)
     element = fl.type(ptr.element)
     array = ir.ArrayType(element, size // element_bytes(ptr.element))
@@ -130,7 +126,7 @@ def shared_global(fl: FunctionLowering, op: SharedAllocOp) -> ir.Value:
 
 @translates(AtomicRMWOp)
 def translate_atomic_rmw(op: AtomicRMWOp, fl: FunctionLowering) -> None:
-    element = fl.type(ptr_type(op.ptr).element)
+    element = fl.type(ptr_type_of(op.ptr).element)
     is_float = not isinstance(element, ir.IntType)
     kind = (FLOAT_ATOMICS if is_float else INT_ATOMICS)[op.kind.data]
     ptr = address(fl, op.ptr, op.index)

@@ -1,44 +1,59 @@
 """Hand-written LLVM IR following docs/native-abi.md, so the native executor's
 threading, barrier and shared-memory machinery is tested on its own, without
-the compiler. Launch record fields are read at the offsets the ABI names.
+the compiler. Launch record fields are read at the offsets of the ABI's table
+(gpuc/targets/native_abi.py), the layout the native target builds.
 """
 
 from __future__ import annotations
 
 from gpuc.runtime.args import KernelSignature, Param
+from gpuc.targets.native_abi import LAUNCH, entry_point
+
+
+def load(value: str, field: str, dim: int = 0, ty: str = "i64") -> str:
+    """IR that loads launch record field `field` (component `dim`) as `%value`."""
+    return (
+        f"  %{value}p = getelementptr i8, ptr %launch, i64 "
+        f"{LAUNCH.offset(field, dim)}\n  %{value} = load {ty}, ptr %{value}p"
+    )
+
+
+def threads_and_range() -> str:
+    """IR for `%nt` (threads per block) and `%begin`, `%end` (the block range)."""
+    return "\n".join(
+        [
+            *(load(f"b{xyz}", "block_dim", d) for d, xyz in enumerate("xyz")),
+            "  %bxy = mul i64 %bx, %by",
+            "  %nt = mul i64 %bxy, %bz",
+            load("begin", "block_begin"),
+            load("end", "block_end"),
+        ]
+    )
+
+
+def copy_dims(to: str) -> str:
+    """IR that stores grid_dim x, y, z then block_dim x, y, z into `%to[0..6]`."""
+    lines: list[str] = []
+    dims = [(field, d) for field in ("grid_dim", "block_dim") for d in range(3)]
+    for i, (field, d) in enumerate(dims):
+        lines.append(load(f"dim{i}", field, d))
+        lines.append(f"  %to{i} = getelementptr i64, ptr %{to}, i64 {i}")
+        lines.append(f"  store i64 %dim{i}, ptr %to{i}")
+    return "\n".join(lines)
+
 
 # ids(out: ptr<i64>, meta: ptr<i64>): every thread of every block writes
 # out[linear block * threads + linear thread] = that index + 1; thread 0 of
 # block 0 writes grid and block dims into meta[0..6]. No barrier.
-IDS = """
-define void @__gpuc_launch_ids(ptr %launch, ptr %out, ptr %meta) {
+IDS = f"""
+define void @{entry_point("ids")}(ptr %launch, ptr %out, ptr %meta) {{
 entry:
-  %bxp = getelementptr i8, ptr %launch, i64 24
-  %bx = load i64, ptr %bxp
-  %byp = getelementptr i8, ptr %launch, i64 32
-  %by = load i64, ptr %byp
-  %bzp = getelementptr i8, ptr %launch, i64 40
-  %bz = load i64, ptr %bzp
-  %bxy = mul i64 %bx, %by
-  %nt = mul i64 %bxy, %bz
-  %beginp = getelementptr i8, ptr %launch, i64 48
-  %begin = load i64, ptr %beginp
-  %endp = getelementptr i8, ptr %launch, i64 56
-  %end = load i64, ptr %endp
+{threads_and_range()}
   %first = icmp eq i64 %begin, 0
   br i1 %first, label %writemeta, label %check
 writemeta:
-  br label %metaloop
-metaloop:
-  %m = phi i64 [ 0, %writemeta ], [ %mnext, %metaloop ]
-  %moff = mul i64 %m, 8
-  %mp = getelementptr i8, ptr %launch, i64 %moff
-  %mv = load i64, ptr %mp
-  %mo = getelementptr i64, ptr %meta, i64 %m
-  store i64 %mv, ptr %mo
-  %mnext = add i64 %m, 1
-  %mmore = icmp ult i64 %mnext, 6
-  br i1 %mmore, label %metaloop, label %check
+{copy_dims("meta")}
+  br label %check
 check:
   %any = icmp ult i64 %begin, %end
   br i1 %any, label %blocks, label %exit
@@ -61,7 +76,7 @@ blockdone:
   br i1 %bmore, label %blocks, label %exit
 exit:
   ret void
-}
+}}
 """
 
 IDS_SIG = KernelSignature(
@@ -72,29 +87,14 @@ IDS_SIG = KernelSignature(
 # block's elements (i < n), by a tree reduction in shared memory with a
 # barrier between levels; works for any block size (tree over the next
 # power of two). Thread `thread` of the record only; barrier after each block.
-BSUM = """
-define void @__gpuc_launch_bsum(ptr %launch, ptr %x, ptr %out, i32 %n) {
+BSUM = f"""
+define void @{entry_point("bsum")}(ptr %launch, ptr %x, ptr %out, i32 %n) {{
 entry:
-  %bxp = getelementptr i8, ptr %launch, i64 24
-  %bx = load i64, ptr %bxp
-  %byp = getelementptr i8, ptr %launch, i64 32
-  %by = load i64, ptr %byp
-  %bzp = getelementptr i8, ptr %launch, i64 40
-  %bz = load i64, ptr %bzp
-  %bxy = mul i64 %bx, %by
-  %nt = mul i64 %bxy, %bz
-  %beginp = getelementptr i8, ptr %launch, i64 48
-  %begin = load i64, ptr %beginp
-  %endp = getelementptr i8, ptr %launch, i64 56
-  %end = load i64, ptr %endp
-  %shp = getelementptr i8, ptr %launch, i64 64
-  %sh = load ptr, ptr %shp
-  %bfp = getelementptr i8, ptr %launch, i64 72
-  %bf = load ptr, ptr %bfp
-  %bap = getelementptr i8, ptr %launch, i64 80
-  %ba = load ptr, ptr %bap
-  %tp = getelementptr i8, ptr %launch, i64 88
-  %t = load i64, ptr %tp
+{threads_and_range()}
+{load("sh", "shared", ty="ptr")}
+{load("bf", "barrier", ty="ptr")}
+{load("ba", "barrier_arg", ty="ptr")}
+{load("t", "thread")}
   %n64 = sext i32 %n to i64
   br label %pow
 pow:
@@ -157,7 +157,7 @@ blockend:
   br i1 %bmore, label %block, label %exit
 exit:
   ret void
-}
+}}
 """
 
 
@@ -172,9 +172,9 @@ def bsum_sig(shared_bytes: int = 4 * 1024) -> KernelSignature:
 
 # scalars(out: ptr<f64>, a: f32, b: f64, c: i8, d: i1, e: index, f: i16):
 # one thread writes every scalar argument, converted to f64, into out[0..5].
-SCALARS = """
-define void @__gpuc_launch_scalars(ptr %launch, ptr %out, float %a, double %b,
-                                   i8 %c, i1 %d, i64 %e, i16 %f) {
+SCALARS = f"""
+define void @{entry_point("scalars")}(ptr %launch, ptr %out, float %a, double %b,
+                                   i8 %c, i1 %d, i64 %e, i16 %f) {{
 entry:
   %av = fpext float %a to double
   store double %av, ptr %out
@@ -193,7 +193,7 @@ entry:
   %p5 = getelementptr double, ptr %out, i64 5
   store double %fv, ptr %p5
   ret void
-}
+}}
 """
 
 SCALARS_SIG = KernelSignature(

@@ -17,7 +17,7 @@ NOT_NEEDED = {
     "naming a generator that is neither given nor shipped",
     "xdsl.dialects.gpu": "the import pass, for modules with foreign ops",
     "xdsl.dialects.memref": "the import pass, for modules with foreign ops",
-    "gpuc.transforms.import_functions": "the import pass's conversion",
+    "gpuc.transforms.foreign.conversion": "the import pass's conversion",
     "xdsl.dialects.func": "the inliner matches func.func by name",
     "xdsl.dialects.cf": "the inliner, for callees of several blocks",
 }
@@ -57,4 +57,4 @@ def test_a_foreign_module_still_gets_them() -> None:
         "{gpu.kernel} { func.return }''', 'ptx')"
     )
     assert {"xdsl.dialects.func", "xdsl.dialects.memref"} <= set(loaded)
-    assert "gpuc.transforms.import_functions" in loaded
+    assert "gpuc.transforms.foreign.conversion" in loaded

@@ -1,4 +1,4 @@
-"""The `import` pass and gpuc.foreign_text, from Python.
+"""The `import` pass and the reading of other tools' text, from Python.
 
 Modules built with xDSL's builders (examples/frontend_xdsl.py) import into the
 documented signatures; the import is deterministic, idempotent and all or
@@ -28,12 +28,8 @@ from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace, PtrType
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.memory import SharedAllocOp
-from gpuc.foreign_text import (
-    GPUAddressSpace,
-    GPUAddressSpaceAttr,
-    parse_foreign_module,
-    upgrade_foreign_ops,
-)
+from gpuc.transforms.foreign.gpu_dialect import GPUAddressSpace, GPUAddressSpaceAttr
+from gpuc.transforms.foreign.text import parse_foreign_module, upgrade_foreign_ops
 from gpuc.transforms.import_foreign import ImportForeign
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -145,7 +145,7 @@ BAD_INPUT: list[tuple[str, str | bytes, list[str], str]] = [
         "not-utf8",
         b"gpuc.func @k() kernel {\n  \xff\n}\n",
         [],
-        "input.mlir:2:3: error: the input is not UTF-8 text (byte 0xff)",
+        "input.mlir': byte 0xff at line 2, column 3 is not UTF-8 text",
     ),
     ("unknown-pass", KERNEL, ["-p", "no-such-pass"], "Unrecognized passes"),
     (

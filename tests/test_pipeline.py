@@ -346,12 +346,15 @@ def _binary_file(tmp: Path) -> Path:
     ("make_path", "message"),
     [
         (lambda tmp: "", "a library path is empty; name a library file"),
-        (lambda tmp: str(tmp), "cannot read library .*: Is a directory$"),
+        (lambda tmp: str(tmp), "cannot read library '.*': Is a directory$"),
         (
             lambda tmp: str(tmp / "nope.mlir"),
-            "cannot read library .*nope.mlir: No such file or directory$",
+            "cannot read library '.*nope.mlir': No such file or directory$",
         ),
-        (_binary_file, "cannot read library .*lib.bin: byte 0 is not UTF-8 text"),
+        (
+            _binary_file,
+            "cannot read library '.*lib.bin': byte 0xff at line 1, column 1 is not",
+        ),
     ],
     ids=["empty", "directory", "missing", "binary"],
 )

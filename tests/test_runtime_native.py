@@ -5,6 +5,7 @@ launch checks. Outputs are poisoned first so an unwritten element fails."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -18,6 +19,7 @@ from native_abi_ir import BSUM, IDS, IDS_SIG, SCALARS, SCALARS_SIG, bsum_sig
 from gpuc.runtime import native
 from gpuc.runtime.args import LaunchError
 from gpuc.runtime.native import NativeExecutor
+from gpuc.targets.native_abi import LAUNCH, STATE, WARP, entry_point
 
 
 @pytest.fixture(scope="module")
@@ -227,3 +229,35 @@ def test_thread_refusal_fails_the_launch_instead_of_hanging() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "refused: kernel 'bsum': the system refused to start" in done.stdout
+
+
+def documented_layouts() -> list[list[tuple[str, list[int]]]]:
+    """Each `| offset | field |` table of docs/native-abi.md, in order: its
+    fields, in order, with their byte offsets."""
+    text = (Path(__file__).parents[1] / "docs" / "native-abi.md").read_text()
+    tables = re.findall(r"^\| offset \| field \|\n\|[-|]+\|\n((?:\|.*\n)+)", text, re.M)
+    layouts = []
+    for table in tables:
+        rows = []
+        for row in table.splitlines():
+            offsets, field = row.split("|")[1:3]
+            name = re.search(r"`(\w+)`", field)
+            assert name, f"no `field` in docs/native-abi.md row {row!r}"
+            rows.append((name.group(1), [int(o) for o in offsets.split(",")]))
+        layouts.append(rows)
+    return layouts
+
+
+def test_documented_abi_is_the_abi_table() -> None:
+    """The doc's state and launch-record tables, entry point and warp width are
+    gpuc/targets/native_abi.py's."""
+    text = (Path(__file__).parents[1] / "docs" / "native-abi.md").read_text()
+    assert f"void @{entry_point('k')}(ptr %launch, A %a, ...)" in text
+    assert f"`thread_id.x mod {WARP}`" in text
+    assert documented_layouts() == [
+        [
+            (name, [layout.offset(name, d) for d in range(n)])
+            for name, n in layout.fields
+        ]
+        for layout in (STATE, LAUNCH)
+    ]

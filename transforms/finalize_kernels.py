@@ -1,8 +1,9 @@
-"""`finalize-kernels`: the finalization schedule. The target's per-kernel
-finishing (`Target.finalize_kernel`: ABI, calling convention, hidden state)
-runs on the kernels of the entrypoint set, in its order, and on nothing else:
-an exported helper is public but not finalized. The target is the pass
-option, else the module's `gpuc.target`, else ptx.
+"""`finalize-kernels`: the finalization schedule. The configured target's
+per-kernel finishing (`Target.finalize_kernel`) runs on the kernels of the
+entrypoint set, in its order, and on nothing else (an exported helper is
+public but not finalized); each kernel gets the record of every decision the
+target took for it, `#gpuc.finalized<...>`, which the lowering, the driver and
+the executors read. The call-graph facts are computed once per module.
 """
 
 from __future__ import annotations
@@ -10,29 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from gpuc.diagnostics import OpError
-from gpuc.dialects.attrs import ENTRYPOINTS_ATTR, TARGET_ATTR
+from gpuc.dialects.analysis import kernel_facts
+from gpuc.dialects.attrs import ENTRYPOINTS_ATTR, FINALIZED_ATTR
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.symbols import build_table
-from gpuc.targets import get_target
+from gpuc.targets import configured_target
 from gpuc.transforms.classify_entrypoints import read_entrypoints
-
-DEFAULT_TARGET = "ptx"
-
-
-def target_name(module: ModuleOp, option: str = "") -> str:
-    """The target a stage works for: its option, the module's, or the default."""
-    if option:
-        return option
-    attr = module.attributes.get(TARGET_ATTR)
-    if attr is None:
-        return DEFAULT_TARGET
-    if not isinstance(attr, StringAttr):
-        raise OpError(module, f"'{TARGET_ATTR}' must be a string, got {attr}")
-    return attr.data
 
 
 def finalization_schedule(module: ModuleOp) -> list[FuncOp]:
@@ -52,22 +40,22 @@ def finalization_schedule(module: ModuleOp) -> list[FuncOp]:
     return kernels
 
 
-def finalize_kernels(module: ModuleOp, target: str = "") -> list[FuncOp]:
-    """Run the target's kernel finishing on the schedule; return the schedule."""
-    chosen = get_target(target_name(module, target))
+def finalize_kernels(module: ModuleOp) -> list[FuncOp]:
+    """Record the target's decisions on each kernel of the schedule; return it."""
+    target = configured_target(module)
     schedule = finalization_schedule(module)
+    facts = kernel_facts(module, [k.sym_name.data for k in schedule])
     for kernel in schedule:
-        chosen.finalize_kernel(module, kernel)
+        record = target.finalize_kernel(kernel, facts[kernel.sym_name.data])
+        kernel.attributes[FINALIZED_ATTR] = record
     return schedule
 
 
 @dataclass(frozen=True)
 class FinalizeKernels(ModulePass):
-    """Finish each kernel of the entrypoint set for `target`."""
+    """Finish each kernel of the entrypoint set for the module's target."""
 
     name = "finalize-kernels"
 
-    target: str = ""
-
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        finalize_kernels(op, self.target)
+        finalize_kernels(op)

@@ -1,21 +1,91 @@
-"""`gpuc-pipeline`: the whole dialect-level pipeline as one pass (import,
-resolve-deferred, classify-entrypoints, privatize, inline, symbol-dce,
-finalize-kernels, verify-target), the same as `gpuc.pipeline` from Python.
+"""`gpuc-pipeline`: the whole dialect-level pipeline as one pass. Its stages
+are the list `passes()` returns, each an ordinary pass, run in order by one
+runner (`run_passes`, xDSL's `PassPipeline` with an after-pass callback for
+dumps and timing); `gpuc.driver` runs the same list.
 
-Options: `target` (empty: the module's `gpuc.target`, else ptx), `exports`
-(symbols kept public besides the kernels), `libraries` (files defining job
-sources; quote paths: `libraries="lib/a.mlir","b.mlir"`).
+Options: `target` (a spec such as `ptx{sm=80}`; empty: the module's
+`#gpuc.target`, else the default target), `exports` (symbols kept public
+besides the kernels), `libraries` (files defining job sources; quote paths:
+`libraries="lib/a.mlir","b.mlir"`). From Python, `generators` adds job
+generators by name, ahead of the installed ones.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
 
-from gpuc.pipeline import run_dialect_pipeline
+from gpuc.diagnostics import OpError, verify_located
+from gpuc.generators import Generator
+from gpuc.targets.base import Target
+from gpuc.transforms.attach_target import AttachTarget
+from gpuc.transforms.classify_entrypoints import ClassifyEntrypoints
+from gpuc.transforms.finalize_kernels import FinalizeKernels
+from gpuc.transforms.import_foreign import ImportForeign
+from gpuc.transforms.inline import Inline
+from gpuc.transforms.privatize import Privatize
+from gpuc.transforms.resolve_deferred import ResolveDeferred
+from gpuc.transforms.symbol_dce import SymbolDCE
+from gpuc.transforms.verify_target import VerifyTarget
+
+AfterPass = Callable[[str, ModuleOp], None]
+"""Called after each pass with its name and the module: `--print-ir-after-all`,
+timing."""
+
+
+def run_passes(
+    ctx: Context,
+    module: ModuleOp,
+    passes: Sequence[ModulePass],
+    after_pass: AfterPass | None = None,
+) -> None:
+    """Run `passes` on `module` in order, then verify it (located diagnostics)."""
+
+    def between(prev: ModulePass | None, op: ModuleOp, _next: object) -> None:
+        if prev is not None and after_pass is not None:
+            after_pass(prev.name, op)
+
+    PassPipeline(tuple(passes), between if after_pass else None).apply(ctx, module)
+    verify_located(module)
+
+
+def lowering_passes(module: ModuleOp, target: Target) -> list[ModulePass]:
+    """What `module` still needs before it is lowered for `target` (the `-t`
+    outputs lower modules as they are): none after gpuc-pipeline ran for that
+    target; else attaching it, an entrypoint set, kernel records, verify-target.
+    A module configured for another target is a diagnostic."""
+    from gpuc.dialects.attrs import ENTRYPOINTS_ATTR, FINALIZED_ATTR, TARGET_ATTR
+    from gpuc.dialects.functions import FuncOp
+    from gpuc.targets import configured_target
+
+    passes: list[ModulePass] = []
+    if TARGET_ATTR in module.attributes:
+        configured = configured_target(module)
+        if configured != target:
+            raise OpError(
+                module,
+                f"the module is configured for {configured.describe()} "
+                f"('{TARGET_ATTR}') but is lowered for {target.describe()}; "
+                "lower it for its own target, or re-run gpuc-pipeline with "
+                f"target={target.spec()}",
+            )
+    else:
+        passes.append(AttachTarget(str(target.spec())))
+    if ENTRYPOINTS_ATTR not in module.attributes:
+        passes.append(ClassifyEntrypoints())
+    if any(
+        isinstance(op, FuncOp)
+        and op.is_kernel
+        and not op.is_declaration
+        and FINALIZED_ATTR not in op.attributes
+        for op in module.ops
+    ):
+        passes += [FinalizeKernels(), VerifyTarget()]
+    return passes
 
 
 @dataclass(frozen=True)
@@ -27,12 +97,21 @@ class GpucPipeline(ModulePass):
     target: str = ""
     exports: tuple[str, ...] = ()
     libraries: tuple[str, ...] = ()
+    generators: tuple[tuple[str, Generator], ...] = ()
+
+    def passes(self) -> tuple[ModulePass, ...]:
+        """The stages, in order."""
+        return (
+            AttachTarget(self.target),
+            ImportForeign(),
+            ResolveDeferred(self.libraries, self.generators),
+            ClassifyEntrypoints(self.exports),
+            Privatize(),
+            Inline(),
+            SymbolDCE(),
+            FinalizeKernels(),
+            VerifyTarget(),
+        )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        run_dialect_pipeline(
-            op,
-            target=self.target or None,
-            exports=self.exports,
-            libraries=self.libraries,
-            ctx=ctx,
-        )
+        run_passes(ctx, op, self.passes())

@@ -3,14 +3,14 @@
 Functions become `gpuc.func` with a role (kernel from a `gpu.kernel` unit
 attribute or `gpu.func ... kernel`, else helper) and their MLIR visibility;
 gpu index and barrier ops become gpuc's; memrefs become pointers with the
-bare-pointer convention of import_memref.py. When the module holds gpu.modules,
-their contents are the compiled module and the host code around them is
-dropped. Unsupported input is reported (import_checks.py) before anything
-changes; gpuc ops pass through, so running the pass twice is harmless.
+bare-pointer convention of foreign/bare_pointers.py. When the module holds
+gpu.modules, their contents are the compiled module and the host code around
+them is dropped. Unsupported input is reported (foreign/checks.py) before
+anything changes; gpuc ops pass through, so running the pass twice is harmless.
 
 A module of gpuc, arith, math, scf and cf ops alone, which is what gpuc's own
 users write, has nothing to import: the pass sees that in one walk and never
-imports the conversion (import_functions.py) or xDSL's gpu and memref
+imports the conversion (foreign/conversion.py) or xDSL's gpu and memref
 dialects (about 30 ms of a compile's start).
 """
 
@@ -28,8 +28,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-
-from gpuc.foreign_text import upgrade_foreign_ops
 
 FOREIGN_DIALECTS = frozenset({"func", "gpu", "memref"})
 """Dialects whose ops the import converts (or rejects with a diagnostic)."""
@@ -52,8 +50,12 @@ class ImportForeign(ModulePass):
     name = "import"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        upgrade_foreign_ops(op)
-        if any(is_foreign(inner) for inner in op.walk()):
-            from gpuc.transforms.import_functions import import_functions
+        if not any(is_foreign(inner) for inner in op.walk()):
+            return
+        from gpuc.transforms.foreign.conversion import import_functions
+        from gpuc.transforms.foreign.text import upgrade_foreign_ops
 
-            import_functions(op)
+        # gpuc's readers upgrade MLIR's spellings as they parse; a module read
+        # by another tool (xdsl-opt, whose parser is xDSL's) still has them.
+        upgrade_foreign_ops(op)
+        import_functions(op)

@@ -13,7 +13,7 @@ replaced by the library's definition.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
@@ -42,7 +42,7 @@ class Found:
     generated: bool = False
 
 
-def _definition(table: dict[str, Operation], name: str) -> FuncOp | None:
+def _definition(table: Mapping[str, Operation], name: str) -> FuncOp | None:
     found = table.get(name)
     return found if isinstance(found, FuncOp) and not found.is_declaration else None
 
@@ -55,10 +55,19 @@ class JobSources:
         self.generators = generators
         self._library_tables = [build_table(lib.module) for lib in self.libraries]
 
-    def find(self, job: Job, op: Operation, signature: FunctionType) -> Found:
-        table_op = nearest_table(op)
-        assert table_op is not None
-        local = build_table(table_op)
+    def find(
+        self,
+        job: Job,
+        op: Operation,
+        signature: FunctionType,
+        local: Mapping[str, Operation] | None = None,
+    ) -> Found:
+        """The function of `job`, asked for by `op`. `local`: the symbols of
+        `op`'s symbol table (`build_table`) where the caller keeps them."""
+        if local is None:
+            table_op = nearest_table(op)
+            assert table_op is not None
+            local = build_table(table_op)
         source = local.get(job.source)
         if source is not None and not isinstance(source, FuncOp):
             raise OpError(
@@ -81,8 +90,15 @@ class JobSources:
                 return made
         raise OpError(op, self._not_found(job, source))
 
+    def dependencies(self, found: Found) -> list[Operation]:
+        """`library_dependencies(found)`, on the library's symbols collected once."""
+        if found.library is None:
+            return []
+        index = self.libraries.index(found.library)
+        return library_dependencies(found, self._library_tables[index])
+
     def _definition(
-        self, name: str, local: dict[str, Operation] | None = None
+        self, name: str, local: Mapping[str, Operation] | None = None
     ) -> Found | None:
         if local is not None and (func := _definition(local, name)) is not None:
             return Found(func, "the module")
@@ -179,13 +195,17 @@ def check_target(table_op: Operation, found: Found, op: Operation) -> None:
         )
 
 
-def library_dependencies(found: Found) -> list[Operation]:
+def library_dependencies(
+    found: Found, table: Mapping[str, Operation] | None = None
+) -> list[Operation]:
     """The library symbols `found.func` references, transitively, in library order.
-    A deferred op's source is a job of its own, not a reference to link."""
+    A deferred op's source is a job of its own, not a reference to link.
+    `table`: the library's symbols (`build_table`) where the caller keeps them."""
     if found.library is None:
         return []
     module: ModuleOp = found.library.module
-    table = build_table(module)
+    if table is None:
+        table = build_table(module)
     seen: set[str] = set()
     stack: list[Operation] = [found.func]
     while stack:
@@ -198,6 +218,8 @@ def library_dependencies(found: Found) -> list[Operation]:
                 if dep is not None and name not in seen:
                     seen.add(name)
                     stack.append(dep)
+    if not seen:
+        return []
     return [op for op in module.ops if symbol_name(op) in seen]
 
 

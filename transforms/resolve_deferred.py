@@ -28,15 +28,14 @@ from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import InlineHintAttr, Role, RoleAttr
 from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
 from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp, LaunchOp, fmt_types
-from gpuc.dialects.symbols import build_table, lookup_in, nearest_table, symbol_name
-from gpuc.generators import Generators
+from gpuc.dialects.symbols import build_table, nearest_table, symbol_name
+from gpuc.generators import Generator, Generators
 from gpuc.libraries import Library, load_libraries
 from gpuc.transforms.job_sources import (
     DEFERRED_OPS,
     Found,
     JobSources,
     check_target,
-    library_dependencies,
     signature_problem,
 )
 from gpuc.transforms.job_table import Job, JobTable, job_base_name, unique_name
@@ -68,13 +67,16 @@ class _Resolver:
     def __init__(self, sources: JobSources):
         self.sources = sources
         self.tables: dict[Operation, JobTable] = {}
-        self._names: dict[Operation, set[str]] = {}
+        self._symbols: dict[Operation, dict[str, Operation]] = {}
         self.worklist: deque[DeferredOp] = deque()
 
-    def names(self, table_op: Operation) -> set[str]:
-        if table_op not in self._names:
-            self._names[table_op] = set(build_table(table_op))
-        return self._names[table_op]
+    def symbols(self, table_op: Operation) -> dict[str, Operation]:
+        """The symbols of `table_op`, collected once and kept up to date as jobs
+        are materialized and linked (collecting them per deferred op made
+        resolution quadratic in the module's size)."""
+        if table_op not in self._symbols:
+            self._symbols[table_op] = build_table(table_op)
+        return self._symbols[table_op]
 
     def run(self, module: ModuleOp) -> None:
         self.worklist.extend(deferred_ops(module))
@@ -89,13 +91,13 @@ class _Resolver:
         jobs = self.tables.setdefault(table_op, JobTable())
         name: str | None = jobs.lookup(job)
         if name is None:
-            found = self.sources.find(job, op, op.signature)
+            found = self.sources.find(job, op, op.signature, self.symbols(table_op))
             check_target(table_op, found, op)
             self.check(op, job, found.func, f" (found in {found.origin})")
             name = self.materialize(job, found, table_op, op)
             jobs.record(job, name)
             return name
-        func = lookup_in(table_op, name)
+        func = self.symbols(table_op).get(name)
         assert isinstance(func, FuncOp)
         self.check(op, job, func, "")
         return name
@@ -121,9 +123,9 @@ class _Resolver:
         self, job: Job, found: Found, table_op: Operation, op: DeferredOp
     ) -> str:
         """Insert the job's function into `table_op`; return its name."""
-        names = self.names(table_op)
+        symbols = self.symbols(table_op)
         func = found.func if found.generated else found.func.clone()
-        name: str = unique_name(job_base_name(job), names.__contains__)
+        name: str = unique_name(job_base_name(job), symbols.__contains__)
         func.sym_name = StringAttr(name)
         func.role = RoleAttr(job.config.job_role)
         set_visibility(
@@ -132,7 +134,7 @@ class _Resolver:
         hint = job.config.inline_hint or func.inline_hint
         func.inline = InlineHintAttr(hint) if hint is not None else None
         table_op.regions[0].block.add_op(func)
-        names.add(name)
+        symbols[name] = func
         if found.generated:
             try:
                 func.verify()
@@ -152,12 +154,12 @@ class _Resolver:
         self, found: Found, table_op: Operation, op: DeferredOp
     ) -> list[Operation]:
         """Copy the library symbols the job's function references; return them."""
-        names = self.names(table_op)
+        symbols = self.symbols(table_op)
         copies: list[Operation] = []
-        for dep in library_dependencies(found):
+        for dep in self.sources.dependencies(found):
             name = symbol_name(dep)
             assert name is not None
-            existing = lookup_in(table_op, name) if name in names else None
+            existing = symbols.get(name)
             if existing is not None:
                 if not _is_declaration(existing) or _is_declaration(dep):
                     continue  # the module's own definition wins
@@ -168,7 +170,7 @@ class _Resolver:
                 Rewriter.replace_op(existing, copy)
             else:
                 table_op.regions[0].block.add_op(copy)
-                names.add(name)
+            symbols[name] = copy
             copies.append(copy)
         return copies
 
@@ -206,11 +208,17 @@ def resolve_deferred(
 
 @dataclass(frozen=True)
 class ResolveDeferred(ModulePass):
-    """Materialize deferred jobs from the module, `libraries` (files), generators."""
+    """Materialize deferred jobs from the module, `libraries` (files), generators
+    (`generators`, from Python: by name, ahead of the installed ones)."""
 
     name = "resolve-deferred"
 
     libraries: tuple[str, ...] = ()
+    generators: tuple[tuple[str, Generator], ...] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        resolve_deferred(op, load_libraries(self.libraries, ctx))
+        resolve_deferred(
+            op,
+            load_libraries(self.libraries, ctx),
+            Generators(dict(self.generators)),
+        )

@@ -1,50 +1,39 @@
-"""Executors: run compiled kernels on numpy arrays, one executor per target.
+"""Executors: run compiled kernels on numpy arrays. Each target names its
+executor (`Target.executor`) and the device kind it takes (`Target.device`).
 
-Each executor takes the code its target emits (`code_field` names the
-`CompileResult` field) and the kernels' signatures, and offers
-`launch(name, grid, block, args)`. They are imported only when a module is
-first launched, so compiling never pays for pyopencl, llvmlite's JIT or the
+An executor takes the code its target emits (`code_field` names the
+`CompileResult` field) and the kernels' signatures (each kernel looked up by
+the symbol its finalization record gives), and offers
+`launch(name, grid, block, args)`. Executors are imported only when a module
+is first launched, so compiling never pays for pyopencl, llvmlite's JIT or the
 CUDA driver.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Sequence
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, Protocol
 
-from gpuc.registry import lazy
 from gpuc.runtime.args import KernelSignature, LaunchError
 
-# Target name -> "module:executor class".
-EXECUTORS: dict[str, str] = {
-    "native": "gpuc.runtime.native:NativeExecutor",
-    "spirv": "gpuc.runtime.opencl:OpenCLExecutor",
-    "ptx": "gpuc.runtime.cuda:CudaExecutor",
-}
+if TYPE_CHECKING:
+    from gpuc.targets.base import Target
 
 
-# Target name -> what `device=` picks for its executor (None: it takes none).
-DEVICES: dict[str, tuple[type, str] | None] = {
-    "native": None,
-    "spirv": (str, "a fragment of an OpenCL device's name"),
-    "ptx": (int, "a CUDA device ordinal"),
-}
-
-
-def check_device(target: str, device: object) -> None:
+def check_device(target: type[Target] | Target, device: object) -> None:
     """A LaunchError unless `device` is something `target`'s executor takes."""
-    if device is None or target not in DEVICES:
+    if device is None:
         return
-    wanted = DEVICES[target]
+    wanted = target.device
     if wanted is None:
         raise LaunchError(
-            f"the {target} executor runs in this process and takes no device; "
-            f"got device={device!r}"
+            f"the {target.name} executor takes no device; got device={device!r}"
         )
     kind, what = wanted
     if isinstance(device, bool) or not isinstance(device, kind):
         raise LaunchError(
-            f"the {target} executor's device is {what} ({kind.__name__}), "
+            f"the {target.name} executor's device is {what} ({kind.__name__}), "
             f"got device={device!r}"
         )
 
@@ -57,17 +46,12 @@ class Executor(Protocol):
     ) -> None: ...
 
 
-def executor_class(target: str) -> Any:
+def executor_class(target: type[Target] | Target) -> Any:
     """The executor class that runs `target`'s code, or a LaunchError."""
-    if target not in EXECUTORS:
+    if target.executor is None:
         raise LaunchError(
-            f"no executor runs target '{target}' (executors: {', '.join(EXECUTORS)})"
+            f"the {target.name} target has no executor: its artefact can be "
+            "written (gpuc compile) but not launched from gpuc"
         )
-    return lazy(EXECUTORS[target])()
-
-
-def make_executor(
-    target: str, code: Any, kernels: Mapping[str, KernelSignature], **options: Any
-) -> Executor:
-    executor: Executor = executor_class(target)(code, kernels, **options)
-    return executor
+    module, _, attribute = target.executor.partition(":")
+    return getattr(import_module(module), attribute)

@@ -89,6 +89,13 @@ class KernelSignature:
     params: tuple[Param, ...]
     uses_barrier: bool = False
     static_shared_bytes: int = 0
+    symbol: str = ""
+    """What the kernel is launched by in the artefact (its target's record);
+    empty: `name`."""
+
+    @property
+    def launch_symbol(self) -> str:
+        return self.symbol or self.name
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -96,6 +103,7 @@ class KernelSignature:
             "params": [p.to_json() for p in self.params],
             "uses_barrier": self.uses_barrier,
             "static_shared_bytes": self.static_shared_bytes,
+            "symbol": self.launch_symbol,
         }
 
     @staticmethod
@@ -105,6 +113,7 @@ class KernelSignature:
             tuple(Param.from_json(p) for p in data["params"]),
             bool(data["uses_barrier"]),
             int(data["static_shared_bytes"]),
+            str(data.get("symbol", "")),
         )
 
 

@@ -59,13 +59,6 @@ def check(result: tuple[Any, ...] | Any, what: str) -> Any:
     return rest[0] if len(rest) == 1 else rest
 
 
-def ptx_symbol(name: str) -> str:
-    """The name LLVM's NVPTX back-end gives symbol `name` in PTX, where '.' and
-    '@' are not identifier characters (NVPTXAssignValidGlobalNames): a
-    materialized job such as 'double.kernel' becomes 'double_$_kernel'."""
-    return name.replace(".", "_$_").replace("@", "_$_")
-
-
 def device_runtime_library() -> Path | None:
     """libcudadevrt.a: $GPUC_CUDADEVRT, then the CUDA toolkit, then the wheel."""
     candidates: list[Path] = []
@@ -224,10 +217,11 @@ class CudaExecutor:
 
     def function(self, name: str) -> Any:
         """The CUfunction of kernel `name`."""
-        find_kernel(self.kernels, name)
+        sig = find_kernel(self.kernels, name)
         if name not in self._functions:
+            symbol = sig.launch_symbol.encode()
             self._functions[name] = check(
-                self.driver.cuModuleGetFunction(self.module, ptx_symbol(name).encode()),
+                self.driver.cuModuleGetFunction(self.module, symbol),
                 f"finding kernel '{name}' in the PTX (cuModuleGetFunction)",
             )
         return self._functions[name]

@@ -39,18 +39,26 @@ from gpuc.runtime.args import (
     Limits,
     check_launch,
 )
+from gpuc.targets.native_abi import LAUNCH, Layout
 
-# Per OS thread: the ABI's launch record (96 bytes, docs/native-abi.md), then
-# the launch's control block @96, its pthread_t @104, its cpu_set_t* @112.
-RECORD_BYTES = 128
 ARG_SLOT_BYTES = 8
 SYNC_OBJECT_BYTES = 128  # room for pthread_barrier_t / pthread_rwlock_t anywhere
 ALIGN = 64
 THREAD_STACK_BYTES = 1 << 20
-SPLIT_THRESHOLD = 1 << 15
-CPU_SET_BYTES = (
-    128  # glibc's cpu_set_t  # threads in a launch before it is worth a second core
-)
+SPLIT_THRESHOLD = 1 << 15  # threads in a launch before it is worth a second core
+CPU_SET_BYTES = 128  # glibc's cpu_set_t
+
+# The executor's own contract between this file and the glue IR below. Per OS
+# thread: the ABI's launch record, then where that thread's worker finds the
+# launch's control block, where pthread_create puts its pthread_t, and the CPU
+# set to pin it to (null: not pinned). Records are ALIGN-strided, so no two
+# threads' records share a cache line.
+RECORD = LAUNCH.then(("control", 1), ("thread_handle", 1), ("cpu_set", 1))
+RECORD_BYTES = -(-RECORD.size // ALIGN) * ALIGN
+# One per launch: the argument slots, the gate (a pthread_rwlock_t; null when
+# the spawner runs the only worker itself), and the abort flag (an i32) the
+# spawner sets when a pthread_create fails.
+CONTROL = Layout((("args", 1), ("gate", 1), ("abort", 1)))
 
 _PTHREAD_FUNCTIONS = (
     "pthread_create",
@@ -67,7 +75,7 @@ _PTHREAD_FUNCTIONS = (
 
 # Starts `n` workers on consecutive records (or runs the only one inline) and
 # joins them; returns 0 or the error of the pthread_create that failed.
-_SPAWN_IR = """
+_SPAWN_IR = f"""
 declare i32 @pthread_create(ptr, ptr, ptr, ptr)
 declare i32 @pthread_join(i64, ptr)
 declare i32 @pthread_attr_init(ptr)
@@ -79,7 +87,7 @@ declare i32 @pthread_rwlock_unlock(ptr)
 declare i64 @pthread_self()
 declare i32 @pthread_setaffinity_np(i64, i64, ptr)
 
-define i32 @__gpuc_spawn(ptr %worker, ptr %recs, i64 %n, ptr %ctl, i64 %stack) {
+define i32 @__gpuc_spawn(ptr %worker, ptr %recs, i64 %n, ptr %ctl, i64 %stack) {{
 entry:
   %attr = alloca [128 x i8], align 16
   %one = icmp eq i64 %n, 1
@@ -88,7 +96,7 @@ inline:
   %r = call ptr %worker(ptr %recs)
   ret i32 0
 threads:
-  %lockp = getelementptr i8, ptr %ctl, i64 8
+  %lockp = getelementptr i8, ptr %ctl, i64 {CONTROL.offset("gate")}
   %lock = load ptr, ptr %lockp
   call i32 @pthread_attr_init(ptr %attr)
   call i32 @pthread_attr_setstacksize(ptr %attr, i64 %stack)
@@ -96,9 +104,9 @@ threads:
   br label %create
 create:
   %i = phi i64 [ 0, %threads ], [ %inext, %created ]
-  %off = mul i64 %i, 128
+  %off = mul i64 %i, {RECORD_BYTES}
   %rec = getelementptr i8, ptr %recs, i64 %off
-  %tidp = getelementptr i8, ptr %rec, i64 104
+  %tidp = getelementptr i8, ptr %rec, i64 {RECORD.offset("thread_handle")}
   %rc = call i32 @pthread_create(ptr %tidp, ptr %attr, ptr %worker, ptr %rec)
   %ok = icmp eq i32 %rc, 0
   br i1 %ok, label %created, label %failed
@@ -107,7 +115,7 @@ created:
   %more = icmp ult i64 %inext, %n
   br i1 %more, label %create, label %release
 failed:
-  %abortp = getelementptr i8, ptr %ctl, i64 16
+  %abortp = getelementptr i8, ptr %ctl, i64 {CONTROL.offset("abort")}
   store i32 1, ptr %abortp
   br label %release
 release:
@@ -119,9 +127,9 @@ release:
   br i1 %any, label %join, label %out
 join:
   %j = phi i64 [ 0, %release ], [ %jnext, %join ]
-  %joff = mul i64 %j, 128
+  %joff = mul i64 %j, {RECORD_BYTES}
   %recj = getelementptr i8, ptr %recs, i64 %joff
-  %tidq = getelementptr i8, ptr %recj, i64 104
+  %tidq = getelementptr i8, ptr %recj, i64 {RECORD.offset("thread_handle")}
   %tid = load i64, ptr %tidq
   call i32 @pthread_join(i64 %tid, ptr null)
   %jnext = add i64 %j, 1
@@ -129,13 +137,13 @@ join:
   br i1 %jmore, label %join, label %out
 out:
   ret i32 %err
-}
+}}
 """
 
 
-def _worker_ir(kernel: str, arg_types: Sequence[str]) -> str:
+def _worker_ir(kernel: str, entry: str, arg_types: Sequence[str]) -> str:
     """A pthread start routine that waits at the gate, unpacks the argument
-    slots and calls `__gpuc_launch_<kernel>` with its record."""
+    slots and calls the kernel's launch entry `entry` with its record."""
     loads: list[str] = []
     call_args = ["ptr %rec"]
     for i, ty in enumerate(arg_types):
@@ -149,36 +157,36 @@ def _worker_ir(kernel: str, arg_types: Sequence[str]) -> str:
         else:
             loads.append(f"  %a{i} = load {ty}, ptr {slot}")
         call_args.append(f"{ty} %a{i}")
-    entry = f"__gpuc_launch_{kernel}"
     return f"""
 declare void @"{entry}"({", ".join(["ptr", *arg_types])})
 
 define ptr @"__gpuc_worker_{kernel}"(ptr %rec) {{
 entry:
-  %ctlp = getelementptr i8, ptr %rec, i64 96
+  %ctlp = getelementptr i8, ptr %rec, i64 {RECORD.offset("control")}
   %ctl = load ptr, ptr %ctlp
-  %lockp = getelementptr i8, ptr %ctl, i64 8
+  %lockp = getelementptr i8, ptr %ctl, i64 {CONTROL.offset("gate")}
   %lock = load ptr, ptr %lockp
   %gated = icmp ne ptr %lock, null
   br i1 %gated, label %gate, label %run
 gate:
   call i32 @pthread_rwlock_rdlock(ptr %lock)
-  %abortp = getelementptr i8, ptr %ctl, i64 16
+  %abortp = getelementptr i8, ptr %ctl, i64 {CONTROL.offset("abort")}
   %abort = load i32, ptr %abortp
   call i32 @pthread_rwlock_unlock(ptr %lock)
   %stop = icmp ne i32 %abort, 0
   br i1 %stop, label %done, label %run
 run:
-  %maskp = getelementptr i8, ptr %rec, i64 112
+  %maskp = getelementptr i8, ptr %rec, i64 {RECORD.offset("cpu_set")}
   %mask = load ptr, ptr %maskp
   %pin = icmp ne ptr %mask, null
   br i1 %pin, label %pinning, label %go
 pinning:
   %self = call i64 @pthread_self()
-  call i32 @pthread_setaffinity_np(i64 %self, i64 128, ptr %mask)
+  call i32 @pthread_setaffinity_np(i64 %self, i64 {CPU_SET_BYTES}, ptr %mask)
   br label %go
 go:
-  %args = load ptr, ptr %ctl
+  %argsp = getelementptr i8, ptr %ctl, i64 {CONTROL.offset("args")}
+  %args = load ptr, ptr %argsp
 {chr(10).join(loads)}
   call void @"{entry}"({", ".join(call_args)})
   br label %done
@@ -300,7 +308,9 @@ class NativeExecutor:
             module = llvm.parse_assembly(llvm_ir)
             worker_ir = [_SPAWN_IR]
             for name, sig in self.kernels.items():
-                worker_ir.append(_worker_ir(name, self._entry_arg_types(module, sig)))
+                worker_ir.append(_worker_ir(
+                        name, sig.launch_symbol, self._entry_arg_types(module, sig)
+                    ))
             glue = llvm.parse_assembly(
                 f'target triple = "{module.triple}"\n'
                 f'target datalayout = "{module.data_layout}"\n' + "".join(worker_ir)
@@ -336,7 +346,7 @@ class NativeExecutor:
     def _entry_arg_types(module: Any, sig: KernelSignature) -> list[str]:
         """The LLVM types of `__gpuc_launch_<k>`'s arguments after `launch`,
         checked against the signature the compiler reported."""
-        entry = f"__gpuc_launch_{sig.name}"
+        entry = sig.launch_symbol
         try:
             fn = module.get_function(entry)
         except NameError:
@@ -378,8 +388,8 @@ class NativeExecutor:
         masks, masks_at = _cpu_masks(plan.groups)
         barriers = [sync_at + g * SYNC_OBJECT_BYTES for g in range(plan.groups)]
         lock_at = sync_at + plan.groups * SYNC_OBJECT_BYTES
-        ctl[0] = slots.ctypes.data
-        ctl[1] = lock_at if n > 1 else 0  # no gate when the caller runs it alone
+        ctl[CONTROL.word("args")] = slots.ctypes.data
+        ctl[CONTROL.word("gate")] = lock_at if n > 1 else 0
 
         view = records.reshape(n, RECORD_BYTES // 8)
         per_group, extra = divmod(launch.blocks, plan.groups)
@@ -387,17 +397,17 @@ class NativeExecutor:
         for group in range(plan.groups):
             end = begin + per_group + (1 if group < extra else 0)
             rows = view[group * plan.threads : (group + 1) * plan.threads]
-            rows[:, 0:3] = launch.grid
-            rows[:, 3:6] = launch.block
-            rows[:, 6] = begin
-            rows[:, 7] = end
-            rows[:, 8] = shared_at + group * shared_stride
-            rows[:, 9] = self._barrier_wait
-            rows[:, 10] = barriers[group]
-            rows[:, 11] = np.arange(plan.threads, dtype=np.uint64)
-            rows[:, 12] = ctl_at
+            rows[:, RECORD.words("grid_dim")] = launch.grid
+            rows[:, RECORD.words("block_dim")] = launch.block
+            rows[:, RECORD.word("block_begin")] = begin
+            rows[:, RECORD.word("block_end")] = end
+            rows[:, RECORD.word("shared")] = shared_at + group * shared_stride
+            rows[:, RECORD.word("barrier")] = self._barrier_wait
+            rows[:, RECORD.word("barrier_arg")] = barriers[group]
+            rows[:, RECORD.word("thread")] = np.arange(plan.threads, dtype=np.uint64)
+            rows[:, RECORD.word("control")] = ctl_at
             if plan.groups > 1:
-                rows[:, 14] = masks_at + group * CPU_SET_BYTES
+                rows[:, RECORD.word("cpu_set")] = masks_at + group * CPU_SET_BYTES
             begin = end
 
         libc = self._libc

@@ -233,10 +233,10 @@ class OpenCLExecutor:
         """The pyopencl kernel object for `name`."""
         import pyopencl as cl
 
-        find_kernel(self.kernels, name)
+        sig = find_kernel(self.kernels, name)
         if name not in self._kernels:
             try:
-                self._kernels[name] = cl.Kernel(self.program, name)
+                self._kernels[name] = cl.Kernel(self.program, sig.launch_symbol)
             except cl.Error as error:
                 raise LaunchError(
                     f"kernel '{name}' is not in the SPIR-V module ({error})"

@@ -1,26 +1,153 @@
-"""Target registry: name -> Target subclass, imported lazily."""
+"""The target registry: the one place a target's name is bound to its class.
+
+Built-in targets are listed here by `module:Class` and imported on first use;
+other packages add theirs with an entry point in the `gpuc.targets` group
+(`name = "package.module:Class"`), or from Python with `register_target`.
+Everything that offers a choice of target (the CLI's `--target`, `--emit` and
+target flags, xdsl-opt's and gpuc-opt's `-t`, `gpuc.compile`, the executors)
+asks this registry, so a new target is one file and one entry.
+
+The configured target of a module is its `#gpuc.target<...>` attribute
+(`configured_target`); a module without one is compiled for `DEFAULT_TARGET`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from functools import cache
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from xdsl.utils.exceptions import DiagnosticException
 
-from gpuc.registry import lazy
-from gpuc.targets.base import Target
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
 
-TARGETS: dict[str, str] = {
+    from gpuc.dialects.attrs import TargetAttr
+    from gpuc.targets.base import Target
+
+DEFAULT_TARGET = "ptx"
+"""The target of `gpuc compile`, `gpuc.compile()` and every pass when none is
+given: NVIDIA PTX, the artefact most GPU frontends want."""
+
+BUILTIN_TARGETS: dict[str, str] = {
     "ptx": "gpuc.targets.ptx:PTXTarget",
     "spirv": "gpuc.targets.spirv:SPIRVTarget",
     "native": "gpuc.targets.native:NativeTarget",
 }
+"""Target name -> "module:Target subclass", imported when first asked for."""
+
+ENTRY_POINT_GROUP = "gpuc.targets"
+
+_registered: dict[str, type[Target] | str] = {}
 
 
-def get_target(name: str, **options: Any) -> Target:
-    """The target called `name`, configured with `options`."""
-    if name not in TARGETS:
-        raise DiagnosticException(
-            f"unknown target '{name}'; expected one of: {', '.join(TARGETS)}"
+class UnknownTarget(DiagnosticException):
+    """A target name no registry entry binds."""
+
+
+def register_target(cls: type[Target] | str, name: str | None = None) -> None:
+    """Make a target class (or its `module:Class` path) known under `name`
+    (default: the class's `name`) to every stage of this process."""
+    if isinstance(cls, str):
+        if name is None:
+            raise ValueError("a target registered by path needs a name")
+        _registered[name] = cls
+    else:
+        _registered[name or cls.name] = cls
+    target_class.cache_clear()
+
+
+@cache
+def _plugin_targets() -> dict[str, str]:
+    """Targets installed by other distributions (the `gpuc.targets` group)."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def target_names() -> list[str]:
+    """Every registered target name: built-ins first, then plugins."""
+    names = [*BUILTIN_TARGETS, *_registered, *_plugin_targets()]
+    return list(dict.fromkeys(names))
+
+
+def _load(path: str) -> Any:
+    module, _, attribute = path.partition(":")
+    return getattr(import_module(module), attribute)
+
+
+@cache
+def target_class(name: str) -> type[Target]:
+    """The class of target `name`, or an UnknownTarget diagnostic listing all."""
+    from gpuc.targets.base import Target
+
+    entry: type[Target] | str | None = _registered.get(name)
+    if entry is None:
+        entry = BUILTIN_TARGETS.get(name) or _plugin_targets().get(name)
+    if entry is None:
+        raise UnknownTarget(
+            f"unknown target '{name}'; expected one of: {', '.join(target_names())}"
         )
-    cls: type[Target] = lazy(TARGETS[name])()
+    cls = _load(entry) if isinstance(entry, str) else entry
+    if not (isinstance(cls, type) and issubclass(cls, Target)):
+        raise UnknownTarget(
+            f"target '{name}' is registered as {entry!r}, which is not a "
+            "gpuc.targets.base.Target subclass"
+        )
+    return cls
+
+
+def make_target(name: str, **options: Any) -> Target:
+    """Target `name` configured with `options` (its dataclass fields)."""
+    cls = target_class(name)
+    unknown = sorted(set(options) - set(cls.option_names()))
+    if unknown:
+        from gpuc.targets.base import TargetError
+
+        accepted = ", ".join(cls.option_names()) or "none"
+        raise TargetError(
+            f"unknown option(s) {', '.join(unknown)} for target '{name}'; "
+            f"accepted: {accepted}"
+        )
     return cls(**options)
+
+
+@cache
+def target_of_attr(attr: TargetAttr) -> Target:
+    """The target a `#gpuc.target<...>` attribute configures."""
+    return make_target(attr.target_name, **attr.option_values())
+
+
+def configured_target(module: ModuleOp) -> Target:
+    """The module's `#gpuc.target`, else the default target."""
+    from gpuc.diagnostics import OpError
+    from gpuc.dialects.attrs import TARGET_ATTR, TargetAttr
+
+    attr = module.attributes.get(TARGET_ATTR)
+    if attr is None:
+        return make_target(DEFAULT_TARGET)
+    if not isinstance(attr, TargetAttr):
+        raise OpError(
+            module,
+            f"'{TARGET_ATTR}' must be a #gpuc.target<...> attribute, got {attr}; "
+            f'write e.g. {TARGET_ATTR} = #gpuc.target<ptx, sm = 90>',
+        )
+    return target_of_attr(attr)
+
+
+def parse_target_spec(spec: str) -> Target:
+    """The target a spec such as `ptx{sm=80 ptx_isa=78}` names, configured."""
+    from xdsl.utils.arg_spec import parse_spec
+    from xdsl.utils.exceptions import ArgSpecParseError
+
+    from gpuc.targets.base import TargetError
+
+    try:
+        parsed = parse_spec(spec)
+    except ArgSpecParseError as e:
+        raise TargetError(f"bad target spec '{spec}': {e}") from None
+    cls = target_class(parsed.name)
+    try:
+        return cls.from_spec(parsed)
+    except ValueError as e:
+        raise TargetError(f"bad target spec '{spec}': {e}") from None

@@ -1,8 +1,12 @@
 """What every target provides: data (triple, address-space numbers, calling
-conventions) plus a few hooks (index and sync ops, kernel finishing, what the
-target rejects, linking, emission, validation). A new target is one new file
-in this package that subclasses `Target` and registers itself in
-`gpuc/targets/__init__.py`; nothing outside this package asks which target it is.
+conventions, what it emits, which executor runs it) plus a few hooks (kernel
+finishing, what the target rejects, index and sync ops, linking, emission,
+validation). A new target is one new file that subclasses `Target`, registered
+once (`gpuc/targets/__init__.py`, or the `gpuc.targets` entry-point group);
+nothing outside `gpuc/targets/` asks which target it is.
+
+Options are the dataclass's fields (frozen, hashable); `metadata={"help": ...}`
+on a field becomes the help of its command-line flag (`sm` is `--sm`).
 """
 
 from __future__ import annotations
@@ -11,23 +15,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, UnitAttr, i64
+from xdsl.dialects.builtin import IntegerType, ModuleOp
+from xdsl.utils.arg_spec import ArgSpecConvertible
 from xdsl.utils.exceptions import DiagnosticException
 
 from gpuc.diagnostics import OpError
-from gpuc.dialects.attrs import BARRIERS_ATTR, AddressSpace
+from gpuc.dialects.attrs import AddressSpace, FinalizedAttr, TargetAttr
 from gpuc.dialects.functions import FuncOp
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
 
+    from gpuc.dialects.analysis import KernelFacts
     from gpuc.dialects.functions import LaunchOp
     from gpuc.dialects.memory import SharedAllocOp
+    from gpuc.driver import Compilation
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
 
-SHARED_BYTES_ATTR = "gpuc.static_shared_bytes"
-"""Function attribute (i64) set by finalize-kernels: static shared memory bytes."""
+KNOWN_BLOCK_SIZE_ATTR = "gpu.known_block_size"
+"""Kernel attribute (from MLIR's gpu dialect, kept by the import): the block
+size the kernel is always launched with."""
 
 LLVM_MATH = frozenset(
     {
@@ -68,7 +76,7 @@ class TargetError(DiagnosticException):
 
 
 @dataclass(frozen=True)
-class Target:
+class Target(ArgSpecConvertible):
     """Base of all targets; options are dataclass fields (frozen, hashable)."""
 
     name: ClassVar[str]
@@ -78,8 +86,17 @@ class Target:
     kernel_cconv: ClassVar[str] = ""
     """LLVM calling convention of kernels ("" is LLVM's default, C)."""
     helper_cconv: ClassVar[str] = ""
-    artefact_suffix: ClassVar[str]
-    """File suffix of the artefact (`.ptx`, `.spv`, `.o`)."""
+    artefacts: ClassVar[tuple[str, ...]]
+    """What `--emit` can ask for besides `mlir` and `llvm`; the first is the
+    default artefact (`ptx`; `spirv`, `spirv-asm`; `obj`, `asm`)."""
+    listing: ClassVar[str]
+    """The artefact kind that is text, for `-t <target>` (xdsl-opt, gpuc-opt)."""
+    executor: ClassVar[str | None] = None
+    """`module:Class` of the executor that runs this target's code (None: no
+    executor; the artefact is only written)."""
+    device: ClassVar[tuple[type, str] | None] = None
+    """What `device=` selects for the executor: (type, description); None: the
+    executor takes no device."""
     atomic_scope: ClassVar[str] = ""
     """LLVM `syncscope` of atomics ("" is LLVM's default, the whole system)."""
     cas_atomics: ClassVar[frozenset[str]] = frozenset()
@@ -90,27 +107,37 @@ class Target:
     def option_names(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))
 
+    def options(self) -> dict[str, Any]:
+        """The options that are set (None means "the target's default")."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if getattr(self, f.name) is not None
+        }
+
+    def attr(self) -> TargetAttr:
+        """This target as the module attribute `#gpuc.target<name, options>`."""
+        return TargetAttr(self.name, self.options())
+
     def describe(self) -> str:
-        """The target and its options, e.g. `ptx{sm=90 ptx_isa=None}`."""
-        options = " ".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
-        return f"{self.name}{{{options}}}" if options else self.name
+        """The target and its options as a spec, e.g. `ptx{sm=90}`."""
+        return str(self.spec(include_default=True))
 
     # Dialect level: the finalization schedule and verify-target call these.
 
-    def finalize_kernel(self, module: ModuleOp, kernel: FuncOp) -> None:
-        """Per-kernel finishing at the dialect level (the finalization schedule
-        calls this once for each kernel of the entrypoint set): records on the
-        kernel whether it reaches a barrier and its static shared-memory size,
-        the facts the native ABI and the executors depend on."""
-        from gpuc.dialects.analysis import kernel_facts
-
-        facts = kernel_facts(module, [kernel.sym_name.data])[kernel.sym_name.data]
-        if facts.uses_barrier:
-            kernel.attributes[BARRIERS_ATTR] = UnitAttr()
-        else:
-            kernel.attributes.pop(BARRIERS_ATTR, None)
-        kernel.attributes[SHARED_BYTES_ATTR] = IntegerAttr(
-            facts.static_shared_bytes, i64
+    def finalize_kernel(self, kernel: FuncOp, facts: KernelFacts) -> FinalizedAttr:
+        """Every decision this target takes for one kernel of the entrypoint set
+        (the finalization schedule calls this once per kernel): the symbol it
+        is launched by, its calling convention, hidden state, launch entry,
+        and the facts the executors need (barrier use, static shared size,
+        known block size). Lowering, the driver and the executors read the
+        record and decide nothing again."""
+        return FinalizedAttr(
+            self.symbol_name(kernel.sym_name.data),
+            cconv=self.kernel_cconv,
+            barrier=facts.uses_barrier,
+            shared=facts.static_shared_bytes,
+            block=known_block_size(kernel),
         )
 
     def verify_module(self, module: ModuleOp) -> None:
@@ -142,10 +169,8 @@ class Target:
     def finish_function(
         self, ml: ModuleLowering, func: FuncOp, fn: ir.Function
     ) -> None:
-        """After a function's declaration is created: calling convention etc."""
-        fn.calling_convention = (
-            self.kernel_cconv if func.is_kernel else self.helper_cconv
-        )
+        """After a function's declaration is created (its calling convention is
+        set from the kernel's record, or `helper_cconv`): anything else."""
 
     def finish_module(self, ml: ModuleLowering) -> None:
         """After every function is translated (e.g. entry points, metadata)."""
@@ -206,9 +231,11 @@ class Target:
         """The artefact: PTX text, a SPIR-V binary, an object file."""
         raise NotImplementedError(f"target {self.name!r} must define emit()")
 
-    def emit_text(self, artefact: bytes | str) -> str:
-        """A readable form of the artefact (PTX, SPIR-V assembly, ...)."""
-        return artefact if isinstance(artefact, str) else artefact.hex()
+    def render(self, kind: str, c: Compilation) -> bytes | str:
+        """Artefact `kind` (one of `artefacts`) of a compilation that ran to
+        `emit`. Default: the artefact itself."""
+        assert c.artefact is not None
+        return c.artefact
 
     def validate(self, artefact: bytes | str) -> None:
         """Run the target's validator; raise a diagnostic quoting it on rejection."""
@@ -250,3 +277,13 @@ def target_options(
     """The entries of `options` that configure `target_cls`."""
     names = target_cls.option_names()
     return {k: v for k, v in options.items() if k in names}
+
+
+def known_block_size(kernel: FuncOp) -> tuple[int, ...] | None:
+    """The kernel's `gpu.known_block_size` (x, y, z), if it has one."""
+    from xdsl.dialects.builtin import DenseArrayBase
+
+    attr = kernel.attributes.get(KNOWN_BLOCK_SIZE_ATTR)
+    if isinstance(attr, DenseArrayBase):
+        return tuple(int(v) for v in attr.get_values())
+    return None

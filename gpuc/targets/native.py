@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, ClassVar
 from xdsl.dialects.builtin import ModuleOp
 
 from gpuc.diagnostics import OpError
-from gpuc.dialects.attrs import AddressSpace
+from gpuc.dialects.attrs import AddressSpace, FinalizedAttr
 from gpuc.dialects.functions import FuncAddrOp, FuncOp, LaunchOp
-from gpuc.targets.base import Target
+from gpuc.targets.base import Target, known_block_size
+from gpuc.targets.native_abi import LAUNCH, STATE, WARP, entry_point
 from gpuc.targets.thread_guards import ThreadGuard, thread_guards
 
 if TYPE_CHECKING:
@@ -29,22 +30,19 @@ if TYPE_CHECKING:
     from llvmlite import ir
     from xdsl.ir import Operation
 
+    from gpuc.dialects.analysis import KernelFacts
     from gpuc.dialects.memory import SharedAllocOp
+    from gpuc.driver import Compilation
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
-
-STATE_OFFSETS = {"thread_id": 0, "block_id": 24, "block_dim": 48, "grid_dim": 72}
-STATE_SHARED, STATE_BARRIER, STATE_BARRIER_ARG, STATE_BYTES = 96, 104, 112, 120
-LAUNCH_GRID, LAUNCH_BLOCK, LAUNCH_BEGIN, LAUNCH_END = 0, 24, 48, 56
-LAUNCH_SHARED, LAUNCH_BARRIER, LAUNCH_BARRIER_ARG, LAUNCH_THREAD = 64, 72, 80, 88
-WARP = 32
-ENTRY_PREFIX = "__gpuc_launch_"
 
 
 @dataclass(frozen=True)
 class NativeTarget(Target):
     name: ClassVar[str] = "native"
     address_spaces: ClassVar[dict[AddressSpace, int]] = dict.fromkeys(AddressSpace, 0)
-    artefact_suffix: ClassVar[str] = ".o"
+    artefacts: ClassVar[tuple[str, ...]] = ("obj", "asm")
+    listing: ClassVar[str] = "asm"
+    executor: ClassVar[str | None] = "gpuc.runtime.native:NativeExecutor"
 
     @property
     def triple(self) -> str:  # type: ignore[override]
@@ -85,18 +83,35 @@ class NativeTarget(Target):
         become libatomic calls, which the JIT cannot resolve."""
         return 128
 
+    def finalize_kernel(self, kernel: FuncOp, facts: KernelFacts) -> FinalizedAttr:
+        """Every kernel takes the state and is launched through its entry
+        point `__gpuc_launch_<k>` (docs/native-abi.md)."""
+        return FinalizedAttr(
+            entry_point(self.symbol_name(kernel.sym_name.data)),
+            state=True,
+            launch_entry=True,
+            barrier=facts.uses_barrier,
+            shared=facts.static_shared_bytes,
+            block=known_block_size(kernel),
+        )
+
     def prepare_module(self, ml: ModuleLowering) -> None:
-        """Kernels, and the helpers that read the state, get it as parameter 0."""
+        """Kernels whose record says so, and the helpers that read the state,
+        get it as parameter 0."""
         from llvmlite import ir
 
-        for name, func in ml.funcs.items():
-            if func.is_kernel or name in ml.facts.state:
+        for name in ml.funcs:
+            record = ml.records.get(name)
+            if (record is not None and record.takes_state) or (
+                record is None and name in ml.facts.state
+            ):
                 ml.hidden[name] = (ir.PointerType(),)
 
     def finish_function(
         self, ml: ModuleLowering, func: FuncOp, fn: ir.Function
     ) -> None:
-        if func.is_kernel:
+        record = ml.records.get(func.sym_name.data)
+        if record is not None and record.has_launch_entry:
             fn.linkage = "internal"
             fn.attributes.add("alwaysinline")
         if fn.args and func.sym_name.data in ml.hidden:
@@ -115,7 +130,7 @@ class NativeTarget(Target):
         return fl.builder.load(address, typ=ty, align=8)
 
     def index(self, fl: FunctionLowering, kind: str, dim: int) -> ir.Value:
-        return self._state_field(fl, STATE_OFFSETS[kind] + 8 * dim, fl.ml.index_type)
+        return self._state_field(fl, STATE.offset(kind, dim), fl.ml.index_type)
 
     def lane_id(self, fl: FunctionLowering) -> ir.Value:
         from llvmlite import ir
@@ -127,8 +142,8 @@ class NativeTarget(Target):
         from llvmlite import ir
 
         ptr = ir.PointerType()
-        wait = self._state_field(fl, STATE_BARRIER, ptr)
-        arg = self._state_field(fl, STATE_BARRIER_ARG, ptr)
+        wait = self._state_field(fl, STATE.offset("barrier"), ptr)
+        arg = self._state_field(fl, STATE.offset("barrier_arg"), ptr)
         call = fl.builder.call(
             _callee(wait, ir.FunctionType(ir.VoidType(), [ptr])), [arg]
         )
@@ -138,14 +153,14 @@ class NativeTarget(Target):
         """A fixed offset into the block's shared memory (the module's layout)."""
         from llvmlite import ir
 
-        base = self._state_field(fl, STATE_SHARED, ir.PointerType())
+        base = self._state_field(fl, STATE.offset("shared"), ir.PointerType())
         offset = ir.Constant(ir.IntType(64), fl.ml.facts.shared_offset[op])
         return fl.builder.gep(base, [offset], inbounds=True, source_etype=ir.IntType(8))
 
     def finish_module(self, ml: ModuleLowering) -> None:
-        for name, func in ml.funcs.items():
-            if func.is_kernel and not func.is_declaration:
-                launch_entry(ml, func, ml.functions[name], name in ml.facts.barrier)
+        for name, record in ml.records.items():
+            if record.has_launch_entry:
+                launch_entry(ml, ml.funcs[name], ml.functions[name], record)
 
     def target_machine(self, opt_level: int) -> llvm.TargetMachine:
         from llvmlite import binding as llvm
@@ -160,6 +175,13 @@ class NativeTarget(Target):
     def emit(self, module: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes:
         return bytes(tm.emit_object(module))
 
+    def render(self, kind: str, c: Compilation) -> bytes | str:
+        """`obj`: the object file; `asm`: the host assembly of the same code."""
+        if kind == "asm":
+            assert c.machine is not None and c.llvm_module is not None
+            return str(c.machine.emit_assembly(c.llvm_module))
+        return super().render(kind, c)
+
 
 def _callee(pointer: ir.Value, fnty: ir.FunctionType) -> ir.Value:
     from gpuc.lowering.gpuc import IndirectCallee
@@ -168,18 +190,20 @@ def _callee(pointer: ir.Value, fnty: ir.FunctionType) -> ir.Value:
 
 
 def launch_entry(
-    ml: ModuleLowering, func: FuncOp, kernel: ir.Function, barriers: bool
+    ml: ModuleLowering, func: FuncOp, kernel: ir.Function, record: FinalizedAttr
 ) -> None:
-    """`void __gpuc_launch_<k>(ptr %launch, A...)`: fill a state and run the kernel
-    for the launch's block range (every thread, or thread `thread` only)."""
+    """`void __gpuc_launch_<k>(ptr %launch, A...)` (named by the kernel's
+    record): fill a state and run the kernel for the launch's block range
+    (every thread, or thread `thread` only, if the kernel reaches a barrier)."""
     from llvmlite import ir
 
+    barriers = record.uses_barrier
     i64, i8, ptr = ir.IntType(64), ir.IntType(8), ir.PointerType()
     params = kernel.function_type.args[1:]
     fn = ir.Function(
         ml.llvm,
         ir.FunctionType(ir.VoidType(), [ptr, *params]),
-        ENTRY_PREFIX + func.sym_name.data,
+        record.symbol.data,
     )
     launch, *args = fn.args
     launch.name = "launch"
@@ -190,36 +214,36 @@ def launch_entry(
     def field(base: ir.Value, offset: int) -> ir.Value:
         return b.gep(base, [ir.Constant(i64, offset)], inbounds=True, source_etype=i8)
 
-    def read(offset: int, ty: ir.Type = i64) -> ir.Value:
-        return b.load(field(launch, offset), typ=ty, align=8)
+    def read(name: str, dim: int = 0, ty: ir.Type = i64) -> ir.Value:
+        return b.load(field(launch, LAUNCH.offset(name, dim)), typ=ty, align=8)
 
-    state = b.alloca(ir.ArrayType(i8, STATE_BYTES), name="state")
+    state = b.alloca(ir.ArrayType(i8, STATE.size), name="state")
     state.align = 8
     state.type = ptr  # an opaque pointer, like every pointer gpuc builds
 
-    def write(offset: int, value: ir.Value) -> None:
-        b.store(value, field(state, offset), align=8)
+    def write(name: str, dim: int, value: ir.Value) -> None:
+        b.store(value, field(state, STATE.offset(name, dim)), align=8)
 
-    grid = [read(LAUNCH_GRID + 8 * d) for d in range(3)]
-    block = [read(LAUNCH_BLOCK + 8 * d) for d in range(3)]
+    grid = [read("grid_dim", d) for d in range(3)]
+    block = [read("block_dim", d) for d in range(3)]
     for d in range(3):
-        write(STATE_OFFSETS["grid_dim"] + 8 * d, grid[d])
-        write(STATE_OFFSETS["block_dim"] + 8 * d, block[d])
-    write(STATE_SHARED, read(LAUNCH_SHARED, ptr))
-    barrier, barrier_arg = read(LAUNCH_BARRIER, ptr), read(LAUNCH_BARRIER_ARG, ptr)
-    write(STATE_BARRIER, barrier)
-    write(STATE_BARRIER_ARG, barrier_arg)
+        write("grid_dim", d, grid[d])
+        write("block_dim", d, block[d])
+    write("shared", 0, read("shared", ty=ptr))
+    barrier, barrier_arg = read("barrier", ty=ptr), read("barrier_arg", ty=ptr)
+    write("barrier", 0, barrier)
+    write("barrier_arg", 0, barrier_arg)
     if barriers:
-        thread = read(LAUNCH_THREAD)
+        thread = read("thread")
         x, rest = b.urem(thread, block[0]), b.udiv(thread, block[0])
         for d, value in enumerate((x, b.urem(rest, block[1]), b.udiv(rest, block[1]))):
-            write(STATE_OFFSETS["thread_id"] + 8 * d, value)
+            write("thread_id", d, value)
 
     def body(linear_block: ir.Value) -> None:
         x, rest = b.urem(linear_block, grid[0]), b.udiv(linear_block, grid[0])
         block_id = (x, b.urem(rest, grid[1]), b.udiv(rest, grid[1]))
         for d, value in enumerate(block_id):
-            write(STATE_OFFSETS["block_id"] + 8 * d, value)
+            write("block_id", d, value)
         if barriers:
             b.call(kernel, [state, *args])
             wait = b.call(
@@ -242,7 +266,7 @@ def launch_entry(
 
         def threads(dim: int) -> None:
             def run(t: ir.Value) -> None:
-                write(STATE_OFFSETS["thread_id"] + 8 * dim, t)
+                write("thread_id", dim, t)
                 thread[dim] = t
                 if dim > 0:
                     threads(dim - 1)
@@ -261,7 +285,7 @@ def launch_entry(
 
         threads(2)
 
-    counted_loop(b, read(LAUNCH_BEGIN), read(LAUNCH_END), body, "block")
+    counted_loop(b, read("block_begin"), read("block_end"), body, "block")
     b.ret_void()
 
 

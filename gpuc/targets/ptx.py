@@ -11,7 +11,7 @@ which makes the PTX relocatable (ptxas checks it with `--compile-only`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import IntegerType, ModuleOp
@@ -72,10 +72,15 @@ class PTXTarget(Target):
     }
     kernel_cconv: ClassVar[str] = "ptx_kernel"
     atomic_scope: ClassVar[str] = "device"  # CUDA's and OpenCL's default scope
-    artefact_suffix: ClassVar[str] = ".ptx"
+    artefacts: ClassVar[tuple[str, ...]] = ("ptx",)
+    listing: ClassVar[str] = "ptx"
+    executor: ClassVar[str | None] = "gpuc.runtime.cuda:CudaExecutor"
+    device: ClassVar[tuple[type, str] | None] = (int, "a CUDA device ordinal")
 
-    sm: int = 90
-    ptx_isa: int | None = None
+    sm: int = field(default=90, metadata={"help": "compute capability (default 90)"})
+    ptx_isa: int | None = field(
+        default=None, metadata={"help": "PTX ISA version, e.g. 78 for 7.8"}
+    )
 
     def __post_init__(self) -> None:
         if isinstance(self.sm, bool) or not isinstance(self.sm, int):

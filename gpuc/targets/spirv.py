@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
 
+    from gpuc.driver import Compilation
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
 
 EXTENSIONS = ("SPV_EXT_shader_atomic_float_add",)
@@ -75,7 +76,13 @@ class SPIRVTarget(Target):
     kernel_cconv: ClassVar[str] = "spir_kernel"
     helper_cconv: ClassVar[str] = "spir_func"
     atomic_scope: ClassVar[str] = "device"  # CUDA's and OpenCL's default scope
-    artefact_suffix: ClassVar[str] = ".spv"
+    artefacts: ClassVar[tuple[str, ...]] = ("spirv", "spirv-asm")
+    listing: ClassVar[str] = "spirv-asm"
+    executor: ClassVar[str | None] = "gpuc.runtime.opencl:OpenCLExecutor"
+    device: ClassVar[tuple[type, str] | None] = (
+        str,
+        "a fragment of an OpenCL device's name",
+    )
     cas_atomics: ClassVar[frozenset[str]] = frozenset({"fmin", "fmax"})
 
     def verify_module(self, module: ModuleOp) -> None:
@@ -187,11 +194,12 @@ class SPIRVTarget(Target):
         )
         return bytes(binary)
 
-    def emit_text(self, artefact: bytes | str) -> str:
+    def render(self, kind: str, c: Compilation) -> bytes | str:
+        """`spirv`: the binary; `spirv-asm`: spirv-dis's text of it."""
         from gpuc.tools import run_spirv_dis
 
-        assert isinstance(artefact, bytes)
-        return run_spirv_dis(artefact)
+        assert isinstance(c.artefact, bytes)
+        return run_spirv_dis(c.artefact) if kind == "spirv-asm" else c.artefact
 
     def validate(self, artefact: bytes | str) -> None:
         from gpuc.tools import run_spirv_val

@@ -102,7 +102,7 @@ gpuc.func @k(%p: f32) kernel {
 // -----
 
 gpuc.func @k(%p: !gpuc.ptr<f32, global>) kernel {
-  // CHECK: syntax_invalid.mlir:[[# @LINE + 1]]:23: error: gpuc.offset needs an element index: %p[%i]
+  // CHECK: syntax_invalid.mlir:[[# @LINE + 1]]:23: error: Expected '['
   %q = gpuc.offset %p : !gpuc.ptr<f32, global>
   gpuc.return
 }
@@ -110,7 +110,7 @@ gpuc.func @k(%p: !gpuc.ptr<f32, global>) kernel {
 // -----
 
 gpuc.func @k(%p: !gpuc.ptr<i32, global>, %v: i32) kernel {
-  // CHECK: syntax_invalid.mlir:[[# @LINE + 1]]:24: error: unknown atomic operation 'nand'; expected one of: add, min, max, umin, umax, exchange, and, or, xor
+  // CHECK: syntax_invalid.mlir:[[# @LINE + 1]]:24: error: Expected `add`, `min`, `max`, `umin`, `umax`, `exchange`, `and`, `or`, or `xor`.
   %o = gpuc.atomic_rmw nand %p, %v : !gpuc.ptr<i32, global>
   gpuc.return
 }
@@ -134,7 +134,7 @@ gpuc.func @k() kernel {
 // -----
 
 gpuc.func @k() kernel {
-  // CHECK: syntax_invalid.mlir:[[# @LINE + 1]]:26: error: element count 18446744073709551616 does not fit in 64 bits (signed)
+  // CHECK: syntax_invalid.mlir:[[# @LINE + 1]]:26: error: count 18446744073709551616 does not fit in 64 bits (signed)
   %s = gpuc.shared_alloc 18446744073709551616 : !gpuc.ptr<f32, shared>
   gpuc.return
 }

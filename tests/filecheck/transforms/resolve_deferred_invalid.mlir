@@ -3,7 +3,7 @@
 // RUN: gpuc-opt %s --split-input-file --verify-diagnostics -p resolve-deferred | FileCheck %s
 // RUN: not gpuc-opt %S/Inputs/resolve_library.mlir -p 'resolve-deferred{libraries="%S/Inputs/no_such_library.mlir"}' 2>&1 | FileCheck %s --check-prefix=NOLIB
 
-// NOLIB: error: cannot read library {{.*}}no_such_library.mlir: No such file or directory
+// NOLIB: error: cannot read library '{{.*}}no_such_library.mlir': No such file or directory
 
 gpuc.func @k(%x: f32) kernel {
   // CHECK: resolve_deferred_invalid.mlir:[[# @LINE + 1]]:8: error: 'gpuc.deferred_call' op job source @nowhere not found: looked in the module (not defined), in the libraries (none given) and asked the generators (mock_autodiff, none made it); define it, or pass a library that defines it

@@ -2,7 +2,7 @@
 
 xDSL knows neither the `#gpu.address_space<...>` attribute nor MLIR <= 17's
 `gpu.module_end` terminator; `GPU` is xDSL's gpu dialect plus those two (gpuc
-registers it as `gpu`). Kept apart from `gpuc.foreign_text` so that parsing
+registers it as `gpu`). Kept apart from `text.py` so that parsing
 and upgrading a module imports xDSL's gpu and memref dialects only when the
 module uses them.
 """

@@ -1,7 +1,7 @@
 """Module text from other tools: what xDSL 0.74 lacks to read it, and the fix-ups.
 
 xDSL parses `gpu` ops only in generic form and lacks some of what MLIR prints;
-`gpuc.foreign_gpu.GPU` (registered as `gpu`) adds it. `upgrade_foreign_ops`
+`gpu_dialect.GPU` (registered as `gpu`) adds it. `upgrade_foreign_ops`
 rewrites in place what MLIR spells differently from xDSL's op definitions, so
 a parsed module verifies; `parse_foreign_module` parses and upgrades in one
 call. docs/frontends.md lists every difference. The upgrades are looked up by
@@ -30,30 +30,6 @@ from xdsl.rewriter import Rewriter
 
 if TYPE_CHECKING:
     from xdsl.dialects import gpu, memref
-
-    from gpuc.foreign_gpu import GPU, GPUAddressSpace, GPUAddressSpaceAttr, ModuleEndOp
-
-__all__ = [
-    "GPU",
-    "GPUAddressSpace",
-    "GPUAddressSpaceAttr",
-    "ModuleEndOp",
-    "hoist_trailing_aliases",
-    "parse_foreign_module",
-    "upgrade_foreign_ops",
-]
-
-_DIALECT_NAMES = ("GPU", "GPUAddressSpace", "GPUAddressSpaceAttr", "ModuleEndOp")
-
-
-def __getattr__(name: str) -> Any:
-    # The dialect extension lives in gpuc.foreign_gpu (it imports xDSL's gpu
-    # dialect); its names stay importable from here.
-    if name in _DIALECT_NAMES:
-        import gpuc.foreign_gpu
-
-        return getattr(gpuc.foreign_gpu, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # MLIR <= 17 spelled the segment sizes in snake case; xDSL keeps them as

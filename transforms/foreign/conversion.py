@@ -1,5 +1,5 @@
 """Functions from other frontends (func.func, gpu.func, their bodies) into
-gpuc.func, for `import`: the conversion itself, run once import_checks.py has
+gpuc.func, for `import`: the conversion itself, run once checks.py has
 found nothing it cannot take. It imports xDSL's func, gpu and memref dialects,
 so the pass imports this module only for a module that holds foreign ops.
 """
@@ -27,9 +27,14 @@ from gpuc.dialects.index import (
     ThreadIdOp,
 )
 from gpuc.dialects.symbols import symbol_name
-from gpuc.transforms.import_checks import Problem, import_problems, is_kernel
-from gpuc.transforms.import_memory import FunctionMemory
-from gpuc.transforms.import_memref import expand_type
+from gpuc.transforms.foreign.bare_pointers import expand_type
+from gpuc.transforms.foreign.checks import (
+    ForeignFuncOp,
+    Problem,
+    import_problems,
+    is_kernel,
+)
+from gpuc.transforms.foreign.memref_ops import FunctionMemory
 
 INDEX_OPS: dict[type[Operation], type[DimIndexOp]] = {
     gpu.ThreadIdOp: ThreadIdOp,
@@ -115,7 +120,7 @@ def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
 
 
 def convert_function(
-    op: func.FuncOp | gpu.FuncOp, globals: dict[str, memref.GlobalOp]
+    op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]
 ) -> None:
     """Replace `op` by a gpuc.func with the same body, memrefs as pointers."""
     name = symbol_name(op)
@@ -165,7 +170,7 @@ def import_functions(module: ModuleOp) -> None:
     if gpu_modules:
         hoist_gpu_modules(module, gpu_modules)
     for fn in list(module.ops):
-        if isinstance(fn, func.FuncOp | gpu.FuncOp):
+        if isinstance(fn, ForeignFuncOp):
             convert_function(fn, globals)
     for glob in globals.values():
         Rewriter.erase_op(glob)

@@ -3,36 +3,29 @@
 Every memref value gets a `MemrefView` (pointer + sizes) from where it is
 defined: a parameter, a workgroup allocation or global, a cast. Users become
 indexed gpuc loads, stores and atomics; `memref.dim` becomes the size. The
-checks in import_checks.py have already rejected everything else.
+checks in checks.py have already rejected everything else.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, memref
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from gpuc.dialects.attrs import MemoryOrder
 from gpuc.dialects.memory import AtomicRMWOp, LoadOp, SharedAllocOp, StoreOp
-from gpuc.transforms.import_memref import (
+from gpuc.transforms.foreign.bare_pointers import (
     ATOMIC_KIND_BY_NUMBER,
     MemrefView,
+    constant_index,
     dynamic_dims,
     element_count,
     pointer_type,
     view_sizes,
 )
-
-
-def constant_index(value: SSAValue) -> int | None:
-    """The integer `value` holds if an `arith.constant` defines it."""
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 def _alignment(attr: IntegerAttr | None) -> int | None:

@@ -27,7 +27,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from gpuc.dialects.attrs import AddressSpace, AtomicKind, PtrType
-from gpuc.foreign_text import GPUAddressSpace, GPUAddressSpaceAttr
+from gpuc.transforms.foreign.gpu_dialect import GPUAddressSpace, GPUAddressSpaceAttr
 
 MAX_RANK = 3
 
@@ -159,6 +159,14 @@ def expand_type(t: Attribute) -> list[Attribute]:
     if not isinstance(t, MemRefType):
         return [t]
     return [pointer_type(t), *(IndexType() for _ in dynamic_dims(t))]
+
+
+def constant_index(value: SSAValue) -> int | None:
+    """The integer `value` holds if an `arith.constant` defines it."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
 
 
 def index_constant(value: int, before: Operation) -> SSAValue:

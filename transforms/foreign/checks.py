@@ -9,6 +9,7 @@ as it was, so a frontend author sees every problem in one run.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TypeAlias
 
 from xdsl.dialects import func, gpu, memref
 from xdsl.dialects.builtin import (
@@ -23,14 +24,14 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from gpuc.dialects.attrs import AddressSpace
 from gpuc.dialects.symbols import symbol_name
-from gpuc.transforms.import_memory import constant_index
-from gpuc.transforms.import_memref import (
+from gpuc.transforms.foreign.bare_pointers import (
     ATOMIC_FLOAT_KINDS,
     ATOMIC_INTEGER_KINDS,
     ATOMIC_KIND_BY_NUMBER,
     ATOMIC_KINDS_ACCEPTED,
     address_space,
     allocation_space,
+    constant_index,
     memref_problem,
 )
 
@@ -82,10 +83,13 @@ MEMREF_DEFS = (
 )
 WORKGROUP = "memory space #gpu.address_space<workgroup> or 3"
 
+ForeignFuncOp: TypeAlias = func.FuncOp | gpu.FuncOp
+"""The functions the import converts into gpuc.func."""
+
 
 def function_of(op: Operation) -> Operation | None:
     parent = op.parent_op()
-    while parent is not None and not isinstance(parent, func.FuncOp | gpu.FuncOp):
+    while parent is not None and not isinstance(parent, ForeignFuncOp):
         parent = parent.parent_op()
     return parent
 
@@ -154,7 +158,7 @@ def _value_problems(op: Operation) -> Iterator[Problem]:
                     ),
                 )
             yield from _use_problems(result)
-    is_function = isinstance(op, func.FuncOp | gpu.FuncOp)
+    is_function = isinstance(op, ForeignFuncOp)
     for region in op.regions:
         for block in region.blocks:
             entry = is_function and block is region.blocks.first
@@ -174,7 +178,7 @@ def _value_problems(op: Operation) -> Iterator[Problem]:
                     yield from _use_problems(arg)
 
 
-def _function_problems(op: func.FuncOp | gpu.FuncOp) -> Iterator[Problem]:
+def _function_problems(op: ForeignFuncOp) -> Iterator[Problem]:
     name = f"@{symbol_name(op)}"
     for t in op.function_type.inputs.data:
         if (problem := type_problem(t)) is not None:
@@ -290,7 +294,7 @@ def import_problems(
         for op in top.walk():
             if (problem := _op_problem(op, globals)) is not None:
                 problems.append((op, problem))
-            if isinstance(op, func.FuncOp | gpu.FuncOp):
+            if isinstance(op, ForeignFuncOp):
                 problems += _function_problems(op)
             problems += _value_problems(op)
     return list(dict.fromkeys(problems))  # an op using a memref twice: once

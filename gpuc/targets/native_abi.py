@@ -1,0 +1,84 @@
+"""The native target's ABI as data (docs/native-abi.md): the kernel-state and
+launch-record layouts, the entry-point names and the warp width. The target
+(gpuc/targets/native.py) builds its IR from these tables, the executor
+(gpuc/runtime/native.py) fills records and writes its glue IR from them, and
+a test keeps the doc's tables equal to them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FIELD_BYTES = 8
+ENTRY_PREFIX = "__gpuc_launch_"
+WARP = 32
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A C struct of 8-byte fields in order: field name -> how many (3 for an
+    x, y, z triple, 1 for a scalar or pointer)."""
+
+    fields: tuple[tuple[str, int], ...]
+
+    def word(self, name: str, dim: int = 0) -> int:
+        """Index of field `name` (its component `dim`) in 8-byte words."""
+        at = 0
+        for field, count in self.fields:
+            if field == name:
+                if not 0 <= dim < count:
+                    raise IndexError(f"field '{name}' has {count} component(s)")
+                return at + dim
+            at += count
+        raise KeyError(f"no field '{name}' in {[f for f, _ in self.fields]}")
+
+    def offset(self, name: str, dim: int = 0) -> int:
+        """Byte offset of field `name` (its component `dim`)."""
+        return FIELD_BYTES * self.word(name, dim)
+
+    def words(self, name: str) -> slice:
+        """The words of field `name`, every component."""
+        count = dict(self.fields)[name]
+        return slice(self.word(name), self.word(name) + count)
+
+    @property
+    def size(self) -> int:
+        """Total size in bytes."""
+        return FIELD_BYTES * sum(count for _, count in self.fields)
+
+    def then(self, *fields: tuple[str, int]) -> Layout:
+        """This layout followed by `fields` (a struct that starts with this one)."""
+        return Layout(self.fields + fields)
+
+
+STATE = Layout(
+    (
+        ("thread_id", 3),
+        ("block_id", 3),
+        ("block_dim", 3),
+        ("grid_dim", 3),
+        ("shared", 1),
+        ("barrier", 1),
+        ("barrier_arg", 1),
+    )
+)
+"""What every index op, `gpuc.shared_alloc` and `gpuc.barrier` reads."""
+
+LAUNCH = Layout(
+    (
+        ("grid_dim", 3),
+        ("block_dim", 3),
+        ("block_begin", 1),
+        ("block_end", 1),
+        ("shared", 1),
+        ("barrier", 1),
+        ("barrier_arg", 1),
+        ("thread", 1),
+    )
+)
+"""The record `__gpuc_launch_<k>(ptr %launch, ...)` reads."""
+
+
+def entry_point(kernel: str) -> str:
+    """The symbol the executor calls to run kernel `kernel`."""
+    return ENTRY_PREFIX + kernel
