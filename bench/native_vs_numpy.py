@@ -8,7 +8,7 @@
   out=y)`, no allocation) and Warp. Goal: at most numpy's time.
 - stencil2d (examples/stencil2d.mlir, 16 x 16 blocks) on a 4096 x 4096 float32
   grid against numpy slices written into preallocated arrays, in the kernel's
-  order of operations (so the results are equal). No goal in issue 5; timed
+  order of operations (so the results are equal). No goal is set; timed
   because its two guards (x < nx, y < ny) and its border branch are the
   shapes that decide how the thread loop vectorizes.
 - a block reduction on 2^24 float32 against `np.sum`. Goal: within 2x.

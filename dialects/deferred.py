@@ -8,6 +8,7 @@ the resolver's question (`resolve-deferred`), not the verifier's.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeAlias
 
 from xdsl.dialects.builtin import (
     FlatSymbolRefAttrConstr,
@@ -25,20 +26,47 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    irdl_custom_directive,
+)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from gpuc.dialects.attrs import FuncPtrType, JobAttr, Role
-from gpuc.dialects.functions import LaunchConfig, verify_launch_shape
+from gpuc.dialects.functions import (
+    LAUNCH_CONFIG,
+    CallSignature,
+    KernelArgTypes,
+    verify_launch_shape,
+)
 
 
-def parse_job(parser: Parser) -> JobAttr:
-    pos = parser.pos
-    job = parser.parse_attribute()
-    if not isinstance(job, JobAttr):
-        parser.raise_error(f"expected a #gpuc.job<...> configuration, got {job}", pos)
-    return job
+@irdl_custom_directive
+class JobConfig(CustomDirective):
+    """The `#gpuc.job<...>` configuration; another attribute is an error at the
+    attribute (with `qualified($job)` it would be a constraint failure at the op)."""
+
+    job: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        pos = parser.pos
+        job = parser.parse_attribute()
+        if not isinstance(job, JobAttr):
+            parser.raise_error(
+                f"expected a #gpuc.job<...> configuration, got {job}", pos
+            )
+        self.job.set(state, job)
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        job = self.job.get(op)
+        assert job is not None
+        state.print_whitespace(printer)
+        printer.print_attribute(job)
 
 
 @irdl_op_definition
@@ -50,6 +78,11 @@ class DeferredCallOp(IRDLOperation):
     job = prop_def(JobAttr)
     arguments = var_operand_def()
     res = var_result_def()
+    custom_directives = (JobConfig, CallSignature)
+    assembly_format = (
+        "$source `(` $arguments `)` custom<JobConfig>($job) attr-dict `:` "
+        "custom<CallSignature>(ref($arguments), type($arguments), type($res))"
+    )
 
     def __init__(
         self,
@@ -70,35 +103,6 @@ class DeferredCallOp(IRDLOperation):
     def signature(self) -> FunctionType:
         return FunctionType.from_lists(self.arguments.types, self.res.types)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> DeferredCallOp:
-        source = parser.parse_symbol_name()
-        args = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, parser.parse_unresolved_operand
-        )
-        job = parse_job(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        signature = parser.parse_function_type()
-        op = cls(
-            SymbolRefAttr(source),
-            job,
-            parser.resolve_operands(args, signature.inputs.data, pos),
-            signature.outputs.data,
-        )
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.source.root_reference.data)
-        printer.print_string("(")
-        printer.print_list(self.arguments, printer.print_operand)
-        printer.print_string(") ")
-        print_job_trailer(printer, self)
-        printer.print_attribute(self.signature)
-
     def verify_(self) -> None:
         if self.job.job_role != Role.HELPER:
             raise VerifyException(
@@ -115,6 +119,8 @@ class DeferredAddrOp(IRDLOperation):
     source = prop_def(FlatSymbolRefAttrConstr)
     job = prop_def(JobAttr)
     result = result_def(FuncPtrType)
+    custom_directives = (JobConfig,)
+    assembly_format = "$source custom<JobConfig>($job) attr-dict `:` type($result)"
 
     def __init__(
         self, source: str | SymbolRefAttr, job: JobAttr, signature: FunctionType
@@ -130,27 +136,6 @@ class DeferredAddrOp(IRDLOperation):
     def signature(self) -> FunctionType:
         signature: FunctionType = self.result.type.signature
         return signature
-
-    @classmethod
-    def parse(cls, parser: Parser) -> DeferredAddrOp:
-        source = parser.parse_symbol_name()
-        job = parse_job(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        ptr = parser.parse_type()
-        if not isinstance(ptr, FuncPtrType):
-            parser.raise_error(f"expected a !gpuc.funcptr type, got {ptr}", pos)
-        op = cls(SymbolRefAttr(source), job, ptr.signature)
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.source.root_reference.data)
-        printer.print_string(" ")
-        print_job_trailer(printer, self)
-        printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
         if self.job.job_role == Role.KERNEL and self.signature.outputs.data:
@@ -175,6 +160,11 @@ class DeferredLaunchOp(IRDLOperation):
     shared = var_operand_def(IndexType)
     args = var_operand_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    custom_directives = (JobConfig, KernelArgTypes)
+    assembly_format = (
+        f"$source {LAUNCH_CONFIG} custom<JobConfig>($job) attr-dict `:` "
+        "custom<KernelArgTypes>(ref($args), type($args))"
+    )
 
     def __init__(
         self,
@@ -204,40 +194,6 @@ class DeferredLaunchOp(IRDLOperation):
                 "to call a helper use gpuc.deferred_call"
             )
 
-    @classmethod
-    def parse(cls, parser: Parser) -> DeferredLaunchOp:
-        source = parser.parse_symbol_name()
-        parsed = LaunchConfig.parse(parser)
-        job = parse_job(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        types = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, parser.parse_type
-        )
-        grid, block, shared, args = LaunchConfig.resolve(parser, parsed, types, pos)
-        op = cls(
-            SymbolRefAttr(source), job, grid, block, args, shared[0] if shared else None
-        )
-        op.attributes |= attrs
-        return op
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.source.root_reference.data)
-        LaunchConfig.print(printer, self)
-        printer.print_string(" ")
-        printer.print_attribute(self.job)
-        if self.attributes:
-            printer.print_string(" ")
-            printer.print_attr_dict(self.attributes)
-        LaunchConfig.print_types(printer, self)
-
-
-def print_job_trailer(printer: Printer, op: DeferredCallOp | DeferredAddrOp) -> None:
-    """Print `#gpuc.job<..> [{attrs}] : ` (the type follows)."""
-    printer.print_attribute(op.job)
-    if op.attributes:
-        printer.print_string(" ")
-        printer.print_attr_dict(op.attributes)
-    printer.print_string(" : ")
+DeferredOp: TypeAlias = DeferredCallOp | DeferredAddrOp | DeferredLaunchOp
+"""Any deferred op; `isinstance(op, DeferredOp)` asks whether `op` is one."""

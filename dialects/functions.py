@@ -33,7 +33,15 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.irdl.declarative_assembly_format import (
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    TypeDirective,
+    VariadicOperandVariable,
+    irdl_custom_directive,
+)
+from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import (
     CallableOpInterface,
@@ -55,6 +63,10 @@ from gpuc.dialects.attrs import (
     parse_enum_keyword,
 )
 from gpuc.dialects.symbols import lookup_nearest
+
+FUNCTION_OPS = frozenset({"gpuc.func", "func.func", "gpu.func"})
+"""The ops that are functions, by name: gpuc's, and func's and gpu's before
+`import` (by name, so asking never imports the func or gpu dialect)."""
 
 
 def fmt_types(types: Sequence[Attribute]) -> str:
@@ -195,6 +207,8 @@ class FuncOp(IRDLOperation):
                 f"{fmt_types(self.function_type.inputs.data)}"
             )
 
+    # Hand-written: the format cannot print the entry block's arguments as the
+    # named parameter list (or a declaration's bare types), nor type them.
     @classmethod
     def parse(cls, parser: Parser) -> FuncOp:
         visibility = parser.parse_optional_visibility_keyword()
@@ -423,6 +437,8 @@ class CallIndirectOp(IRDLOperation):
             "indirect call", self.arguments.types, self.res.types, ptr.signature
         )
 
+    # Hand-written: the argument and result types come from the callee's
+    # !gpuc.funcptr signature, which no constraint reads without checking it.
     @classmethod
     def parse(cls, parser: Parser) -> CallIndirectOp:
         fp = parser.parse_unresolved_operand()
@@ -472,79 +488,68 @@ class LaunchShaped(Protocol):
     def args(self) -> VarOperand: ...
 
 
-class LaunchConfig:
-    """The `grid(..) block(..) [shared(..)] (args)` part shared by both launch ops."""
+@irdl_custom_directive
+class CallSignature(CustomDirective):
+    """`(T, ..) -> R`, the argument and result types; an argument count that
+    differs is an error at the type (the format itself would report it after
+    the op)."""
 
-    @staticmethod
-    def parse(
-        parser: Parser,
-    ) -> tuple[
-        list[UnresolvedOperand],
-        list[UnresolvedOperand],
-        list[UnresolvedOperand],
-        list[UnresolvedOperand],
-    ]:
-        def dims(keyword: str) -> list[UnresolvedOperand]:
-            parser.parse_keyword(keyword)
-            pos = parser.pos
-            values = parser.parse_comma_separated_list(
-                parser.Delimiter.PAREN, parser.parse_unresolved_operand
-            )
-            if not 1 <= len(values) <= 3:
-                parser.raise_error(f"{keyword} takes 1 to 3 sizes (x, y, z)", pos)
-            return values
+    args: VariadicOperandVariable
+    arg_types: TypeDirective
+    result_types: TypeDirective
 
-        grid, block = dims("grid"), dims("block")
-        shared: list[UnresolvedOperand] = []
-        if parser.parse_optional_keyword("shared") is not None:
-            parser.parse_punctuation("(")
-            shared = [parser.parse_unresolved_operand()]
-            parser.parse_punctuation(")")
-        args = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, parser.parse_unresolved_operand
-        )
-        return grid, block, shared, args
-
-    @staticmethod
-    def resolve(
-        parser: Parser,
-        parsed: tuple[list[UnresolvedOperand], ...],
-        arg_types: Sequence[Attribute],
-        pos: int,
-    ) -> list[Sequence[SSAValue]]:
-        grid, block, shared, args = parsed
-        index = IndexType()
-        if len(arg_types) != len(args):
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        pos = parser.pos
+        signature = parser.parse_function_type()
+        args, inputs = state.operands[self.args.index], signature.inputs.data
+        assert args is not None
+        if len(args) != len(inputs):
             parser.raise_error(
-                f"{len(args)} kernel arguments given but {len(arg_types)} types", pos
+                f"expected {len(inputs)} operand types but had {len(args)}", pos
             )
-        return [
-            [parser.resolve_operand(v, index) for v in grid],
-            [parser.resolve_operand(v, index) for v in block],
-            [parser.resolve_operand(v, index) for v in shared],
-            parser.resolve_operands(args, arg_types, pos),
-        ]
+        self.arg_types.set(state, inputs)
+        self.result_types.set(state, signature.outputs.data)
 
-    @staticmethod
-    def print(printer: Printer, op: LaunchShaped) -> None:
-        for keyword, values in (
-            ("grid", op.grid),
-            ("block", op.block),
-            ("shared", op.shared),
-        ):
-            if values:
-                printer.print_string(f" {keyword}(")
-                printer.print_list(values, printer.print_operand)
-                printer.print_string(")")
-        printer.print_string(" (")
-        printer.print_list(op.args, printer.print_operand)
-        printer.print_string(")")
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_attribute(
+            FunctionType.from_lists(self.arg_types.get(op), self.result_types.get(op))
+        )
 
-    @staticmethod
-    def print_types(printer: Printer, op: LaunchShaped) -> None:
-        printer.print_string(" : (")
-        printer.print_list(op.args.types, printer.print_attribute)
-        printer.print_string(")")
+
+@irdl_custom_directive
+class KernelArgTypes(CustomDirective):
+    """`(T, ..)`, one type per kernel argument; a count that differs is an error at
+    the types (the format itself would report it after the op)."""
+
+    args: VariadicOperandVariable
+    types: TypeDirective
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        pos = parser.pos
+        types = parser.parse_comma_separated_list(
+            parser.Delimiter.PAREN, parser.parse_type
+        )
+        args = state.operands[self.args.index]
+        assert args is not None
+        if len(args) != len(types):
+            parser.raise_error(
+                f"{len(args)} kernel arguments given but {len(types)} types", pos
+            )
+        self.types.set(state, types)
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        with printer.in_parens():
+            printer.print_list(self.types.get(op), printer.print_attribute)
+
+
+LAUNCH_CONFIG = (
+    "`grid` `(` $grid `)` `block` `(` $block `)` (`shared` `(` $shared^ `)`)? "
+    "`(` $args `)`"
+)
+"""The `grid(..) block(..) [shared(..)] (args)` syntax of both launch ops; their
+types follow as `custom<KernelArgTypes>(ref($args), type($args))`."""
 
 
 class LaunchSymbolUser(SymbolUserOpInterface):
@@ -580,6 +585,11 @@ class LaunchOp(IRDLOperation):
     args = var_operand_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(LaunchSymbolUser())
+    custom_directives = (KernelArgTypes,)
+    assembly_format = (
+        f"$kernel {LAUNCH_CONFIG} attr-dict `:` "
+        "custom<KernelArgTypes>(ref($args), type($args))"
+    )
 
     def __init__(
         self,
@@ -598,32 +608,6 @@ class LaunchOp(IRDLOperation):
 
     def verify_(self) -> None:
         verify_launch_shape(self)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LaunchOp:
-        kernel = parser.parse_symbol_name()
-        parsed = LaunchConfig.parse(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        types = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, parser.parse_type
-        )
-        grid, block, shared, args = LaunchConfig.resolve(parser, parsed, types, pos)
-        op = cls(
-            SymbolRefAttr(kernel), grid, block, args, shared[0] if shared else None
-        )
-        op.attributes |= attrs
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.kernel.root_reference.data)
-        LaunchConfig.print(printer, self)
-        if self.attributes:
-            printer.print_string(" ")
-            printer.print_attr_dict(self.attributes)
-        LaunchConfig.print_types(printer, self)
 
 
 def verify_launch_shape(op: LaunchShaped) -> None:

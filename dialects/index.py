@@ -20,8 +20,7 @@ from xdsl.traits import NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from gpuc.dialects.attrs import Dim, DimAttr
-
-FUNCTION_OPS = ("gpuc.func", "func.func", "gpu.func")
+from gpuc.dialects.functions import FUNCTION_OPS
 
 
 def require_function_ancestor(op: Operation) -> None:

@@ -206,6 +206,7 @@ def stage_dialect(c: Compilation) -> None:
         exports=c.options.exports,
         libraries=c.options.libraries,
         generators=c.options.generators,
+        upgrade_foreign=False,  # `load_module` did, as it read the module
     )
     run_passes(make_context(), c.module, pipeline.passes(), c.after_pass)
 
@@ -277,11 +278,11 @@ def run(
     if start != "parse":
         assert isinstance(source, ModuleOp)
         c.module = source
-    if start == "translate":
-        from gpuc.context import make_context
-        from gpuc.transforms.gpuc_pipeline import lowering_passes, run_passes
+        if start == "translate":
+            from gpuc.context import make_context
+            from gpuc.transforms.gpuc_pipeline import lowering_passes, run_passes
 
-        run_passes(make_context(), source, lowering_passes(source, c.target))
+            run_passes(make_context(), source, lowering_passes(source, c.target))
     for name in STAGES[STAGES.index(start) : STAGES.index(stop_after) + 1]:
         STAGE_FUNCTIONS[name](c)
         if after_stage is not None:

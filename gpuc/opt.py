@@ -156,7 +156,8 @@ class GpucOptMain(xDSLOptMain):
         path = self.args.input_file
         try:
             if path is None or path == "-":
-                return "<stdin>", decode_source(sys.stdin.buffer.read(), "<stdin>")
+                data = sys.stdin.buffer.read()
+                return "<stdin>", decode_source(data, "<stdin>", "input")
             return path, read_source(path)
         except SourceError as e:
             raise CommandError(f"gpuc-opt: error: {e}") from None

@@ -21,6 +21,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from gpuc.diagnostics import OpError
 from gpuc.dialects.analysis import ModuleFacts, module_facts
 from gpuc.dialects.attrs import FINALIZED_ATTR, FinalizedAttr
+from gpuc.dialects.deferred import DeferredOp
 from gpuc.dialects.functions import FuncOp
 from gpuc.lowering.types import lower_type
 
@@ -71,7 +72,7 @@ def translator_for(op: Operation) -> Translator:
         hint = (
             "run the dialect pipeline first (gpuc compile does; with xdsl-opt, "
             "-p gpuc-pipeline)"
-            if name.startswith("gpuc.deferred")
+            if isinstance(op, DeferredOp)
             else "lower it to gpuc, arith, math, scf or cf first, or register a "
             "translator for it (docs/extending.md)"
         )

@@ -1,4 +1,5 @@
-"""The dialect-level pipeline from Python (`gpuc.pipeline.run_dialect_pipeline`)
+"""The dialect-level pipeline from Python (`GpucPipeline(...).passes()` run by
+`run_passes`)
 and the gpuc-pipeline pass: job sources in order (module, libraries,
 generators), generators given in Python or found through the
 `gpuc.generators` entry point group, and the diagnostics of bad generators."""
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,7 +18,6 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     FunctionType,
     ModuleOp,
-    StringAttr,
     f32,
     i32,
 )
@@ -30,8 +30,9 @@ from gpuc.context import make_context
 from gpuc.dialects.attrs import ENTRYPOINTS_ATTR, TARGET_ATTR, Role
 from gpuc.dialects.functions import FuncOp, ReturnOp
 from gpuc.generators import Generator, GeneratorRequest, Generators
-from gpuc.pipeline import run_dialect_pipeline
+from gpuc.libraries import LibrarySource
 from gpuc.registry import PASSES, lazy
+from gpuc.transforms.gpuc_pipeline import AfterPass, GpucPipeline, run_passes
 
 SAXPY = """
 gpuc.func @saxpy(%a: f32, %x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
@@ -69,6 +70,23 @@ def parse(text: str) -> ModuleOp:
     return Parser(make_context(), text).parse_module()
 
 
+def run_dialect_pipeline(
+    module: ModuleOp,
+    *,
+    target: str = "",
+    exports: Sequence[str] = (),
+    libraries: Sequence[LibrarySource] = (),
+    generators: Mapping[str, Generator] | None = None,
+    after_pass: AfterPass | None = None,
+) -> ModuleOp:
+    """GpucPipeline's passes on `module`, as the driver runs them; returns it."""
+    pipeline = GpucPipeline(
+        target, tuple(exports), tuple(libraries), tuple((generators or {}).items())
+    )
+    run_passes(make_context(), module, pipeline.passes(), after_pass)
+    return module
+
+
 def func_names(module: ModuleOp) -> list[str]:
     return [op.sym_name.data for op in module.ops if isinstance(op, FuncOp)]
 
@@ -101,7 +119,7 @@ def reset_calls() -> None:
 def test_saxpy_through_the_pipeline() -> None:
     module = run_dialect_pipeline(parse(SAXPY), target="ptx")
     assert func_names(module) == ["saxpy"]
-    assert module.attributes[TARGET_ATTR] == StringAttr("ptx")
+    assert str(module.attributes[TARGET_ATTR]) == "#gpuc.target<ptx, sm = 90>"
     assert str(module.attributes[ENTRYPOINTS_ATTR]) == "[@saxpy]"
     text = str(module)
     assert "arith.mulf" in text and "gpuc.call" not in text and "deferred" not in text
@@ -283,8 +301,8 @@ def test_pass_options_parse_from_a_pipeline_spec() -> None:
     spec = (
         'gpuc-pipeline{target=spirv exports=a,"@b" libraries="lib/x.mlir","y.mlir"},'
         'resolve-deferred{libraries="z.mlir"},classify-entrypoints{exports=c},'
-        "symbol-privatize{exclude=main},finalize-kernels{target=native},"
-        "verify-target{target=ptx}"
+        'symbol-privatize{exclude=main},attach-target{target="ptx{sm=80}"},'
+        "finalize-kernels,verify-target"
     )
     passes = PassPipeline.parse_spec(available, spec).passes
     options = [
@@ -295,17 +313,19 @@ def test_pass_options_parse_from_a_pipeline_spec() -> None:
             "target": "spirv",
             "exports": ("a", "@b"),
             "libraries": ("lib/x.mlir", "y.mlir"),
+            "generators": (),
         },
-        {"libraries": ("z.mlir",)},
+        {"libraries": ("z.mlir",), "generators": ()},
         {"exports": ("c",)},
         {"exclude": ("main",)},
-        {"target": "native"},
-        {"target": "ptx"},
+        {"target": "ptx{sm=80}"},
+        {},
+        {},
     ]
 
 
 LIBRARY = """
-builtin.module attributes {gpuc.target = "spirv"} {
+builtin.module attributes {gpuc.target = #gpuc.target<spirv>} {
   gpuc.func @lib(%x: f32) -> f32 helper {
     %y = gpuc.call @dep(%x) : (f32) -> f32
     gpuc.return %y : f32
@@ -383,6 +403,7 @@ def test_the_pipeline_on_its_own_output_changes_nothing() -> None:
 
 
 DIALECT_PASSES = [
+    "attach-target",
     "import",
     "resolve-deferred",
     "classify-entrypoints",
@@ -392,7 +413,7 @@ DIALECT_PASSES = [
     "finalize-kernels",
     "verify-target",
 ]
-"""The passes of run_dialect_pipeline, in order (DESIGN.md's pipeline)."""
+"""The passes of GpucPipeline, in order (docs/architecture.md's pipeline)."""
 
 
 def test_after_pass_sees_each_pass_in_order() -> None:

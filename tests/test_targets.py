@@ -1,5 +1,5 @@
 """What each target makes of a module, beyond the lit tests: options and their
-diagnostics, the native ABI against docs/native-abi.md, SPIR-V's fresh target
+diagnostics, SPIR-V's fresh target
 machine per module, float atomics as compare-exchange loops (run on Intel's
 OpenCL runtime), and the facts the compile result reports per kernel."""
 
@@ -19,22 +19,22 @@ from xdsl.dialects.builtin import Float32Type, IntegerType
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace, PtrType
 from gpuc.driver import compile_module
-from gpuc.targets import get_target
-from gpuc.targets import native as native_target
+from gpuc.targets import make_target
 from gpuc.targets.base import TargetError
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_ptx_options() -> None:
-    assert get_target("ptx").describe() == "ptx{sm=90 ptx_isa=None}"
+    assert make_target("ptx").describe() == "ptx{sm=90}"
+    assert str(make_target("ptx", sm=80).attr()) == "#gpuc.target<ptx, sm = 80>"
     ptx = compile_module(ROOT / "examples" / "saxpy.mlir", "ptx", sm=100, ptx_isa=87)
     assert isinstance(ptx.artefact, str)
     assert ".version 8.7" in ptx.artefact and ".target sm_100" in ptx.artefact
     with pytest.raises(
         TargetError, match="sm_70 is not supported; choose one of sm_75"
     ):
-        get_target("ptx", sm=70)
+        make_target("ptx", sm=70)
 
 
 @pytest.mark.parametrize(
@@ -106,14 +106,14 @@ def test_xdsl_target_options_are_diagnostics() -> None:
 
     from gpuc.context import make_context
     from gpuc.driver import OptionError, load_module
-    from gpuc.targets.xdsl_targets import LLVMOutput, SPIRVOutput
+    from gpuc.outputs import LLVMOutput, output_class
 
     module = load_module(ROOT / "examples" / "saxpy.mlir")
     # A ValueError and an llvmlite assertion: gpuc-opt called them internal errors.
     with pytest.raises(OptionError, match="stage=foo: expected link or optimize"):
         LLVMOutput(stage="foo").emit(make_context(), module, io.StringIO())
     with pytest.raises(OptionError, match="opt_level must be 0, 1, 2 or 3, got 9"):
-        SPIRVOutput(opt_level=9).emit(make_context(), module, io.StringIO())
+        output_class("spirv")(opt_level=9).emit(make_context(), module, io.StringIO())
 
 
 CONCURRENT_SPIRV = """
@@ -207,46 +207,6 @@ def test_128_bit_atomics_where_the_target_has_them(
 def test_unknown_options_are_diagnostics() -> None:
     with pytest.raises(Exception, match="unknown option.*sm.*for target 'spirv'"):
         compile_module(ROOT / "examples" / "saxpy.mlir", "spirv", sm=90)
-
-
-def doc_offsets(table_heading: str) -> dict[str, int]:
-    """Field -> byte offset from a table of docs/native-abi.md."""
-    text = (ROOT / "docs" / "native-abi.md").read_text()
-    section = text[text.index(table_heading) :]
-    offsets: dict[str, int] = {}
-    for row in re.finditer(r"^\| ([\d, ]+) \| `(\w+)`", section, re.M):
-        numbers = [int(n) for n in row.group(1).split(",")]
-        for i, offset in enumerate(numbers):
-            offsets[row.group(2) + ("xyz"[i] if len(numbers) > 1 else "")] = offset
-        if row.group(2) == "barrier_arg":
-            break
-    return offsets
-
-
-def test_native_state_and_launch_layouts_are_the_documented_ones() -> None:
-    n = native_target
-    state = doc_offsets("State layout")
-    for kind, base in n.STATE_OFFSETS.items():
-        assert [state[f"{kind}{d}"] for d in "xyz"] == [base, base + 8, base + 16]
-    assert state["shared"] == n.STATE_SHARED
-    assert state["barrier"] == n.STATE_BARRIER
-    assert state["barrier_arg"] == n.STATE_BARRIER_ARG
-    launch = doc_offsets("`%launch` points at")
-    assert [launch[f"grid_dim{d}"] for d in "xyz"] == [
-        n.LAUNCH_GRID + 8 * i for i in range(3)
-    ]
-    assert [launch[f"block_dim{d}"] for d in "xyz"] == [
-        n.LAUNCH_BLOCK + 8 * i for i in range(3)
-    ]
-    assert (launch["block_begin"], launch["block_end"]) == (
-        n.LAUNCH_BEGIN,
-        n.LAUNCH_END,
-    )
-    assert (launch["shared"], launch["barrier"], launch["barrier_arg"]) == (
-        n.LAUNCH_SHARED,
-        n.LAUNCH_BARRIER,
-        n.LAUNCH_BARRIER_ARG,
-    )
 
 
 def test_native_barrier_free_kernel_is_a_vectorized_loop() -> None:

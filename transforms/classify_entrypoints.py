@@ -20,7 +20,7 @@ from xdsl.passes import ModulePass
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import ENTRYPOINTS_ATTR
-from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
+from gpuc.dialects.deferred import DeferredOp
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.symbols import build_table, symbol_name
 from gpuc.transforms.symbol_uses import is_symbol
@@ -28,7 +28,7 @@ from gpuc.transforms.symbol_uses import is_symbol
 
 def _check_resolved(module: ModuleOp) -> None:
     for op in module.walk():
-        if isinstance(op, DeferredCallOp | DeferredAddrOp | DeferredLaunchOp):
+        if isinstance(op, DeferredOp):
             raise OpError(
                 op,
                 "the entrypoint set is computed after resolution, but this deferred "

@@ -21,6 +21,7 @@ from xdsl.passes import ModulePass, PassPipeline
 
 from gpuc.diagnostics import OpError, verify_located
 from gpuc.generators import Generator
+from gpuc.libraries import LibrarySource
 from gpuc.targets.base import Target
 from gpuc.transforms.attach_target import AttachTarget
 from gpuc.transforms.classify_entrypoints import ClassifyEntrypoints
@@ -96,14 +97,17 @@ class GpucPipeline(ModulePass):
 
     target: str = ""
     exports: tuple[str, ...] = ()
-    libraries: tuple[str, ...] = ()
+    libraries: tuple[LibrarySource, ...] = ()
     generators: tuple[tuple[str, Generator], ...] = ()
+    upgrade_foreign: bool = True
+    """Whether `import` upgrades MLIR's older spellings (off where the reader
+    already did: `gpuc.driver`)."""
 
     def passes(self) -> tuple[ModulePass, ...]:
         """The stages, in order."""
         return (
             AttachTarget(self.target),
-            ImportForeign(),
+            ImportForeign(self.upgrade_foreign),
             ResolveDeferred(self.libraries, self.generators),
             ClassifyEntrypoints(self.exports),
             Privatize(),

@@ -49,13 +49,17 @@ class ImportForeign(ModulePass):
 
     name = "import"
 
+    upgrade: bool = True
+    """Upgrade MLIR's older spellings first. gpuc's readers (gpuc-opt,
+    `gpuc.compile`) upgrade as they parse, and the driver turns this off; a
+    module read by another tool (xdsl-opt, whose parser is xDSL's) needs it."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not any(is_foreign(inner) for inner in op.walk()):
             return
         from gpuc.transforms.foreign.conversion import import_functions
         from gpuc.transforms.foreign.text import upgrade_foreign_ops
 
-        # gpuc's readers upgrade MLIR's spellings as they parse; a module read
-        # by another tool (xdsl-opt, whose parser is xDSL's) still has them.
-        upgrade_foreign_ops(op)
+        if self.upgrade:
+            upgrade_foreign_ops(op)
         import_functions(op)

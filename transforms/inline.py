@@ -22,14 +22,10 @@ from xdsl.passes import ModulePass
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import InlineHint
-from gpuc.dialects.functions import CallOp, FuncOp
+from gpuc.dialects.functions import FUNCTION_OPS, CallOp, FuncOp
 from gpuc.dialects.symbols import build_table, is_symbol_table
 from gpuc.transforms.inliner import inline_call
 from gpuc.transforms.symbol_uses import held_refs, is_private
-
-CALLERS = frozenset({"gpuc.func", "func.func"})
-"""Functions whose calls are inlined: gpuc's, and func's before `import` (by
-name, so the pass never imports the func dialect for a module without it)."""
 
 
 def _always_inline(op: Operation | None) -> FuncOp | None:
@@ -83,10 +79,10 @@ class _CallGraph:
                 self.referenced.add(target)
         if is_symbol_table(op):
             self.scan(op, op, None)
-        elif op.name in CALLERS:
+        elif op.name in FUNCTION_OPS:
             self.callers[op] = symbols
-            if _always_inline(op) is not None:
-                self.always[op] = None
+            if (always := _always_inline(op)) is not None:
+                self.always[always] = None
             self.scan(op, table, op)
         else:
             self.scan(op, table, caller)

@@ -21,9 +21,9 @@ from __future__ import annotations
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import BlockInsertPoint, Rewriter
 
-from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
+from gpuc.dialects.functions import FUNCTION_OPS, CallOp, FuncOp, ReturnOp
 
-MULTI_BLOCK_PARENTS = frozenset({"gpuc.func", "func.func", "scf.execute_region"})
+MULTI_BLOCK_PARENTS = FUNCTION_OPS | {"scf.execute_region"}
 """Ops whose regions may hold several blocks, so a call in them can be split
 (by name: the func, cf and scf dialects are imported only when a callee of
 several blocks needs them, which a compile of one-block callees never does)."""

@@ -16,20 +16,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import FunctionType, ModuleOp
 from xdsl.ir import Operation
 
 from gpuc.diagnostics import OpError
-from gpuc.dialects.attrs import TARGET_ATTR
-from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
+from gpuc.dialects.attrs import TARGET_ATTR, TargetAttr
+from gpuc.dialects.deferred import DeferredOp
 from gpuc.dialects.functions import FuncOp, fmt_types
 from gpuc.dialects.symbols import build_table, nearest_table, symbol_name
 from gpuc.generators import Generator, GeneratorError, GeneratorRequest, Generators
 from gpuc.libraries import Library
 from gpuc.transforms.job_table import Job
 from gpuc.transforms.symbol_uses import held_refs, op_name
-
-DEFERRED_OPS = (DeferredCallOp, DeferredAddrOp, DeferredLaunchOp)
 
 
 @dataclass(frozen=True)
@@ -184,14 +182,15 @@ def check_target(table_op: Operation, found: Found, op: Operation) -> None:
     theirs = found.library.module.attributes.get(TARGET_ATTR)
     ours = table_op.attributes.get(TARGET_ATTR)
     if (
-        isinstance(theirs, StringAttr)
-        and isinstance(ours, StringAttr)
-        and theirs != ours
+        isinstance(theirs, TargetAttr)
+        and isinstance(ours, TargetAttr)
+        and theirs.target_name != ours.target_name
     ):
         raise OpError(
             op,
             f"job source @{found.func.sym_name.data} comes from {found.origin}, "
-            f"made for target '{theirs.data}', but this module is for '{ours.data}'",
+            f"made for target '{theirs.target_name}', but this module is for "
+            f"'{ours.target_name}'",
         )
 
 
@@ -210,7 +209,7 @@ def library_dependencies(
     stack: list[Operation] = [found.func]
     while stack:
         for nested in stack.pop().walk():
-            if isinstance(nested, DEFERRED_OPS):
+            if isinstance(nested, DeferredOp):
                 continue
             for ref in held_refs(nested):
                 name = ref.root_reference.data

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeAlias
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -26,13 +25,12 @@ from xdsl.utils.exceptions import VerifyException
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import InlineHintAttr, Role, RoleAttr
-from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
+from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredOp
 from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp, LaunchOp, fmt_types
 from gpuc.dialects.symbols import build_table, nearest_table, symbol_name
 from gpuc.generators import Generator, Generators
-from gpuc.libraries import Library, load_libraries
+from gpuc.libraries import Library, LibrarySource, load_libraries
 from gpuc.transforms.job_sources import (
-    DEFERRED_OPS,
     Found,
     JobSources,
     check_target,
@@ -41,11 +39,9 @@ from gpuc.transforms.job_sources import (
 from gpuc.transforms.job_table import Job, JobTable, job_base_name, unique_name
 from gpuc.transforms.symbol_privatize import set_visibility
 
-DeferredOp: TypeAlias = DeferredCallOp | DeferredAddrOp | DeferredLaunchOp
-
 
 def deferred_ops(op: Operation) -> list[DeferredOp]:
-    return [o for o in op.walk() if isinstance(o, DEFERRED_OPS)]
+    return [o for o in op.walk() if isinstance(o, DeferredOp)]
 
 
 def _rewrite(op: DeferredOp, symbol: str) -> None:
@@ -213,7 +209,7 @@ class ResolveDeferred(ModulePass):
 
     name = "resolve-deferred"
 
-    libraries: tuple[str, ...] = ()
+    libraries: tuple[LibrarySource, ...] = ()
     generators: tuple[tuple[str, Generator], ...] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

@@ -116,13 +116,6 @@ def _collect(attr: Attribute, out: list[SymbolRefAttr]) -> None:
             _collect(value, out)
 
 
-def attribute_refs(attr: Attribute) -> list[SymbolRefAttr]:
-    """Every symbol reference inside `attr`, outermost first, nested refs whole."""
-    out: list[SymbolRefAttr] = []
-    _collect(attr, out)
-    return out
-
-
 def held_refs(op: Operation) -> list[SymbolRefAttr]:
     """The symbol references held by `op` itself (not by the ops nested in it)."""
     out: list[SymbolRefAttr] = []

@@ -120,8 +120,10 @@ class Target(ArgSpecConvertible):
         return TargetAttr(self.name, self.options())
 
     def describe(self) -> str:
-        """The target and its options as a spec, e.g. `ptx{sm=90}`."""
-        return str(self.spec(include_default=True))
+        """The target and the options that are set, as a spec: `ptx{sm=90}`."""
+        from xdsl.utils.arg_spec import ArgSpec
+
+        return str(ArgSpec(self.name, {k: (v,) for k, v in self.options().items()}))
 
     # Dialect level: the finalization schedule and verify-target call these.
 

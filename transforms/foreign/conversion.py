@@ -119,9 +119,7 @@ def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
         Rewriter.replace_op(op, BarrierOp())
 
 
-def convert_function(
-    op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]
-) -> None:
+def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> None:
     """Replace `op` by a gpuc.func with the same body, memrefs as pointers."""
     name = symbol_name(op)
     assert name is not None
@@ -135,7 +133,7 @@ def convert_function(
         # declaration is defined elsewhere, so private is what it means.
         visibility = StringAttr("private")
     else:
-        memory = FunctionMemory(globals, body.blocks.first)
+        memory = FunctionMemory(globals, body.blocks[0])
         memory.bind_arguments()
         for inner in list(body.walk()):
             convert_body_op(inner, memory)

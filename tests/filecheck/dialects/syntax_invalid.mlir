@@ -77,14 +77,6 @@ gpuc.func @k(%fp: !gpuc.funcptr<(f32) -> f32>, %a: f32) kernel {
 
 // -----
 
-gpuc.func @k(%n: index) kernel {
-  // CHECK: syntax_invalid.mlir:[[# @LINE + 1]]:22: error: grid takes 1 to 3 sizes (x, y, z)
-  gpuc.launch @k grid(%n, %n, %n, %n) block(%n) () : ()
-  gpuc.return
-}
-
-// -----
-
 gpuc.func @k(%n: index, %a: f32) kernel {
   // CHECK: syntax_invalid.mlir:[[# @LINE + 1]]:44: error: 1 kernel arguments given but 2 types
   gpuc.launch @k grid(%n) block(%n) (%a) : (f32, f32)

@@ -35,8 +35,8 @@ gpuc.func private @attributes() helper attributes {
 }
 
 // The module attributes the pipeline writes (entrypoint set, target) survive.
-// CHECK-LABEL: builtin.module @annotated attributes {gpuc.entrypoints = [@k], gpuc.target = "ptx"} {
-builtin.module @annotated attributes {gpuc.entrypoints = [@k], gpuc.target = "ptx"} {
+// CHECK-LABEL: builtin.module @annotated attributes {gpuc.entrypoints = [@k], gpuc.target = #gpuc.target<ptx, sm = 90>} {
+builtin.module @annotated attributes {gpuc.entrypoints = [@k], gpuc.target = #gpuc.target<ptx, sm = 90>} {
   gpuc.func @k() kernel {
     gpuc.return
   }

@@ -2,7 +2,7 @@
 // arith, math, scf, cf and memref, next to gpuc.
 // RUN: gpuc-opt %s | gpuc-opt | FileCheck %s
 
-// CHECK-LABEL: builtin.module @outer attributes {gpuc.target = "ptx"} {
+// CHECK-LABEL: builtin.module @outer attributes {gpuc.target = #gpuc.target<ptx, sm = 90>} {
 // CHECK-NEXT:    builtin.module @inner {
 // CHECK-NEXT:      func.func @f(%a: f32, %m: memref<4xf32>, %n: index) -> f32 {
 // CHECK-NEXT:        %c0 = arith.constant 0 : index
@@ -18,7 +18,7 @@
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:    gpuc.func @k() kernel {
-builtin.module @outer attributes {gpuc.target = "ptx"} {
+builtin.module @outer attributes {gpuc.target = #gpuc.target<ptx, sm = 90>} {
   builtin.module @inner {
     func.func @f(%a: f32, %m: memref<4xf32>, %n: index) -> f32 {
       %c0 = arith.constant 0 : index

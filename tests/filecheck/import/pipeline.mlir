@@ -23,7 +23,7 @@
   }) {sym_name = "double"} : () -> ()
 }) : () -> ()
 
-// CHECK:      builtin.module attributes {gpuc.target = "spirv", gpuc.entrypoints = [@double]} {
+// CHECK:      builtin.module attributes {gpuc.target = #gpuc.target<spirv>, gpuc.entrypoints = [@double]} {
 // CHECK-NEXT:   gpuc.func private @twice(%m: !gpuc.ptr<f32, global>, %m_dim0: index, %i: index) helper {
 // CHECK-NEXT:     %v = gpuc.load %m[%i] : !gpuc.ptr<f32, global>
 // CHECK:        gpuc.func @double(%m: !gpuc.ptr<f32, global>, %m_dim0: index) kernel

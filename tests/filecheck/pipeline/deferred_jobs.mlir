@@ -6,7 +6,7 @@
 
 // A deferred call to a helper: no deferred op remains, the call is direct,
 // the materialized helper is private and its unused source is gone.
-// CHECK-LABEL: builtin.module attributes {gpuc.target = "ptx", gpuc.entrypoints = [@kernel]} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>, gpuc.entrypoints = [@kernel]} {
 // CHECK-NEXT:    gpuc.func @kernel(%x: f32, %p: !gpuc.ptr<f32, global>) kernel
 // CHECK-NEXT:      %r = gpuc.call @helper.helper(%x) : (f32) -> f32
 // CHECK-NOT:     deferred
@@ -29,7 +29,7 @@ gpuc.func @helper(%x: f32) -> f32 helper {
 // The mock autodiff generator with its opt-in always_inline flag: the
 // wrapper is gone entirely and the kernel holds its body (a call to the
 // wrapped function's own job).
-// CHECK-LABEL: builtin.module attributes {gpuc.target = "ptx", gpuc.entrypoints = [@kernel]} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>, gpuc.entrypoints = [@kernel]} {
 // CHECK-NEXT:    gpuc.func @kernel(%x: f32, %p: !gpuc.ptr<f32, global>) kernel
 // CHECK-NEXT:      %{{.*}} = gpuc.call @f.helper(%x) : (f32) -> f32
 // CHECK-NOT:     mock_autodiff
@@ -50,7 +50,7 @@ gpuc.func @f(%x: f32) -> f32 helper {
 // -----
 
 // Without the flag the wrapper remains, as a private helper.
-// CHECK-LABEL: builtin.module attributes {gpuc.target = "ptx", gpuc.entrypoints = [@kernel]} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>, gpuc.entrypoints = [@kernel]} {
 // CHECK-NEXT:    gpuc.func @kernel(%x: f32, %p: !gpuc.ptr<f32, global>) kernel
 // CHECK-NEXT:      %r = gpuc.call @f.helper.mock_autodiff(%x) : (f32) -> f32
 // CHECK-NOT:     @f(
@@ -73,12 +73,12 @@ gpuc.func @f(%x: f32) -> f32 helper {
 // A deferred child-kernel launch: the child is a kernel, stays public, is
 // in the entrypoint set and is finalized (the ptx target records its static
 // shared memory) like the parent.
-// CHECK-LABEL: builtin.module attributes {gpuc.target = "ptx", gpuc.entrypoints = [@parent, @child.kernel]} {
-// CHECK-NEXT:    gpuc.func @parent(%p: !gpuc.ptr<f32, global>, %n: index) kernel attributes {gpuc.static_shared_bytes = 0 : i64} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>, gpuc.entrypoints = [@parent, @child.kernel]} {
+// CHECK-NEXT:    gpuc.func @parent(%p: !gpuc.ptr<f32, global>, %n: index) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "parent", cconv = "ptx_kernel", shared = 0>} {
 // CHECK-NEXT:      gpuc.launch @child.kernel grid(%n) block(%n) (%p) : (!gpuc.ptr<f32, global>)
 // CHECK-NOT:     deferred
 // CHECK-NOT:     @child(
-// CHECK:         gpuc.func @child.kernel(%p: !gpuc.ptr<f32, global>) kernel attributes {gpuc.static_shared_bytes = 128 : i64} {
+// CHECK:         gpuc.func @child.kernel(%p: !gpuc.ptr<f32, global>) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "child_$_kernel", cconv = "ptx_kernel", shared = 128>} {
 // CHECK-NOT:     @child(
 gpuc.func @parent(%p: !gpuc.ptr<f32, global>, %n: index) kernel {
   gpuc.deferred_launch @child grid(%n) block(%n) (%p) #gpuc.job<kernel> : (!gpuc.ptr<f32, global>)
@@ -93,7 +93,7 @@ gpuc.func private @child(%p: !gpuc.ptr<f32, global>) helper {
 
 // Two kernels deferring the same (source, configuration): one
 // materialization. A different configuration: a second one.
-// CHECK-LABEL: builtin.module attributes {gpuc.target = "ptx", gpuc.entrypoints = [@k1, @k2]} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>, gpuc.entrypoints = [@k1, @k2]} {
 // CHECK:         gpuc.call @h.helper(%x)
 // CHECK:         gpuc.call @h.helper(%x)
 // CHECK-NEXT:    gpuc.call @h.helper.no_inline(%x)
@@ -119,7 +119,7 @@ gpuc.func @h(%x: f32) -> f32 helper {
 
 // Cycles a -> b -> c -> a and self-recursion terminate, each job
 // materialized once.
-// CHECK-LABEL: builtin.module attributes {gpuc.target = "ptx", gpuc.entrypoints = [@k]} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>, gpuc.entrypoints = [@k]} {
 // CHECK-NEXT:    gpuc.func @k(%x: f32) kernel
 // CHECK-NEXT:      gpuc.call @a.helper(%x)
 // CHECK-NEXT:      gpuc.call @self.helper(%x)
@@ -161,7 +161,7 @@ gpuc.func @self(%x: f32) -> f32 helper {
 // -----
 
 // Unused declarations are removed; used ones stay, as declarations.
-// CHECK-LABEL: builtin.module attributes {gpuc.target = "ptx", gpuc.entrypoints = [@k]} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>, gpuc.entrypoints = [@k]} {
 // CHECK-NOT:     @unused_decl
 // CHECK:         gpuc.func private @used_decl(f32) -> f32 helper
 // CHECK-NOT:     @unused_decl

@@ -5,8 +5,8 @@
 
 // An explicitly exported helper stays public and is not finalized as a
 // kernel: only the kernel of the entrypoint set gets the target's finishing.
-// CHECK-LABEL: builtin.module attributes {gpuc.target = "ptx", gpuc.entrypoints = [@k, @exported]} {
-// CHECK-NEXT:    gpuc.func @k() kernel attributes {gpuc.static_shared_bytes = 0 : i64} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>, gpuc.entrypoints = [@k, @exported]} {
+// CHECK-NEXT:    gpuc.func @k() kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "k", cconv = "ptx_kernel", shared = 0>} {
 // CHECK:         gpuc.func @exported(%x: f32) -> f32 helper {
 // CHECK-NOT:     @unexported
 gpuc.func @k() kernel {
@@ -23,18 +23,18 @@ gpuc.func @unexported(%x: f32) -> f32 helper {
 
 // The entrypoint attribute and the set finalize-kernels visits are the same:
 // each kernel it lists (the child kernel job included) gets the target's
-// finishing (gpuc.static_shared_bytes), and nothing else does: not the
+// finishing (its #gpuc.finalized record), and nothing else does: not the
 // exported helper, not the helper it calls; an unused kernel declaration is
 // neither in the set nor kept.
-// CHECK-LABEL: builtin.module attributes {gpuc.target = "ptx", gpuc.entrypoints = [@k1, @exported, @k2, @child.kernel]} {
-// CHECK-NEXT:    gpuc.func @k1(%p: !gpuc.ptr<f32, global>, %n: index) kernel attributes {gpuc.static_shared_bytes = 0 : i64} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>, gpuc.entrypoints = [@k1, @exported, @k2, @child.kernel]} {
+// CHECK-NEXT:    gpuc.func @k1(%p: !gpuc.ptr<f32, global>, %n: index) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "k1", cconv = "ptx_kernel", shared = 0>} {
 // CHECK-NEXT:      gpuc.launch @child.kernel
 // CHECK:         gpuc.func @exported(%x: f32) -> f32 helper {
 // CHECK:         gpuc.func private @kept(%x: f32) -> f32 helper no_inline {
 // CHECK-NOT:     @kernel_decl
-// CHECK:         gpuc.func @k2(%p: !gpuc.ptr<f32, global>) kernel attributes {gpuc.static_shared_bytes = 16 : i64} {
+// CHECK:         gpuc.func @k2(%p: !gpuc.ptr<f32, global>) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "k2", cconv = "ptx_kernel", shared = 16>} {
 // CHECK-NOT:     @child(
-// CHECK:         gpuc.func @child.kernel(%p: !gpuc.ptr<f32, global>) kernel attributes {gpuc.static_shared_bytes = 32 : i64} {
+// CHECK:         gpuc.func @child.kernel(%p: !gpuc.ptr<f32, global>) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "child_$_kernel", cconv = "ptx_kernel", shared = 32>} {
 // CHECK-NOT:     gpuc.func
 gpuc.func @k1(%p: !gpuc.ptr<f32, global>, %n: index) kernel {
   gpuc.deferred_launch @child grid(%n) block(%n) (%p) #gpuc.job<kernel> : (!gpuc.ptr<f32, global>)

@@ -5,7 +5,7 @@
 
 // The target defaults to the module's gpuc.target. A job found in a library
 // is resolved, linked, privatized; what nothing uses is gone.
-// CHECK-LABEL: builtin.module attributes {gpuc.target = "native", gpuc.entrypoints = [@k, @keep]} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<native>, gpuc.entrypoints = [@k, @keep]} {
 // CHECK-NEXT:    gpuc.func @k(%x: f32, %p: !gpuc.ptr<f32, global>) kernel
 // CHECK-NEXT:      %r = gpuc.call @lib_square.helper(%x) : (f32) -> f32
 // CHECK:         gpuc.func @keep() helper
@@ -14,8 +14,8 @@
 // CHECK:         gpuc.func private @lib_mul(
 // CHECK:         gpuc.func private @lib_tail.helper(
 // CHECK-NOT:     gpuc.func
-// SPIRV: builtin.module attributes {gpuc.target = "spirv", gpuc.entrypoints = [@k]} {
-builtin.module attributes {gpuc.target = "native"} {
+// SPIRV: builtin.module attributes {gpuc.target = #gpuc.target<spirv>, gpuc.entrypoints = [@k]} {
+builtin.module attributes {gpuc.target = #gpuc.target<native>} {
   gpuc.func @k(%x: f32, %p: !gpuc.ptr<f32, global>) kernel {
     %r = gpuc.deferred_call @lib_square(%x) #gpuc.job<helper> : (f32) -> f32
     gpuc.store %r, %p : !gpuc.ptr<f32, global>

@@ -1,16 +1,17 @@
 // verify-target turns what the target cannot express into a diagnostic at the
-// dialect level. The target comes from the option, else from gpuc.target.
-// RUN: gpuc-opt %s --split-input-file --verify-diagnostics -p 'verify-target{target=native}' | FileCheck %s
+// dialect level. The target is the module's gpuc.target (attach-target sets
+// it; a module without one is for the default target, ptx).
+// RUN: gpuc-opt %s --split-input-file --verify-diagnostics -p 'attach-target{target=native},verify-target' | FileCheck %s
 // RUN: gpuc-opt %s --split-input-file --verify-diagnostics -p verify-target | FileCheck %s --check-prefix=MODULE
-// RUN: gpuc-opt %s --split-input-file --verify-diagnostics -p 'verify-target{target=tpu}' | FileCheck %s --check-prefix=UNKNOWN
+// RUN: gpuc-opt %s --split-input-file --verify-diagnostics -p 'attach-target{target=tpu},verify-target' | FileCheck %s --check-prefix=UNKNOWN
 
 // UNKNOWN: error: unknown target 'tpu'; expected one of: ptx, spirv, native
 
 // A device-side launch is fine for ptx (the module's target) but the native
 // target cannot express it.
-// MODULE-LABEL: builtin.module attributes {gpuc.target = "ptx"} {
+// MODULE-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>} {
 // MODULE:         gpuc.launch @child
-builtin.module attributes {gpuc.target = "ptx"} {
+builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>} {
   gpuc.func @parent(%n: index) kernel {
     // CHECK: verify_target.mlir:[[# @LINE + 1]]:5: error: 'gpuc.launch' op launches a kernel from the device, which the native target does not support
     gpuc.launch @child grid(%n) block(%n) () : ()

@@ -1,5 +1,8 @@
-"""The seed's acceptance (issue 4, item 7), checked on the real PTX, SPIR-V and
-LLVM IR that gpuc emits for the examples, as in GPUCompiler.jl PR #928."""
+"""Which functions the PTX, SPIR-V and LLVM IR gpuc emits for the examples
+define, and with what linkage: an always-inline helper leaves only its kernel,
+other helpers stay internal, a child kernel stays a visible entry, and SPIR-V
+rejects child launches and function pointers (the cases of GPUCompiler.jl
+PR #928)."""
 
 from __future__ import annotations
 
