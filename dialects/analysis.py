@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 
 from gpuc.dialects.attrs import FuncPtrType, PtrType
 from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncAddrOp, FuncOp
@@ -44,6 +44,12 @@ STATE_OPS = (
     SharedAllocOp,
 )
 """Ops that read the kernel state on targets without hardware registers for it."""
+
+_FACT_OPS = (CallOp, FuncAddrOp, CallIndirectOp, *STATE_OPS)
+_HAS_FACTS: dict[type[Operation], bool] = {}
+"""Op class -> whether it is one of `_FACT_OPS`: most ops are none of them, and
+one dict hit per op is much cheaper than a chain of isinstance checks (xDSL
+op classes are ABCs)."""
 
 INDIRECT = "<indirect>"
 """Call-graph node standing for every function whose address is taken."""
@@ -133,6 +139,12 @@ def module_facts(module: ModuleOp) -> ModuleFacts:
     allocs: dict[str, list[SharedAllocOp]] = {name: [] for name in funcs}
     for name, func in funcs.items():
         for op in func.walk():
+            kind = type(op)
+            has_facts = _HAS_FACTS.get(kind)
+            if has_facts is None:
+                has_facts = _HAS_FACTS[kind] = issubclass(kind, _FACT_OPS)
+            if not has_facts:
+                continue
             if isinstance(op, CallOp):
                 callees[name].add(op.callee.root_reference.data)
             elif isinstance(op, FuncAddrOp):

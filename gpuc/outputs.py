@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, make_dataclass
 from functools import cache, partial
-from typing import IO, Any, ClassVar, get_type_hints
+from typing import IO, TYPE_CHECKING, Any, ClassVar, get_type_hints
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target as XdslTarget
 
 from gpuc.targets import target_class, target_names
+
+if TYPE_CHECKING:
+    from gpuc.targets.base import Target
 
 LOWERING_OPTIONS: tuple[tuple[str, type, Any], ...] = (
     ("opt_level", int, 3),
@@ -42,10 +45,14 @@ def _emit_listing(self: Any, ctx: Context, module: ModuleOp, output: IO[str]) ->
     output.write(text if isinstance(text, str) else text.decode())
 
 
-@cache
 def output_class(name: str) -> type[XdslTarget]:
     """The `-t` output of registered target `name`."""
-    cls = target_class(name)
+    return _output_of(name, target_class(name))
+
+
+@cache
+def _output_of(name: str, cls: type[Target]) -> type[XdslTarget]:
+    """Made once per (name, class): a name registered again gets a new one."""
     hints = get_type_hints(cls)
     own = [(f.name, hints[f.name], field(default=f.default)) for f in fields(cls)]
     lowering = [(n, t, field(default=d)) for n, t, d in LOWERING_OPTIONS]

@@ -80,7 +80,9 @@ exit:
 """
 
 IDS_SIG = KernelSignature(
-    "ids", (Param("out", "i64", "global"), Param("meta", "i64", "global"))
+    "ids",
+    (Param("out", "i64", "global"), Param("meta", "i64", "global")),
+    symbol=entry_point("ids"),
 )
 
 # bsum(x: ptr<i32>, out: ptr<i32>, n: i32): out[block] = sum of x over the
@@ -167,6 +169,7 @@ def bsum_sig(shared_bytes: int = 4 * 1024) -> KernelSignature:
         (Param("x", "i32", "global"), Param("out", "i32", "global"), Param("n", "i32")),
         uses_barrier=True,
         static_shared_bytes=shared_bytes,
+        symbol=entry_point("bsum"),
     )
 
 
@@ -207,4 +210,5 @@ SCALARS_SIG = KernelSignature(
         Param("e", "index"),
         Param("f", "i16"),
     ),
+    symbol=entry_point("scalars"),
 )

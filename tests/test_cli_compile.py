@@ -87,7 +87,7 @@ def test_print_ir_after_all_dumps_every_pass_then_every_stage() -> None:
     wrapper = "@poly.helper.mock_autodiff.always_inline("
     assert wrapper in ir["privatize"] and wrapper not in ir["inline"]
     assert "@poly(" in ir["inline"] and "@poly(" not in ir["symbol-dce"]
-    shared = "gpuc.static_shared_bytes"
+    shared = "gpuc.finalized"
     assert shared not in ir["symbol-dce"] and shared in ir["finalize-kernels"]
     assert 'define ptx_kernel void @"deferred_inline"(' in ir["translate"]
     assert ".visible .entry deferred_inline(" in ir["emit"]
@@ -110,10 +110,18 @@ def test_no_fp_contract_keeps_multiply_and_add_apart() -> None:
         (("--target", "ptx", "--sm", "70"), "sm_70 is not supported"),
         (
             ("--target", "native", "--sm", "80"),
-            "--sm and --ptx-isa apply to --target ptx only",
+            "--sm applies to --target ptx only",
         ),
+        (
+            ("--target", "spirv", "--ptx-isa", "78"),
+            "--ptx-isa applies to --target ptx only",
+        ),
+        (("--target", "native", "--emit", "spirv-asm"), "choose one of: mlir, llvm"),
         (("-O", "4"), "argument -O: invalid choice"),
-        (("--target", "cuda"), "argument --target: invalid choice"),
+        (
+            ("--target", "cuda"),
+            "unknown target 'cuda'; expected one of: ptx, spirv, native",
+        ),
     ],
 )
 def test_bad_options_are_diagnostics(args: tuple[str, ...], message: str) -> None:

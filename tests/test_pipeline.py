@@ -314,6 +314,7 @@ def test_pass_options_parse_from_a_pipeline_spec() -> None:
             "exports": ("a", "@b"),
             "libraries": ("lib/x.mlir", "y.mlir"),
             "generators": (),
+            "upgrade_foreign": True,
         },
         {"libraries": ("z.mlir",), "generators": ()},
         {"exports": ("c",)},

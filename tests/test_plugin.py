@@ -10,8 +10,11 @@ import json
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from xdsl.parser import Parser
@@ -20,7 +23,14 @@ from xdsl.universe import XDSL_UNIVERSE, Universe
 
 import gpuc.universe as plugin
 from gpuc.context import make_context
-from gpuc.registry import DIALECTS, PASSES, TARGETS
+from gpuc.registry import DIALECTS, PASSES
+from gpuc.targets import (
+    BUILTIN_TARGETS,
+    register_target,
+    target_names,
+    unregister_target,
+)
+from gpuc.targets.native import NativeTarget
 from gpuc.universe import GPUC_UNIVERSE
 
 XDSL_OPT = str(Path(sys.executable).with_name("xdsl-opt"))
@@ -106,18 +116,37 @@ def test_gpuc_registers_no_name_xdsl_has() -> None:
         assert not set(ours) & set(theirs)
 
 
-def test_no_name_clash_once_every_registered_module_exists(
+@dataclass(frozen=True)
+class RenamedNative(NativeTarget):
+    """A target registered in-process: the native target under another name."""
+
+    name: ClassVar[str] = "renamed-native"
+
+
+@pytest.fixture
+def renamed_native() -> Iterator[None]:
+    register_target(RenamedNative)
+    yield
+    unregister_target(RenamedNative.name)
+
+
+@pytest.mark.usefixtures("renamed_native")
+def test_every_registered_target_is_a_t_output_of_the_multiverse(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Each registry entry goes live when its module lands (`llvm` is both a
-    gpuc and an xDSL target name); the multiverse must still load then."""
-    monkeypatch.setattr(plugin, "module_exists", lambda module: True)
-    complete = plugin._universe()
-    assert set(complete.all_passes) == set(PASSES) - set(XDSL_UNIVERSE.all_passes)
-    monkeypatch.setattr(plugin, "GPUC_UNIVERSE", complete)
+    """The `-t` outputs are derived from the target registry, so each
+    registered target (built-in, plugin, or registered in this process) is an
+    xdsl-opt output of its name, and the multiverse still loads: `llvm` is both
+    a gpuc and an xDSL output name, and is left to xDSL."""
+    universe = plugin._universe()
+    assert set(universe.all_passes) == set(PASSES) - set(XDSL_UNIVERSE.all_passes)
+    assert "llvm" in XDSL_UNIVERSE.all_targets and "llvm" not in universe.all_targets
+    monkeypatch.setattr(plugin, "GPUC_UNIVERSE", universe)
     multiverse = Universe.get_multiverse()
-    for name in TARGETS:
+    assert RenamedNative.name in target_names()
+    for name in target_names():
         assert name in multiverse.all_targets
+        assert multiverse.all_targets[name]().name == name
 
 
 def test_registered_passes_are_the_passes_they_name() -> None:
@@ -126,7 +155,9 @@ def test_registered_passes_are_the_passes_they_name() -> None:
         assert issubclass(cls, ModulePass)
         assert cls.name == name
     assert set(GPUC_UNIVERSE.all_passes) <= set(PASSES)
-    assert set(GPUC_UNIVERSE.all_targets) <= set(TARGETS)
+    assert set(GPUC_UNIVERSE.all_targets) == set(target_names())
+    for name, factory in GPUC_UNIVERSE.all_targets.items():
+        assert factory().name == name
     assert GPUC_UNIVERSE.all_dialects["gpuc"]() is make_context().get_dialect("gpuc")
 
 
@@ -167,7 +198,7 @@ def test_importing_the_plugin_imports_nothing_a_factory_names() -> None:
     loaded = set(json.loads(result.stdout))
     named = {
         path.split(":")[0]
-        for table in (DIALECTS, PASSES, TARGETS)
+        for table in (DIALECTS, PASSES, BUILTIN_TARGETS)
         for path in table.values()
         if path.startswith("gpuc.")
     }

@@ -164,7 +164,7 @@ def test_an_array_passed_twice_is_written_back_if_either_is_written(
         ("ptx", {"sm": 90.0}, "sm must be an int such as 90, got 90.0"),
         # The native executor failed at the first launch with a TypeError, the
         # OpenCL one with an AttributeError.
-        ("native", {"device": 0}, "the native executor runs in this process and"),
+        ("native", {"device": 0}, "the native executor takes no device"),
         ("spirv", {"device": 0}, "the spirv executor's device is a fragment of"),
         ("ptx", {"device": "0"}, "the ptx executor's device is a CUDA device"),
     ],

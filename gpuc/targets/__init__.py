@@ -2,7 +2,8 @@
 
 Built-in targets are listed here by `module:Class` and imported on first use;
 other packages add theirs with an entry point in the `gpuc.targets` group
-(`name = "package.module:Class"`), or from Python with `register_target`.
+(`name = "package.module:Class"`), or from Python with `register_target`
+(and take it back with `unregister_target`).
 Everything that offers a choice of target (the CLI's `--target`, `--emit` and
 target flags, xdsl-opt's and gpuc-opt's `-t`, `gpuc.compile`, the executors)
 asks this registry, so a new target is one file and one entry.
@@ -54,7 +55,19 @@ def register_target(cls: type[Target] | str, name: str | None = None) -> None:
         _registered[name] = cls
     else:
         _registered[name or cls.name] = cls
+    _forget_loaded()
+
+
+def unregister_target(name: str) -> None:
+    """Undo `register_target(..., name)` (a name it never bound is left alone)."""
+    _registered.pop(name, None)
+    _forget_loaded()
+
+
+def _forget_loaded() -> None:
+    """Drop the classes and configured targets looked up under the old names."""
     target_class.cache_clear()
+    target_of_attr.cache_clear()
 
 
 @cache
