@@ -211,7 +211,7 @@ def chain_seconds(n: int, tools: dict[str, str], repeat: int) -> dict[str, float
 def growth(times: dict[int, float], small: int, large: int) -> str:
     factor = times[large] / times[small]
     exponent = math.log(factor) / math.log(large / small)
-    return f"t{large}/t{small} = {factor:5.1f}x, exponent {exponent:4.2f}"
+    return f"t{large}/t{small} = {factor:5.2f}x, exponent {exponent:4.2f}"
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ the configured target (a module attribute every pass and the lowering read);
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from enum import auto
 from typing import TypeVar
@@ -272,6 +273,8 @@ class JobAttr(ParametrizedAttribute):
 
 
 OptionValue = int | bool | str
+_BARE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
+"""A target name printed without quotes (anything else is a string literal)."""
 
 
 def _option_attr(value: OptionValue) -> Attribute:
@@ -351,7 +354,11 @@ class TargetAttr(ParametrizedAttribute):
         return (StringAttr(target), DictionaryAttr(options))
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<{self.target.data}")
+        printer.print_string("<")
+        if _BARE_NAME.fullmatch(self.target.data):
+            printer.print_string(self.target.data)
+        else:
+            printer.print_string_literal(self.target.data)
         for key, value in self.options.data.items():
             printer.print_string(f", {key} = ")
             _print_option_value(printer, value)

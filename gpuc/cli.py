@@ -32,17 +32,29 @@ STOP_AFTER = {"mlir": "dialect", "llvm": "optimize"}
 
 def target_flags() -> dict[str, tuple[Field[Any], list[str]]]:
     """Each target option as a flag (`ptx_isa` is `--ptx-isa`): its field and
-    the targets that declare it, from the registry."""
+    the targets that declare it, from the registry. A plugin target that does
+    not load offers no flags (choosing it is the diagnostic)."""
     from dataclasses import fields
 
-    from gpuc.targets import target_class, target_names
-
     flags: dict[str, tuple[Field[Any], list[str]]] = {}
-    for name in target_names():
-        for f in fields(target_class(name)):
+    for name, cls in loadable_targets().items():
+        for f in fields(cls):
             entry = flags.setdefault(f.name, (f, []))
             entry[1].append(name)
     return flags
+
+
+def loadable_targets() -> dict[str, type[Target]]:
+    """The registered targets whose class loads, by name."""
+    from gpuc.targets import BrokenTarget, target_class, target_names
+
+    loaded: dict[str, type[Target]] = {}
+    for name in target_names():
+        try:
+            loaded[name] = target_class(name)
+        except BrokenTarget:
+            continue
+    return loaded
 
 
 def flag_type(cls: type[Target], option: str) -> Callable[[str], object]:
@@ -85,7 +97,9 @@ def arg_parser() -> argparse.ArgumentParser:
             help=f"{', '.join(owners)}: {f.metadata.get('help', option)}",
         )
     emits = {
-        e: None for n in names for e in (*GENERIC_EMITS, *target_class(n).artefacts)
+        e: None
+        for cls in loadable_targets().values()
+        for e in (*GENERIC_EMITS, *cls.artefacts)
     }
     c.add_argument(
         "--emit",
@@ -173,11 +187,11 @@ def diagnostic(error: Exception, input_name: str) -> str | None:
 
 def compile_command(args: argparse.Namespace) -> bytes | str:
     from gpuc.driver import make_options, run
-    from gpuc.targets import UnknownTarget, target_class
+    from gpuc.targets import BrokenTarget, UnknownTarget, target_class
 
     try:
         cls = target_class(args.target)
-    except UnknownTarget as e:
+    except (UnknownTarget, BrokenTarget) as e:
         raise UsageError(f"--target: {e}") from None
     emits = (*GENERIC_EMITS, *cls.artefacts)
     emit = args.emit or cls.artefacts[0]

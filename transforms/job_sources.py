@@ -1,5 +1,5 @@
 """Where a job's function comes from: the module, then libraries, then
-generators (DESIGN.md, "Job sources").
+generators (docs/architecture.md, "The three mechanisms").
 
 A job that names a generator is made by that generator, which receives the
 source's definition when the module or a library has one. Any other job takes
@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.dialects.builtin import FunctionType
 from xdsl.ir import Operation
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import TARGET_ATTR, TargetAttr
 from gpuc.dialects.deferred import DeferredOp
 from gpuc.dialects.functions import FuncOp, fmt_types
-from gpuc.dialects.symbols import build_table, nearest_table, symbol_name
+from gpuc.dialects.symbols import build_table, nearest_table
 from gpuc.generators import Generator, GeneratorError, GeneratorRequest, Generators
 from gpuc.libraries import Library
 from gpuc.transforms.job_table import Job
@@ -46,12 +46,15 @@ def _definition(table: Mapping[str, Operation], name: str) -> FuncOp | None:
 
 
 class JobSources:
-    """Finds the function of a job, in DESIGN.md's order."""
+    """Finds the function of a job: the module, libraries, then generators."""
 
     def __init__(self, libraries: Sequence[Library], generators: Generators):
         self.libraries = list(libraries)
         self.generators = generators
         self._library_tables = [build_table(lib.module) for lib in self.libraries]
+        self._library_places = [
+            {name: i for i, name in enumerate(table)} for table in self._library_tables
+        ]
 
     def find(
         self,
@@ -89,11 +92,15 @@ class JobSources:
         raise OpError(op, self._not_found(job, source))
 
     def dependencies(self, found: Found) -> list[Operation]:
-        """`library_dependencies(found)`, on the library's symbols collected once."""
+        """The library symbols `found.func` references, transitively, in library
+        order. The library's symbols and their order are collected once, so a
+        job costs what it references, not the size of its library."""
         if found.library is None:
             return []
         index = self.libraries.index(found.library)
-        return library_dependencies(found, self._library_tables[index])
+        table, place = self._library_tables[index], self._library_places[index]
+        names = referenced_symbols(found.func, table)
+        return [table[name] for name in sorted(names, key=place.__getitem__)]
 
     def _definition(
         self, name: str, local: Mapping[str, Operation] | None = None
@@ -194,19 +201,11 @@ def check_target(table_op: Operation, found: Found, op: Operation) -> None:
         )
 
 
-def library_dependencies(
-    found: Found, table: Mapping[str, Operation] | None = None
-) -> list[Operation]:
-    """The library symbols `found.func` references, transitively, in library order.
-    A deferred op's source is a job of its own, not a reference to link.
-    `table`: the library's symbols (`build_table`) where the caller keeps them."""
-    if found.library is None:
-        return []
-    module: ModuleOp = found.library.module
-    if table is None:
-        table = build_table(module)
+def referenced_symbols(func: Operation, table: Mapping[str, Operation]) -> set[str]:
+    """The symbols of `table` that `func` references, transitively. A deferred
+    op's source is a job of its own, not a reference to link."""
     seen: set[str] = set()
-    stack: list[Operation] = [found.func]
+    stack: list[Operation] = [func]
     while stack:
         for nested in stack.pop().walk():
             if isinstance(nested, DeferredOp):
@@ -217,9 +216,7 @@ def library_dependencies(
                 if dep is not None and name not in seen:
                     seen.add(name)
                     stack.append(dep)
-    if not seen:
-        return []
-    return [op for op in module.ops if symbol_name(op) in seen]
+    return seen
 
 
 def signature_problem(

@@ -308,9 +308,11 @@ class NativeExecutor:
             module = llvm.parse_assembly(llvm_ir)
             worker_ir = [_SPAWN_IR]
             for name, sig in self.kernels.items():
-                worker_ir.append(_worker_ir(
+                worker_ir.append(
+                    _worker_ir(
                         name, sig.launch_symbol, self._entry_arg_types(module, sig)
-                    ))
+                    )
+                )
             glue = llvm.parse_assembly(
                 f'target triple = "{module.triple}"\n'
                 f'target datalayout = "{module.data_layout}"\n' + "".join(worker_ir)

@@ -42,8 +42,24 @@ ENTRY_POINT_GROUP = "gpuc.targets"
 _registered: dict[str, type[Target] | str] = {}
 
 
+RESERVED_OPTIONS = frozenset(
+    {
+        *("target", "target_options", "opt_level", "exports", "libraries"),
+        *("fp_contract", "validate", "generators"),
+        *("file", "emit", "library", "export", "output", "print_ir_after_all"),
+        *("no_fp_contract", "help", "command"),
+    }
+)
+"""Names no target option may take: the compile options every target shares
+(`gpuc.driver.CompileOptions`) and `gpuc compile`'s own flags."""
+
+
 class UnknownTarget(DiagnosticException):
     """A target name no registry entry binds."""
+
+
+class BrokenTarget(DiagnosticException):
+    """A registry entry that does not load as a usable Target subclass."""
 
 
 def register_target(cls: type[Target] | str, name: str | None = None) -> None:
@@ -101,11 +117,23 @@ def target_class(name: str) -> type[Target]:
         raise UnknownTarget(
             f"unknown target '{name}'; expected one of: {', '.join(target_names())}"
         )
-    cls = _load(entry) if isinstance(entry, str) else entry
+    try:
+        cls = _load(entry) if isinstance(entry, str) else entry
+    except Exception as e:  # a plugin's import error is its own, not gpuc's
+        raise BrokenTarget(
+            f"target '{name}' ({entry}) cannot be loaded: {type(e).__name__}: {e}"
+        ) from None
     if not (isinstance(cls, type) and issubclass(cls, Target)):
-        raise UnknownTarget(
+        raise BrokenTarget(
             f"target '{name}' is registered as {entry!r}, which is not a "
             "gpuc.targets.base.Target subclass"
+        )
+    clashes = sorted(RESERVED_OPTIONS & set(cls.option_names()))
+    if clashes:
+        raise BrokenTarget(
+            f"target '{name}' ({cls.__qualname__}) has option(s) "
+            f"{', '.join(clashes)}, which every target shares (they are compile "
+            "options or gpuc compile flags); rename them"
         )
     return cls
 
@@ -143,7 +171,7 @@ def configured_target(module: ModuleOp) -> Target:
         raise OpError(
             module,
             f"'{TARGET_ATTR}' must be a #gpuc.target<...> attribute, got {attr}; "
-            f'write e.g. {TARGET_ATTR} = #gpuc.target<ptx, sm = 90>',
+            f"write e.g. {TARGET_ATTR} = #gpuc.target<ptx, sm = 90>",
         )
     return target_of_attr(attr)
 
