@@ -11,7 +11,13 @@ config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.excludes = ["examples", "bench", "docs", "build", ".venv", "Inputs"]
 config.environment["PATH"] = os.environ.get("PATH", "")
-for var in ("HOME", "VIRTUAL_ENV", "PYTHONPATH", "OCL_ICD_VENDORS", "OCL_ICD_FILENAMES"):
+for var in (
+    "HOME",
+    "VIRTUAL_ENV",
+    "PYTHONPATH",
+    "OCL_ICD_VENDORS",
+    "OCL_ICD_FILENAMES",
+):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 

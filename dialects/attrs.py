@@ -471,7 +471,7 @@ class FinalizedAttr(ParametrizedAttribute):
                 )
         parser.parse_punctuation(">")
         if "symbol" not in values:
-            parser.raise_error("#gpuc.finalized needs symbol = \"...\"")
+            parser.raise_error('#gpuc.finalized needs symbol = "..."')
         return (
             values["symbol"],
             values.get("cconv", StringAttr("")),

@@ -135,7 +135,7 @@ class _Resolver:
             try:
                 func.verify()
             except VerifyException as e:
-                func.detach()
+                table_op.regions[0].block.detach_op(func)
                 raise OpError(
                     op,
                     f"{found.origin} returned an ill-formed function for job "
