@@ -47,6 +47,7 @@ def signature(info: KernelInfo) -> KernelSignature:
         info.uses_barrier,
         info.static_shared_bytes,
         info.symbol,
+        info.block_size,
     )
 
 

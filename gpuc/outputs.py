@@ -18,7 +18,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target as XdslTarget
 
-from gpuc.targets import target_class, target_names
+from gpuc.targets import DEFAULT_TARGET, target_class, target_names
 
 if TYPE_CHECKING:
     from gpuc.targets.base import Target
@@ -77,7 +77,7 @@ class LLVMOutput(XdslTarget):
     generation gets."""
 
     name: ClassVar[str] = "llvm"
-    target: str = "ptx"
+    target: str = DEFAULT_TARGET
     stage: str = "optimize"
     opt_level: int = 3
     fp_contract: bool = True

@@ -92,6 +92,9 @@ class KernelSignature:
     symbol: str = ""
     """What the kernel is launched by in the artefact (its target's record);
     empty: `name`."""
+    block_size: tuple[int, ...] | None = None
+    """The block the kernel is known to run with (`gpu.known_block_size`):
+    any other is refused, since the compiler may have relied on it."""
 
     @property
     def launch_symbol(self) -> str:
@@ -104,6 +107,7 @@ class KernelSignature:
             "uses_barrier": self.uses_barrier,
             "static_shared_bytes": self.static_shared_bytes,
             "symbol": self.launch_symbol,
+            "block_size": list(self.block_size) if self.block_size else None,
         }
 
     @staticmethod
@@ -114,6 +118,7 @@ class KernelSignature:
             bool(data["uses_barrier"]),
             int(data["static_shared_bytes"]),
             str(data.get("symbol", "")),
+            tuple(data["block_size"]) if data.get("block_size") else None,
         )
 
 
@@ -197,6 +202,12 @@ def check_geometry(
                     f"kernel '{sig.name}': {what}.{axis} = {size} exceeds this "
                     f"executor's limit of {most}"
                 )
+    if sig.block_size is not None and b != tuple(sig.block_size):
+        raise LaunchError(
+            f"kernel '{sig.name}' is compiled for block {tuple(sig.block_size)} "
+            f"(its gpu.known_block_size) and cannot run with block {b}; launch "
+            "it with that block, or drop the attribute"
+        )
     threads = b[0] * b[1] * b[2]
     if threads > limits.max_block_threads:
         raise LaunchError(

@@ -287,5 +287,6 @@ def known_block_size(kernel: FuncOp) -> tuple[int, ...] | None:
 
     attr = kernel.attributes.get(KNOWN_BLOCK_SIZE_ATTR)
     if isinstance(attr, DenseArrayBase):
-        return tuple(int(v) for v in attr.get_values())
+        sizes = tuple(int(v) for v in attr.get_values())
+        return (sizes + (1, 1, 1))[:3]
     return None
