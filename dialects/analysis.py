@@ -22,34 +22,31 @@ from xdsl.ir import Attribute, Operation
 
 from gpuc.dialects.attrs import FuncPtrType, PtrType
 from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncAddrOp, FuncOp
-from gpuc.dialects.index import (
-    BarrierOp,
-    BlockDimOp,
-    BlockIdOp,
-    GlobalIdOp,
-    GridDimOp,
-    LaneIdOp,
-    ThreadIdOp,
-)
+from gpuc.dialects.index import BarrierOp
 from gpuc.dialects.memory import SharedAllocOp
+from gpuc.dialects.traits import ReadsKernelState
 
-STATE_OPS = (
-    ThreadIdOp,
-    BlockIdOp,
-    BlockDimOp,
-    GridDimOp,
-    GlobalIdOp,
-    LaneIdOp,
-    BarrierOp,
-    SharedAllocOp,
-)
-"""Ops that read the kernel state on targets without hardware registers for it."""
+_CALL, _ADDRESS, _INDIRECT_CALL, _STATE = 1, 2, 3, 4
+_KIND: dict[type[Operation], int] = {}
+"""Op class -> what the analysis sees in it (0: nothing; most ops): one dict
+hit per op is much cheaper than a chain of isinstance checks (xDSL op classes
+are ABCs)."""
 
-_FACT_OPS = (CallOp, FuncAddrOp, CallIndirectOp, *STATE_OPS)
-_HAS_FACTS: dict[type[Operation], bool] = {}
-"""Op class -> whether it is one of `_FACT_OPS`: most ops are none of them, and
-one dict hit per op is much cheaper than a chain of isinstance checks (xDSL
-op classes are ABCs)."""
+
+def _kind(cls: type[Operation]) -> int:
+    found = _KIND.get(cls)
+    if found is None:
+        if issubclass(cls, CallOp):
+            found = _CALL
+        elif issubclass(cls, FuncAddrOp):
+            found = _ADDRESS
+        elif issubclass(cls, CallIndirectOp):
+            found = _INDIRECT_CALL
+        else:
+            found = _STATE if cls.has_trait(ReadsKernelState) else 0
+        _KIND[cls] = found
+    return found
+
 
 INDIRECT = "<indirect>"
 """Call-graph node standing for every function whose address is taken."""
@@ -69,7 +66,8 @@ class ModuleFacts:
     barrier: set[str]
     """Functions that reach a barrier."""
     state: set[str]
-    """Functions that read the kernel state (STATE_OPS), maybe through callees."""
+    """Functions that read the kernel state (ops with the ReadsKernelState
+    trait), maybe through callees."""
     shared_offset: dict[SharedAllocOp, int]
     kernel_shared_bytes: dict[str, int]
 
@@ -139,19 +137,18 @@ def module_facts(module: ModuleOp) -> ModuleFacts:
     allocs: dict[str, list[SharedAllocOp]] = {name: [] for name in funcs}
     for name, func in funcs.items():
         for op in func.walk():
-            kind = type(op)
-            has_facts = _HAS_FACTS.get(kind)
-            if has_facts is None:
-                has_facts = _HAS_FACTS[kind] = issubclass(kind, _FACT_OPS)
-            if not has_facts:
+            kind = _kind(type(op))
+            if not kind:
                 continue
-            if isinstance(op, CallOp):
+            if kind == _CALL:
+                assert isinstance(op, CallOp)
                 callees[name].add(op.callee.root_reference.data)
-            elif isinstance(op, FuncAddrOp):
+            elif kind == _ADDRESS:
+                assert isinstance(op, FuncAddrOp)
                 callees[INDIRECT].add(op.callee.root_reference.data)
-            elif isinstance(op, CallIndirectOp):
+            elif kind == _INDIRECT_CALL:
                 callees[name].add(INDIRECT)
-            elif isinstance(op, STATE_OPS):
+            else:
                 state_own.add(name)
                 if isinstance(op, BarrierOp):
                     barrier_own.add(name)

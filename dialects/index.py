@@ -21,6 +21,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from gpuc.dialects.attrs import Dim, DimAttr
 from gpuc.dialects.functions import FUNCTION_OPS
+from gpuc.dialects.traits import ReadsKernelState
 
 
 def require_function_ancestor(op: Operation) -> None:
@@ -38,7 +39,7 @@ class DimIndexOp(IRDLOperation):
 
     dimension = prop_def(DimAttr)
     result = result_def(IndexType)
-    traits = traits_def(NoMemoryEffect())
+    traits = traits_def(NoMemoryEffect(), ReadsKernelState())
     assembly_format = "$dimension attr-dict"
 
     def __init__(self, dimension: Dim):
@@ -91,7 +92,7 @@ class LaneIdOp(IRDLOperation):
 
     name = "gpuc.lane_id"
     result = result_def(IndexType)
-    traits = traits_def(NoMemoryEffect())
+    traits = traits_def(NoMemoryEffect(), ReadsKernelState())
     assembly_format = "attr-dict"
 
     def __init__(self) -> None:
@@ -106,6 +107,7 @@ class BarrierOp(IRDLOperation):
     """Wait for every thread of the block; orders shared and global memory."""
 
     name = "gpuc.barrier"
+    traits = traits_def(ReadsKernelState())
     assembly_format = "attr-dict"
 
     def __init__(self) -> None:

@@ -58,6 +58,7 @@ from gpuc.dialects.attrs import (
     PtrType,
 )
 from gpuc.dialects.index import require_function_ancestor
+from gpuc.dialects.traits import ReadsKernelState
 
 INTEGER_ONLY_ATOMICS = {
     AtomicKind.AND,
@@ -276,6 +277,7 @@ class SharedAllocOp(IRDLOperation):
     """
 
     name = "gpuc.shared_alloc"
+    traits = traits_def(ReadsKernelState())
     count = prop_def(IntegerAttr)
     alignment = opt_prop_def(IntegerAttr)
     result = result_def(PtrType)

@@ -56,6 +56,7 @@ from gpuc.dialects import analysis
 from gpuc.dialects.attrs import FINALIZED_ATTR, AddressSpace, FinalizedAttr
 from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
 from gpuc.dialects.index import require_function_ancestor
+from gpuc.dialects.traits import ReadsKernelState
 from gpuc.driver import compile_module, make_options
 from gpuc.driver import run as run_stages
 from gpuc.generators import Generator, GeneratorRequest
@@ -105,7 +106,7 @@ class LinearThreadIdOp(IRDLOperation):
 
     name = "demo.linear_thread_id"
     result = result_def(IndexType)
-    traits = traits_def(NoMemoryEffect())
+    traits = traits_def(NoMemoryEffect(), ReadsKernelState())
     assembly_format = "attr-dict"
 
     def verify_(self) -> None:
@@ -132,16 +133,6 @@ def translate_linear_thread_id(op: LinearThreadIdOp, fl: FunctionLowering) -> No
     x, y, z = (index(fl, "thread_id", dim) for dim in range(3))
     dx, dy = (index(fl, "block_dim", dim) for dim in range(2))
     fl.set(op, b.add(x, b.mul(dx, b.add(y, b.mul(dy, z)))))
-
-
-@pytest.fixture
-def reads_kernel_state(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`demo.linear_thread_id` among the ops that read the kernel state, as an
-    op of the gpuc dialect is by its entry in `STATE_OPS`."""
-    monkeypatch.setattr(analysis, "STATE_OPS", (*analysis.STATE_OPS, LinearThreadIdOp))
-    # module_facts reads the ops through its own tuple, built at import.
-    monkeypatch.setattr(analysis, "_FACT_OPS", (*analysis._FACT_OPS, LinearThreadIdOp))
-    monkeypatch.setattr(analysis, "_HAS_FACTS", {})
 
 
 CLAMP_KERNEL = """
@@ -228,10 +219,10 @@ def test_new_op_verifier_reports_at_the_op() -> None:
     )
 
 
-@pytest.mark.usefixtures("reads_kernel_state")
 def test_a_state_op_in_a_helper_gets_the_native_state() -> None:
     """On the native target the state is a hidden parameter: every kernel
-    takes it, a helper only if it (transitively) holds an op of STATE_OPS."""
+    takes it, a helper only if it (transitively) holds an op with the
+    ReadsKernelState trait."""
     assert analysis.module_facts(parse_demo(RANKS_KERNEL)).state == {"ranks", "rank"}
     options = make_options("native", {})
     c = run_stages(parse_demo(RANKS_KERNEL), options, stop_after="translate")
@@ -241,6 +232,16 @@ def test_a_state_op_in_a_helper_gets_the_native_state() -> None:
     out = np.full(grid * 16, -1, np.int64)
     mod.launch("ranks", grid=(grid,), block=block, args=(out,))
     assert_equal(out, np.tile(np.arange(16), grid), "ranks")
+
+
+def test_a_state_op_without_the_trait_is_a_diagnostic_on_native(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Were the trait forgotten, the helper would get no state: the native
+    target names the function and the fix instead of crashing."""
+    monkeypatch.setitem(analysis._KIND, LinearThreadIdOp, 0)
+    with pytest.raises(OpError, match="@rank reads the kernel state through an op"):
+        compile_module(parse_demo(RANKS_KERNEL), "native")
 
 
 # 2. A new dialect-level pass -----------------------------------------------

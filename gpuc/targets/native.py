@@ -120,6 +120,13 @@ class NativeTarget(Target):
     def _state_field(self, fl: FunctionLowering, offset: int, ty: ir.Type) -> ir.Value:
         from llvmlite import ir
 
+        if not fl.hidden_args:
+            raise OpError(
+                fl.func,
+                f"@{fl.func.sym_name.data} reads the kernel state through an op "
+                "without the ReadsKernelState trait (dialects/traits.py), so the "
+                "native target did not pass it the state; give that op the trait",
+            )
         state = fl.hidden_args[0]
         address = fl.builder.gep(
             state,
