@@ -36,6 +36,7 @@ from xdsl.ir import (
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 ENTRYPOINTS_ATTR = "gpuc.entrypoints"
@@ -344,10 +345,15 @@ class TargetAttr(ParametrizedAttribute):
         parser.parse_punctuation("<")
         target = parser.parse_optional_identifier()
         if target is None:
-            target = parser.parse_str_literal("target name")
+            target = parser.parse_optional_str_literal()
+        if target is None:
+            parser.raise_error("expected a target name, e.g. #gpuc.target<ptx>")
         options: dict[str, Attribute] = {}
         while parser.parse_optional_punctuation(",") is not None:
-            key = parser.parse_identifier("target option name")
+            pos = parser.pos
+            key = parser.parse_identifier(" (a target option name)")
+            if key in options:
+                parser.raise_error(f"target option '{key}' given twice", pos)
             parser.parse_punctuation("=")
             options[key] = _parse_option_value(parser)
         parser.parse_punctuation(">")
@@ -414,6 +420,26 @@ class FinalizedAttr(ParametrizedAttribute):
             IntAttr(shared),
             ArrayAttr([IntAttr(d) for d in block]) if block is not None else NoneAttr(),
         )
+
+    def verify(self) -> None:
+        if not self.symbol.data:
+            raise VerifyException("#gpuc.finalized needs a non-empty symbol")
+        if self.shared.data < 0:
+            raise VerifyException(
+                f"#gpuc.finalized shared = {self.shared.data}: a size in bytes "
+                "cannot be negative"
+            )
+        block = self.block_size
+        if block is not None and (len(block) != 3 or min(block) < 1):
+            raise VerifyException(
+                f"#gpuc.finalized block = {list(block)}: give x, y and z, each "
+                "at least 1"
+            )
+        if self.has_launch_entry and not self.takes_state:
+            raise VerifyException(
+                "#gpuc.finalized launch_entry without state: a launch entry "
+                "passes the kernel its state"
+            )
 
     @property
     def uses_barrier(self) -> bool:

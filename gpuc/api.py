@@ -16,7 +16,6 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gpuc.runtime.args import KernelSignature, LaunchError, Param
-from gpuc.targets import DEFAULT_TARGET
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -151,22 +150,25 @@ class Module:
 
 def compile(
     source: str | os.PathLike[str] | ModuleOp,
-    target: str = DEFAULT_TARGET,
+    target: str | None = None,
     *,
     device: str | int | None = None,
     **options: Any,
 ) -> Module:
     """Compile `source` (a path, MLIR text or an xDSL module) for `target`
-    (a registered target: `ptx`, the default, `spirv`, `native`, or a
-    plugin's; compiler options as in the CLI) into a
+    (a registered target: `ptx`, `spirv`, `native` or a plugin's; None: the
+    module's `#gpuc.target`, else `ptx`; compiler options as in the CLI) into a
     `Module` whose kernels run on that target's executor. `device` picks the
     executor's device: an OpenCL device name fragment, or a CUDA ordinal."""
     from gpuc.driver import OptionError, compile_module
     from gpuc.runtime import check_device
     from gpuc.targets import UnknownTarget, target_class
 
-    try:
-        check_device(target_class(target), device)
-    except UnknownTarget as e:
-        raise OptionError(str(e)) from None
-    return Module(compile_module(source, target, **options), device)
+    if target is not None:
+        try:
+            check_device(target_class(target), device)
+        except UnknownTarget as e:
+            raise OptionError(str(e)) from None
+    result = compile_module(source, target, **options)
+    check_device(result.target, device)
+    return Module(result, device)

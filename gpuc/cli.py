@@ -84,9 +84,9 @@ def arg_parser() -> argparse.ArgumentParser:
     names = target_names()
     c.add_argument(
         "--target",
-        default=DEFAULT_TARGET,
         metavar="T",
-        help=f"what to compile for: {', '.join(names)} (default {DEFAULT_TARGET})",
+        help=f"what to compile for: {', '.join(names)} (default: the module's "
+        f"#gpuc.target, else {DEFAULT_TARGET})",
     )
     for option, (f, owners) in target_flags().items():
         c.add_argument(
@@ -189,17 +189,13 @@ def compile_command(args: argparse.Namespace) -> bytes | str:
     from gpuc.driver import make_options, run
     from gpuc.targets import BrokenTarget, UnknownTarget, target_class
 
-    try:
-        cls = target_class(args.target)
-    except (UnknownTarget, BrokenTarget) as e:
-        raise UsageError(f"--target: {e}") from None
-    emits = (*GENERIC_EMITS, *cls.artefacts)
-    emit = args.emit or cls.artefacts[0]
-    if emit not in emits:
-        raise UsageError(
-            f"--emit {emit} is not available for --target {args.target}; "
-            f"choose one of: {', '.join(emits)}"
-        )
+    cls: type[Target] | None = None
+    if args.target is not None:
+        try:
+            cls = target_class(args.target)
+        except (UnknownTarget, BrokenTarget) as e:
+            raise UsageError(f"--target: {e}") from None
+        check_emit(cls, args.emit)
     options: dict[str, object] = {
         "opt_level": args.opt_level,
         "exports": tuple(args.export),
@@ -207,27 +203,56 @@ def compile_command(args: argparse.Namespace) -> bytes | str:
         "fp_contract": not args.no_fp_contract,
         "validate": args.validate,
     }
-    for option, (_, owners) in target_flags().items():
-        value = getattr(args, f"target_option_{option}")
-        if value is None:
-            continue
-        if args.target not in owners:
+    flags = target_flags()
+    given = {
+        option: getattr(args, f"target_option_{option}")
+        for option in flags
+        if getattr(args, f"target_option_{option}") is not None
+    }
+    target = args.target
+    if target is None and given:
+        # A target's own flag names its target (`--sm 80` is ptx's).
+        shared = set.intersection(*(set(flags[o][1]) for o in given))
+        if len(shared) != 1:
+            spelled = ", ".join("--" + o.replace("_", "-") for o in given)
+            raise UsageError(f"{spelled}: say which target with --target")
+        target = shared.pop()
+        cls = target_class(target)
+        check_emit(cls, args.emit)
+    for option in given:
+        owners = flags[option][1]
+        if target not in owners:
             flag = "--" + option.replace("_", "-")
             raise UsageError(f"{flag} applies to --target {' or '.join(owners)} only")
-        options[option] = value
+    options.update(given)
     if not os.path.isfile(args.file):
         raise UsageError(f"no such file: {args.file}")
-    stop_after = STOP_AFTER.get(emit, "validate")
+    stop_after = STOP_AFTER.get(args.emit, "validate")
     if args.validate and stop_after != "validate":
         stop_after = "validate"
     c = run(
         args.file,
-        make_options(args.target, options),
+        make_options(target, options),
         stop_after=stop_after,
         after_stage=print_stage if args.print_ir_after_all else None,
         after_pass=print_pass if args.print_ir_after_all else None,
     )
+    emit = check_emit(type(c.target), args.emit)
     return artefact_of(c, emit)
+
+
+def check_emit(cls: type[Target], emit: str | None) -> str:
+    """`emit`, or the target's default artefact; a UsageError if the target
+    cannot emit it."""
+    emits = (*GENERIC_EMITS, *cls.artefacts)
+    if emit is None:
+        return cls.artefacts[0]
+    if emit not in emits:
+        raise UsageError(
+            f"--emit {emit} is not available for --target {cls.name}; "
+            f"choose one of: {', '.join(emits)}"
+        )
+    return emit
 
 
 def artefact_of(c: Compilation, emit: str) -> bytes | str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import ModuleOp
@@ -21,7 +21,13 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from gpuc.dialects.attrs import FINALIZED_ATTR, FinalizedAttr
 from gpuc.dialects.functions import FuncOp
-from gpuc.targets import DEFAULT_TARGET, UnknownTarget, make_target, target_class
+from gpuc.targets import (
+    DEFAULT_TARGET,
+    UnknownTarget,
+    configured_target,
+    make_target,
+    target_class,
+)
 from gpuc.targets.base import Target, target_options
 
 if TYPE_CHECKING:
@@ -75,7 +81,9 @@ class CompileResult:
 class CompileOptions:
     """Everything that decides the output (frozen; `hash` keys a cache)."""
 
-    target: str = DEFAULT_TARGET
+    target: str = ""
+    """The target's name; empty: the module's `#gpuc.target`, else the default
+    target (decided once the module is read)."""
     target_options: tuple[tuple[str, Any], ...] = ()
     """Options of the target's dataclass, e.g. (("sm", 80),)."""
     opt_level: int = 3
@@ -107,25 +115,38 @@ class CompileOptions:
 
 
 GENERAL_OPTIONS = tuple(
-    f.name for f in fields(CompileOptions) if f.name != "target_options"
+    f.name for f in fields(CompileOptions) if f.name not in ("target", "target_options")
 )
 
 
-def make_options(target: str, options: Mapping[str, Any]) -> CompileOptions:
-    """Split keyword options into general ones and the target's own."""
-    try:
-        target_cls = target_class(target)
-    except UnknownTarget as e:
-        raise OptionError(str(e)) from None
-    own = target_options(target_cls, options)
-    general = {k: v for k, v in options.items() if k not in own}
-    unknown = sorted(set(general) - set(GENERAL_OPTIONS))
-    if unknown:
-        accepted = ", ".join([*GENERAL_OPTIONS, *target_cls.option_names()])
-        raise OptionError(
-            f"unknown option(s) {', '.join(unknown)} for target '{target}'; "
-            f"accepted: {accepted}"
-        )
+def make_options(target: str | None, options: Mapping[str, Any]) -> CompileOptions:
+    """Split keyword options into general ones and the target's own. Without a
+    target (None), the module's `#gpuc.target` decides, and only general
+    options may be given."""
+    if target is None:
+        own: dict[str, Any] = {}
+        unknown = sorted(set(options) - set(GENERAL_OPTIONS))
+        if unknown:
+            raise OptionError(
+                f"option(s) {', '.join(unknown)} need a target: name it (e.g. "
+                f"target='{DEFAULT_TARGET}'); general options: "
+                + ", ".join(GENERAL_OPTIONS)
+            )
+        general = dict(options)
+    else:
+        try:
+            target_cls = target_class(target)
+        except UnknownTarget as e:
+            raise OptionError(str(e)) from None
+        own = target_options(target_cls, options)
+        general = {k: v for k, v in options.items() if k not in own}
+        unknown = sorted(set(general) - set(GENERAL_OPTIONS))
+        if unknown:
+            accepted = ", ".join([*GENERAL_OPTIONS, *target_cls.option_names()])
+            raise OptionError(
+                f"unknown option(s) {', '.join(unknown)} for target '{target}'; "
+                f"accepted: {accepted}"
+            )
     check_general_options(general)
     if "generators" in general:
         general["generators"] = tuple(sorted(dict(general["generators"]).items()))
@@ -137,7 +158,7 @@ def make_options(target: str, options: Mapping[str, Any]) -> CompileOptions:
             )
             general[key] = tuple(str(v) for v in general[key])
     return CompileOptions(
-        target=target, target_options=tuple(sorted(own.items())), **general
+        target=target or "", target_options=tuple(sorted(own.items())), **general
     )
 
 
@@ -296,16 +317,38 @@ def _run(
     after_stage: Callable[[str, Compilation], None] | None,
     after_pass: AfterPass | None,
 ) -> Compilation:
-    c = Compilation(options, options.make_target(), source, after_pass=after_pass)
+    module: ModuleOp | None = None
     if start != "parse":
         assert isinstance(source, ModuleOp)
-        c.module = source
+        module = source
+    elif not options.target:
+        module = load_module(source)  # its #gpuc.target is the configuration
+    if options.target:
+        target = options.make_target()
+    else:
+        assert module is not None
+        target = configured_target(module)
+        options = replace(
+            options,
+            target=target.name,
+            target_options=tuple(sorted(target.options().items())),
+        )
+    c = Compilation(options, target, source, after_pass=after_pass)
+    stages = STAGES[STAGES.index(start) : STAGES.index(stop_after) + 1]
+    if start == "parse" and module is not None:
+        c.module = module
+        if after_stage is not None:
+            after_stage("parse", c)
+        stages = stages[1:]
+    elif start != "parse":
+        assert module is not None
+        c.module = module
         if start == "translate":
             from gpuc.context import make_context
             from gpuc.transforms.gpuc_pipeline import lowering_passes, run_passes
 
-            run_passes(make_context(), source, lowering_passes(source, c.target))
-    for name in STAGES[STAGES.index(start) : STAGES.index(stop_after) + 1]:
+            run_passes(make_context(), module, lowering_passes(module, c.target))
+    for name in stages:
         STAGE_FUNCTIONS[name](c)
         if after_stage is not None:
             after_stage(name, c)
@@ -314,12 +357,13 @@ def _run(
 
 def compile_module(
     source: str | os.PathLike[str] | ModuleOp,
-    target: str = DEFAULT_TARGET,
+    target: str | None = None,
     **options: Any,
 ) -> CompileResult:
-    """Compile `source` (a path, MLIR text or an xDSL module) for `target`;
-    options as on the command line: sm, ptx_isa, opt_level, exports, libraries,
-    fp_contract, validate, and generators ({name: Generator})."""
+    """Compile `source` (a path, MLIR text or an xDSL module) for `target`
+    (None: the module's `#gpuc.target`, else `DEFAULT_TARGET`); options as on
+    the command line: sm, ptx_isa, opt_level, exports, libraries, fp_contract,
+    validate, and generators ({name: Generator})."""
     c = run(source, make_options(target, options))
     assert c.module is not None and c.llvm_ir is not None and c.artefact is not None
     return CompileResult(

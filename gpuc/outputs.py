@@ -18,7 +18,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target as XdslTarget
 
-from gpuc.targets import DEFAULT_TARGET, target_class, target_names
+from gpuc.targets import target_class, target_names
 
 if TYPE_CHECKING:
     from gpuc.targets.base import Target
@@ -74,27 +74,34 @@ def _output_of(name: str, cls: type[Target]) -> type[XdslTarget]:
 class LLVMOutput(XdslTarget):
     """LLVM IR for `target` after `stage`: `link` shows the translation as it
     is (verified, before any LLVM pass), `optimize` the IR that code
-    generation gets."""
+    generation gets. `target` is a spec, e.g. `"ptx{sm=80}"`; empty: the
+    module's `#gpuc.target`, else the default target."""
 
     name: ClassVar[str] = "llvm"
-    target: str = DEFAULT_TARGET
+    target: str = ""
     stage: str = "optimize"
     opt_level: int = 3
     fp_contract: bool = True
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        if self.stage not in ("link", "optimize"):
-            from gpuc.driver import OptionError
+        from gpuc.driver import OptionError, make_options, run
+        from gpuc.targets import configured_target, parse_target_spec
 
+        if self.stage not in ("link", "optimize"):
             raise OptionError(f"stage={self.stage}: expected link or optimize")
-        c = _lowered(
-            module,
-            self.target,
-            self.stage,
-            opt_level=self.opt_level,
-            fp_contract=self.fp_contract,
+        target = (
+            parse_target_spec(self.target) if self.target else configured_target(module)
         )
-        output.write(str(c.llvm_module) if self.stage == "link" else c.llvm_ir)
+        options = make_options(
+            target.name,
+            {
+                **target.options(),
+                "opt_level": self.opt_level,
+                "fp_contract": self.fp_contract,
+            },
+        )
+        c = run(module, options, start="translate", stop_after=self.stage)
+        output.write(str(c.llvm_module) if self.stage == "link" else str(c.llvm_ir))
 
 
 def output_factories() -> dict[str, Any]:

@@ -121,7 +121,13 @@ class ModuleLowering:
             *(self.type(t) for t in signature.inputs.data),
         ]
         fnty = ir.FunctionType(results[0] if results else ir.VoidType(), params)
-        fn = ir.Function(self.llvm, fnty, self.target.symbol_name(func.sym_name.data))
+        record = self.records.get(func.sym_name.data)
+        symbol = (
+            record.symbol.data
+            if record is not None and not record.has_launch_entry
+            else self.target.symbol_name(func.sym_name.data)
+        )
+        fn = ir.Function(self.llvm, fnty, symbol)
         if func.visibility != "public" and not func.is_declaration:
             fn.linkage = "internal"
         name = func.sym_name.data
@@ -134,7 +140,6 @@ class ModuleLowering:
             fn.attributes.add(
                 "alwaysinline" if hint.value == "always_inline" else "noinline"
             )
-        record = self.records.get(func.sym_name.data)
         if record is not None:
             fn.calling_convention = record.cconv.data
         elif func.is_kernel:

@@ -214,3 +214,21 @@ def test_unwritable_output_is_a_diagnostic(tmp_path: Path) -> None:
     message = failed(gpuc("compile", SAXPY, "-o", str(out)))
     assert message.startswith(f"gpuc: error: cannot write output file '{out}': ")
     assert "No such file or directory" in message
+
+
+def test_the_module_target_decides_without_target_and_flags_name_theirs(
+    tmp_path: Path,
+) -> None:
+    """No --target: the module's #gpuc.target (else ptx); a target's own flag
+    (--sm) names its target; a --target that disagrees is a diagnostic."""
+    native = tmp_path / "native.mlir"
+    native.write_text(
+        "builtin.module attributes {gpuc.target = #gpuc.target<native>} {\n"
+        "  gpuc.func @k() kernel {\n    gpuc.return\n  }\n}\n"
+    )
+    llvm = gpuc("compile", str(native), "--emit", "llvm")
+    assert llvm.returncode == 0, llvm.stderr.decode()
+    assert b"define void @__gpuc_launch_k(" in llvm.stdout
+    assert "configured for native" in failed(gpuc("compile", str(native), "--sm", "80"))
+    sm80 = gpuc("compile", SAXPY, "--sm", "80")
+    assert sm80.returncode == 0 and b".target sm_80" in sm80.stdout

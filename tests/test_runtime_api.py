@@ -243,3 +243,31 @@ def test_a_known_block_size_is_the_only_block_a_kernel_runs_with(target: str) ->
     assert out.tolist() == [0, 1] * 8
     with pytest.raises(gpuc.LaunchError, match=r"compiled for block \(4, 2, 1\)"):
         mod["fill"][2, 8](out)
+
+
+NATIVE_MODULE = """
+builtin.module attributes {gpuc.target = #gpuc.target<native>} {
+  gpuc.func @ones(%out: !gpuc.ptr<f32, global>) kernel {
+    %i = gpuc.global_id x
+    %one = arith.constant 1.0 : f32
+    gpuc.store %one, %out[%i] : !gpuc.ptr<f32, global>
+    gpuc.return
+  }
+}
+"""
+
+
+def test_the_module_target_is_the_default_and_is_never_overridden() -> None:
+    from xdsl.utils.exceptions import DiagnosticException
+
+    from gpuc.driver import OptionError
+
+    mod = gpuc.compile(NATIVE_MODULE)
+    assert mod.target == "native"
+    out = np.full(8, np.nan, np.float32)
+    mod["ones"][2, 4](out)
+    assert out.tolist() == [1.0] * 8
+    with pytest.raises(DiagnosticException, match="configured for native"):
+        gpuc.compile(NATIVE_MODULE, target="ptx")
+    with pytest.raises(OptionError, match="sm need a target"):
+        gpuc.compile(NATIVE_MODULE, sm=80)

@@ -55,12 +55,13 @@ def run_passes(
 
 
 def lowering_passes(module: ModuleOp, target: Target) -> list[ModulePass]:
-    """What `module` still needs before it is lowered for `target` (the `-t`
-    outputs lower modules as they are): none after gpuc-pipeline ran for that
-    target; else attaching it, an entrypoint set, kernel records, verify-target.
-    A module configured for another target is a diagnostic."""
-    from gpuc.dialects.attrs import ENTRYPOINTS_ATTR, FINALIZED_ATTR, TARGET_ATTR
-    from gpuc.dialects.functions import FuncOp
+    """What `module` gets before it is lowered for `target` by a `-t` output
+    (which lowers modules as it finds them): the target attached if it has
+    none, an entrypoint set if it has none, and always the target's own
+    kernel records and checks (finalize-kernels, verify-target), so that no
+    record another pass or a hand left behind is lowered. A module configured
+    for another target is a diagnostic."""
+    from gpuc.dialects.attrs import ENTRYPOINTS_ATTR, TARGET_ATTR
     from gpuc.targets import configured_target
 
     passes: list[ModulePass] = []
@@ -71,22 +72,13 @@ def lowering_passes(module: ModuleOp, target: Target) -> list[ModulePass]:
                 module,
                 f"the module is configured for {configured.describe()} "
                 f"('{TARGET_ATTR}') but is lowered for {target.describe()}; "
-                "lower it for its own target, or re-run gpuc-pipeline with "
-                f"target={target.spec()}",
+                f"lower it for its own target (-t '{configured.describe()}')",
             )
     else:
         passes.append(AttachTarget(str(target.spec())))
     if ENTRYPOINTS_ATTR not in module.attributes:
         passes.append(ClassifyEntrypoints())
-    if any(
-        isinstance(op, FuncOp)
-        and op.is_kernel
-        and not op.is_declaration
-        and FINALIZED_ATTR not in op.attributes
-        for op in module.ops
-    ):
-        passes += [FinalizeKernels(), VerifyTarget()]
-    return passes
+    return [*passes, FinalizeKernels(), VerifyTarget()]
 
 
 @dataclass(frozen=True)

@@ -173,7 +173,10 @@ def configured_target(module: ModuleOp) -> Target:
             f"'{TARGET_ATTR}' must be a #gpuc.target<...> attribute, got {attr}; "
             f"write e.g. {TARGET_ATTR} = #gpuc.target<ptx, sm = 90>",
         )
-    return target_of_attr(attr)
+    try:
+        return target_of_attr(attr)
+    except DiagnosticException as e:
+        raise OpError(module, f"'{TARGET_ATTR}' {attr}: {e}") from None
 
 
 def parse_target_spec(spec: str) -> Target:

@@ -9,7 +9,7 @@
 
 // CHECK: .target sm_80
 // CHECK: .visible .entry k(
-// OTHER: error: 'builtin.module' op the module is configured for spirv ('gpuc.target') but is lowered for ptx{sm=90}; lower it for its own target, or re-run gpuc-pipeline with target=ptx
+// OTHER: error: 'builtin.module' op the module is configured for spirv ('gpuc.target') but is lowered for ptx{sm=90}; lower it for its own target (-t 'spirv')
 // MLIR: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 80>, gpuc.entrypoints = [@k]} {
 // MLIR: gpuc.func @k(%p: !gpuc.ptr<f32, global>) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "k", cconv = "ptx_kernel", shared = 0>} {
 // RAW: .target sm_90
@@ -20,3 +20,9 @@ gpuc.func @k(%p: !gpuc.ptr<f32, global>) kernel {
   gpuc.store %v, %p : !gpuc.ptr<f32, global>
   gpuc.return
 }
+
+// The LLVM output takes a target spec, or lowers for the module's own target
+// (so a ptx{sm=80} module needs no options repeated).
+// RUN: gpuc-opt %s -p 'gpuc-pipeline{target="ptx{sm=80}"}' -t llvm | FileCheck %s --check-prefix=LLVM
+// RUN: gpuc-opt %s -t 'llvm{target="ptx{sm=80}"}' | FileCheck %s --check-prefix=LLVM
+// LLVM: define ptx_kernel void @k(

@@ -1,9 +1,10 @@
 // gpuc-pipeline: the dialect-level pipeline as one pass; its options are
 // target, exports and libraries (files, quoted).
 // RUN: gpuc-opt %s -p 'gpuc-pipeline{libraries="%S/Inputs/resolve_library.mlir" exports=keep}' | FileCheck %s
-// RUN: gpuc-opt %s -p 'gpuc-pipeline{target=spirv libraries="%S/Inputs/resolve_library.mlir"}' | FileCheck %s --check-prefix=SPIRV
+// RUN: not gpuc-opt %s -p 'gpuc-pipeline{target=spirv libraries="%S/Inputs/resolve_library.mlir"}' 2>&1 | FileCheck %s --check-prefix=SPIRV
 
-// The target defaults to the module's gpuc.target. A job found in a library
+// The target is the module's gpuc.target; one the pass names that disagrees
+// with it is a diagnostic (the target is set once). A job found in a library
 // is resolved, linked, privatized; what nothing uses is gone.
 // CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<native>, gpuc.entrypoints = [@k, @keep]} {
 // CHECK-NEXT:    gpuc.func @k(%x: f32, %p: !gpuc.ptr<f32, global>) kernel
@@ -14,7 +15,7 @@
 // CHECK:         gpuc.func private @lib_mul(
 // CHECK:         gpuc.func private @lib_tail.helper(
 // CHECK-NOT:     gpuc.func
-// SPIRV: builtin.module attributes {gpuc.target = #gpuc.target<spirv>, gpuc.entrypoints = [@k]} {
+// SPIRV: gpuc_pipeline.mlir:[[# @LINE + 1]]:1: error: 'builtin.module' op the module is configured for native ('gpuc.target') and cannot be compiled for spirv
 builtin.module attributes {gpuc.target = #gpuc.target<native>} {
   gpuc.func @k(%x: f32, %p: !gpuc.ptr<f32, global>) kernel {
     %r = gpuc.deferred_call @lib_square(%x) #gpuc.job<helper> : (f32) -> f32

@@ -7,11 +7,11 @@
 
 // UNKNOWN: error: unknown target 'tpu'; expected one of: ptx, spirv, native
 
-// A device-side launch is fine for ptx (the module's target) but the native
-// target cannot express it.
-// MODULE-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>} {
+// A device-side launch is fine for ptx (the default target, that of a module
+// without gpuc.target) but the native target cannot express it.
+// MODULE-LABEL: builtin.module {
 // MODULE:         gpuc.launch @child
-builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>} {
+builtin.module {
   gpuc.func @parent(%n: index) kernel {
     // CHECK: verify_target.mlir:[[# @LINE + 1]]:5: error: 'gpuc.launch' op launches a kernel from the device, which the native target does not support
     gpuc.launch @child grid(%n) block(%n) () : ()
