@@ -27,9 +27,10 @@ import gpuc  # noqa: E402
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("example", choices=sorted(EXAMPLES))
-    parser.add_argument(
-        "--target", default="native", choices=("native", "spirv", "ptx")
-    )
+    from gpuc.targets import target_class, target_names
+
+    runnable = [n for n in target_names() if target_class(n).executor is not None]
+    parser.add_argument("--target", default="native", choices=runnable)
     parser.add_argument("--seed", type=int, default=None)
     args = parser.parse_args(argv)
 

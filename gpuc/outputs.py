@@ -23,10 +23,7 @@ from gpuc.targets import target_class, target_names
 if TYPE_CHECKING:
     from gpuc.targets.base import Target
 
-LOWERING_OPTIONS: tuple[tuple[str, type, Any], ...] = (
-    ("opt_level", int, 3),
-    ("fp_contract", bool, True),
-)
+LOWERING_OPTIONS = ("opt_level", "fp_contract")
 """The compile options every output takes besides its target's."""
 
 
@@ -55,7 +52,13 @@ def _output_of(name: str, cls: type[Target]) -> type[XdslTarget]:
     """Made once per (name, class): a name registered again gets a new one."""
     hints = get_type_hints(cls)
     own = [(f.name, hints[f.name], field(default=f.default)) for f in fields(cls)]
-    lowering = [(n, t, field(default=d)) for n, t, d in LOWERING_OPTIONS]
+    from gpuc.driver import CompileOptions
+
+    lowering = [
+        (f.name, type(f.default), field(default=f.default))
+        for f in fields(CompileOptions)
+        if f.name in LOWERING_OPTIONS
+    ]
     output = make_dataclass(
         f"{cls.__name__}Output",
         [*own, *lowering],

@@ -356,3 +356,14 @@ def test_a_target_option_named_like_a_shared_option_is_refused() -> None:
             target_class("clashing")
     finally:
         unregister_target("clashing")
+
+
+def test_every_gpuc_compile_flag_is_a_reserved_option_name() -> None:
+    """A target option named like a compile flag would collide with it."""
+    from gpuc.cli import arg_parser
+    from gpuc.targets import RESERVED_OPTIONS
+
+    compile_parser = arg_parser()._subparsers._group_actions[0].choices["compile"]  # type: ignore[union-attr]
+    dests = {a.dest for a in compile_parser._actions}
+    own = {d for d in dests if not d.startswith("target_option_")}
+    assert own <= RESERVED_OPTIONS | {"opt_level"}
