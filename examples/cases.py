@@ -336,7 +336,11 @@ EXAMPLES: dict[str, Example] = {
                 {"n": 70001, "block": 32},
             ),
             {"n": 1 << 24, "block": 1},
-            unsupported={"native": DEVICE_LAUNCH, "spirv": DEVICE_LAUNCH},
+            unsupported={
+                "native": DEVICE_LAUNCH,
+                "spirv": DEVICE_LAUNCH,
+                "amdgpu": DEVICE_LAUNCH,
+            },
         ),
     )
 }

@@ -159,7 +159,8 @@ def compile(
     (a registered target: `ptx`, `spirv`, `native` or a plugin's; None: the
     module's `#gpuc.target`, else `ptx`; compiler options as in the CLI) into a
     `Module` whose kernels run on that target's executor. `device` picks the
-    executor's device: an OpenCL device name fragment, or a CUDA ordinal."""
+    executor's device: an OpenCL device name fragment, or a CUDA or HIP
+    ordinal."""
     from gpuc.driver import OptionError, compile_module
     from gpuc.runtime import check_device
     from gpuc.targets import UnknownTarget, target_class

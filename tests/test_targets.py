@@ -183,6 +183,8 @@ gpuc.func @k(%x: !gpuc.ptr<{t}, global>, %v: {t}) kernel {{
             "bits, a power of two: compile with sm_90 or later and PTX ISA 8.3",
         ),
         ("ptx", "i128", {"sm": 80, "ptx_isa": 83}, "ptx (sm_80, PTX ISA 8.3) atomics"),
+        ("amdgpu", "i1", {}, "on i1; amdgpu atomics take integers of 8 to 64 bits"),
+        ("amdgpu", "i128", {}, "on i128; amdgpu atomics take integers of 8 to 64"),
     ],
 )
 def test_atomic_widths_the_target_cannot_do_are_diagnostics(

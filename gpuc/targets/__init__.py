@@ -34,6 +34,7 @@ BUILTIN_TARGETS: dict[str, str] = {
     "ptx": "gpuc.targets.ptx:PTXTarget",
     "spirv": "gpuc.targets.spirv:SPIRVTarget",
     "native": "gpuc.targets.native:NativeTarget",
+    "amdgpu": "gpuc.targets.amdgpu:AMDGPUTarget",
 }
 """Target name -> "module:Target subclass", imported when first asked for."""
 
