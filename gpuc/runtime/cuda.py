@@ -15,19 +15,12 @@ the error says so.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from gpuc.runtime.args import (
-    KernelSignature,
-    LaunchError,
-    Limits,
-    check_launch,
-    find_kernel,
-)
+from gpuc.runtime.args import KernelSignature, LaunchError
+from gpuc.runtime.device import DeviceExecutor, LimitAttributes
 
 # What PTX that launches kernels from the device calls: cudaLaunchDeviceV2 and
 # cudaGetParameterBufferV2, named __cudaCDP2... since CUDA 12.
@@ -124,10 +117,13 @@ def device_sm(ordinal: int = 0) -> int:
     return int(major) * 10 + int(minor)
 
 
-class CudaExecutor:
+class CudaExecutor(DeviceExecutor):
     """Loads one PTX module on one CUDA device and launches its kernels."""
 
-    code_field = "artefact"
+    fault_note = (
+        "a fault inside a kernel leaves this process's CUDA context unusable: "
+        "restart the process"
+    )
 
     def __init__(
         self,
@@ -136,7 +132,7 @@ class CudaExecutor:
         *,
         device: int = 0,
     ) -> None:
-        self.kernels = dict(kernels)
+        super().__init__(kernels)
         self.driver = _driver()
         self.device, self.context = start_driver(device)
         text = ptx.encode() if isinstance(ptx, str) else bytes(ptx)
@@ -146,8 +142,6 @@ class CudaExecutor:
         else:
             image, self._link_state = text + b"\0", None
         self.module = self._load(image)
-        self._functions: dict[str, Any] = {}
-        self._limits: dict[str, Limits] = {}
 
     def _jit_options(self, log: bytearray) -> tuple[list[Any], list[Any]]:
         option = self.driver.CUjit_option
@@ -215,77 +209,66 @@ class CudaExecutor:
             raise LaunchError(f"{error}\n{self._log_text(log)}".rstrip()) from None
         return int(cubin), state
 
-    def function(self, name: str) -> Any:
-        """The CUfunction of kernel `name`."""
-        sig = find_kernel(self.kernels, name)
-        if name not in self._functions:
-            symbol = sig.launch_symbol.encode()
-            self._functions[name] = check(
-                self.driver.cuModuleGetFunction(self.module, symbol),
-                f"finding kernel '{name}' in the PTX (cuModuleGetFunction)",
-            )
-        return self._functions[name]
+    def _find_function(self, name: str, symbol: bytes) -> Any:
+        return check(
+            self.driver.cuModuleGetFunction(self.module, symbol),
+            f"finding kernel '{name}' in the PTX (cuModuleGetFunction)",
+        )
 
-    def limits(self, name: str) -> Limits:
-        if name not in self._limits:
-            attr = self.driver.CUdevice_attribute
-            get: Callable[[Any], int] = lambda a: int(  # noqa: E731
-                check(self.driver.cuDeviceGetAttribute(a, self.device), str(a))
+    def _function_max_threads(self, function: Any) -> int:
+        return int(
+            check(
+                self.driver.cuFuncGetAttribute(
+                    self.driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                    function,
+                ),
+                "cuFuncGetAttribute",
             )
-            per_function = int(
-                check(
-                    self.driver.cuFuncGetAttribute(
-                        self.driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                        self.function(name),
-                    ),
-                    "cuFuncGetAttribute",
-                )
-            )
-            self._limits[name] = Limits(
-                max_block_threads=min(
-                    per_function, get(attr.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
-                ),
-                max_block=(
-                    get(attr.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X),
-                    get(attr.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
-                    get(attr.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z),
-                ),
-                max_grid=(
-                    get(attr.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X),
-                    get(attr.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
-                    get(attr.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z),
-                ),
-                max_shared_bytes=get(
-                    attr.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
-                ),
-            )
-        return self._limits[name]
+        )
 
-    def launch_raw(
-        self,
-        name: str,
-        grid: tuple[int, int, int],
-        block: tuple[int, int, int],
-        values: Sequence[Any],
-        stream: Any = 0,
+    def _limit_attributes(self) -> LimitAttributes:
+        attr = self.driver.CUdevice_attribute
+        return LimitAttributes(
+            max_block_threads=attr.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+            max_block=(
+                attr.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
+                attr.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
+                attr.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z,
+            ),
+            max_grid=(
+                attr.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
+                attr.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+                attr.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z,
+            ),
+            max_shared_bytes=attr.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+        )
+
+    def _device_attribute(self, attribute: Any) -> int:
+        return int(
+            check(
+                self.driver.cuDeviceGetAttribute(attribute, self.device),
+                str(attribute),
+            )
+        )
+
+    def _copy_to_device(self, pointer: int, host: int, nbytes: int, what: str) -> None:
+        check(self.driver.cuMemcpyHtoD(pointer, host, nbytes), what)
+
+    def _copy_from_device(
+        self, host: int, pointer: int, nbytes: int, what: str
     ) -> None:
-        """Launch with already-checked values: numpy scalars, and device
-        pointers as ints for pointer parameters. No copies, no synchronize."""
-        boxes = [
-            np.array([value], np.uint64)
-            if isinstance(value, int)
-            else np.array([value])
-            for value in values
-        ]
-        pointers = np.array([box.ctypes.data for box in boxes], np.uint64)
+        check(self.driver.cuMemcpyDtoH(host, pointer, nbytes), what)
+
+    def _launch_kernel(
+        self, name: str, dims: tuple[int, ...], stream: Any, params: int | None
+    ) -> None:
         check(
             self.driver.cuLaunchKernel(
                 self.function(name),
-                *grid,
-                *block,
+                *dims,
                 0,
-                stream,
-                pointers.ctypes.data if boxes else 0,
+                0 if stream is None else stream,  # 0: the null stream
+                0 if params is None else params,
                 0,
             ),
             f"launching kernel '{name}' (cuLaunchKernel)",
@@ -296,53 +279,14 @@ class CudaExecutor:
         CUDA context is current per thread; Python threads each need it)."""
         check(self.driver.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
 
-    def alloc(self, nbytes: int) -> int:
-        self.make_current()
-        return int(check(self.driver.cuMemAlloc(max(1, nbytes)), "cuMemAlloc"))
+    def _alloc(self, nbytes: int) -> int:
+        return int(check(self.driver.cuMemAlloc(nbytes), "cuMemAlloc"))
 
     def free(self, pointer: int) -> None:
         check(self.driver.cuMemFree(pointer), "cuMemFree")
 
-    def synchronize(self, what: str) -> None:
-        try:
-            check(self.driver.cuCtxSynchronize(), what)
-        except LaunchError as error:
-            raise LaunchError(
-                f"{error} (a fault inside a kernel leaves this process's CUDA "
-                "context unusable: restart the process)"
-            ) from None
-
-    def launch(
-        self, name: str, grid: object, block: object, args: Sequence[object]
-    ) -> None:
-        self.make_current()
-        launch = check_launch(self.kernels, name, grid, block, args, self.limits)
-        driver = self.driver
-        pointers: dict[int, int] = {}
-        try:
-            for param, array in launch.arrays():
-                if id(array) in pointers:  # passed twice: one buffer, aliased
-                    continue
-                pointers[id(array)] = pointer = self.alloc(array.nbytes)
-                if array.nbytes:
-                    check(
-                        driver.cuMemcpyHtoD(pointer, array.ctypes.data, array.nbytes),
-                        f"copying argument '{param.name}' to the device",
-                    )
-            values = [pointers.get(id(v), v) for v in launch.values]
-            self.launch_raw(name, launch.grid, launch.block, values)
-            self.synchronize(f"running kernel '{name}'")
-            for param, array in launch.arrays():
-                if param.written and array.nbytes:
-                    check(
-                        driver.cuMemcpyDtoH(
-                            array.ctypes.data, pointers[id(array)], array.nbytes
-                        ),
-                        f"copying argument '{param.name}' back from the device",
-                    )
-        finally:
-            for pointer in pointers.values():
-                driver.cuMemFree(pointer)
+    def _synchronize(self, what: str) -> None:
+        check(self.driver.cuCtxSynchronize(), what)
 
     def close(self) -> None:
         if self._link_state is not None:

@@ -13,18 +13,11 @@ Every HIP error becomes a `LaunchError` with the error's name and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
-from gpuc.runtime.args import (
-    KernelSignature,
-    LaunchError,
-    Limits,
-    check_launch,
-    find_kernel,
-)
+from gpuc.runtime.args import KernelSignature, LaunchError
+from gpuc.runtime.device import DeviceExecutor, LimitAttributes
 
 
 def _runtime() -> Any:
@@ -82,10 +75,13 @@ def device_arch(ordinal: int = 0) -> str:
     return text.split(":", 1)[0]  # gfx90a:sramecc+:xnack- names target features
 
 
-class HipExecutor:
+class HipExecutor(DeviceExecutor):
     """Loads one HSA code object on one HIP device and launches its kernels."""
 
-    code_field = "artefact"
+    fault_note = (
+        "a fault inside a kernel may leave this process's HIP runtime unusable: "
+        "restart the process"
+    )
 
     def __init__(
         self,
@@ -94,7 +90,7 @@ class HipExecutor:
         *,
         device: int = 0,
     ) -> None:
-        self.kernels = dict(kernels)
+        super().__init__(kernels)
         self.hip = _runtime()
         self.device = start_runtime(device)
         self._image = bytes(code)  # alive as long as the module, to be safe
@@ -102,81 +98,66 @@ class HipExecutor:
             self.hip.hipModuleLoadData(self._image),
             "loading gpuc's code object (hipModuleLoadData)",
         )
-        self._functions: dict[str, Any] = {}
-        self._limits: dict[str, Limits] = {}
 
-    def function(self, name: str) -> Any:
-        """The hipFunction_t of kernel `name`."""
-        sig = find_kernel(self.kernels, name)
-        if name not in self._functions:
-            self.make_current()
-            symbol = sig.launch_symbol.encode()
-            self._functions[name] = check(
-                self.hip.hipModuleGetFunction(self.module, symbol),
-                f"finding kernel '{name}' in the code object (hipModuleGetFunction)",
-            )
-        return self._functions[name]
+    def _find_function(self, name: str, symbol: bytes) -> Any:
+        self.make_current()
+        return check(
+            self.hip.hipModuleGetFunction(self.module, symbol),
+            f"finding kernel '{name}' in the code object (hipModuleGetFunction)",
+        )
 
-    def limits(self, name: str) -> Limits:
-        if name not in self._limits:
-            hip = self.hip
-            attr = hip.hipDeviceAttribute_t
-            get: Callable[[Any], int] = lambda a: int(  # noqa: E731
-                check(hip.hipDeviceGetAttribute(a, self.device), str(a))
-            )
-            per_function = int(
-                check(
-                    hip.hipFuncGetAttribute(
-                        hip.hipFunction_attribute.HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                        self.function(name),
-                    ),
-                    "hipFuncGetAttribute",
-                )
-            )
-            self._limits[name] = Limits(
-                max_block_threads=min(
-                    per_function, get(attr.hipDeviceAttributeMaxThreadsPerBlock)
+    def _function_max_threads(self, function: Any) -> int:
+        hip = self.hip
+        return int(
+            check(
+                hip.hipFuncGetAttribute(
+                    hip.hipFunction_attribute.HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                    function,
                 ),
-                max_block=(
-                    get(attr.hipDeviceAttributeMaxBlockDimX),
-                    get(attr.hipDeviceAttributeMaxBlockDimY),
-                    get(attr.hipDeviceAttributeMaxBlockDimZ),
-                ),
-                max_grid=(
-                    get(attr.hipDeviceAttributeMaxGridDimX),
-                    get(attr.hipDeviceAttributeMaxGridDimY),
-                    get(attr.hipDeviceAttributeMaxGridDimZ),
-                ),
-                max_shared_bytes=get(attr.hipDeviceAttributeMaxSharedMemoryPerBlock),
+                "hipFuncGetAttribute",
             )
-        return self._limits[name]
+        )
 
-    def launch_raw(
-        self,
-        name: str,
-        grid: tuple[int, int, int],
-        block: tuple[int, int, int],
-        values: Sequence[Any],
-        stream: Any = None,
+    def _limit_attributes(self) -> LimitAttributes:
+        attr = self.hip.hipDeviceAttribute_t
+        return LimitAttributes(
+            max_block_threads=attr.hipDeviceAttributeMaxThreadsPerBlock,
+            max_block=(
+                attr.hipDeviceAttributeMaxBlockDimX,
+                attr.hipDeviceAttributeMaxBlockDimY,
+                attr.hipDeviceAttributeMaxBlockDimZ,
+            ),
+            max_grid=(
+                attr.hipDeviceAttributeMaxGridDimX,
+                attr.hipDeviceAttributeMaxGridDimY,
+                attr.hipDeviceAttributeMaxGridDimZ,
+            ),
+            max_shared_bytes=attr.hipDeviceAttributeMaxSharedMemoryPerBlock,
+        )
+
+    def _device_attribute(self, attribute: Any) -> int:
+        return int(
+            check(
+                self.hip.hipDeviceGetAttribute(attribute, self.device), str(attribute)
+            )
+        )
+
+    def _copy_to_device(self, pointer: int, host: int, nbytes: int, what: str) -> None:
+        kind = self.hip.hipMemcpyKind.hipMemcpyHostToDevice
+        check(self.hip.hipMemcpy(pointer, host, nbytes, kind), what)
+
+    def _copy_from_device(
+        self, host: int, pointer: int, nbytes: int, what: str
     ) -> None:
-        """Launch with already-checked values: numpy scalars, and device
-        pointers as ints for pointer parameters. No copies, no synchronize."""
-        boxes = [
-            np.array([value], np.uint64)
-            if isinstance(value, int)
-            else np.array([value])
-            for value in values
-        ]
-        pointers = np.array([box.ctypes.data for box in boxes], np.uint64)
+        kind = self.hip.hipMemcpyKind.hipMemcpyDeviceToHost
+        check(self.hip.hipMemcpy(host, pointer, nbytes, kind), what)
+
+    def _launch_kernel(
+        self, name: str, dims: tuple[int, ...], stream: Any, params: int | None
+    ) -> None:
         check(
             self.hip.hipModuleLaunchKernel(
-                self.function(name),
-                *grid,
-                *block,
-                0,
-                stream,
-                int(pointers.ctypes.data) if boxes else None,
-                None,
+                self.function(name), *dims, 0, stream, params, None
             ),
             f"launching kernel '{name}' (hipModuleLaunchKernel)",
         )
@@ -186,62 +167,14 @@ class HipExecutor:
         current device is per thread; Python threads each need it)."""
         check(self.hip.hipSetDevice(self.device), "hipSetDevice")
 
-    def alloc(self, nbytes: int) -> int:
-        self.make_current()
-        return int(check(self.hip.hipMalloc(max(1, nbytes)), "hipMalloc"))
+    def _alloc(self, nbytes: int) -> int:
+        return int(check(self.hip.hipMalloc(nbytes), "hipMalloc"))
 
     def free(self, pointer: int) -> None:
         check(self.hip.hipFree(pointer), "hipFree")
 
-    def synchronize(self, what: str) -> None:
-        try:
-            check(self.hip.hipDeviceSynchronize(), what)
-        except LaunchError as error:
-            raise LaunchError(
-                f"{error} (a fault inside a kernel may leave this process's HIP "
-                "runtime unusable: restart the process)"
-            ) from None
-
-    def launch(
-        self, name: str, grid: object, block: object, args: Sequence[object]
-    ) -> None:
-        self.make_current()
-        launch = check_launch(self.kernels, name, grid, block, args, self.limits)
-        hip = self.hip
-        kind = hip.hipMemcpyKind
-        pointers: dict[int, int] = {}
-        try:
-            for param, array in launch.arrays():
-                if id(array) in pointers:  # passed twice: one buffer, aliased
-                    continue
-                pointers[id(array)] = pointer = self.alloc(array.nbytes)
-                if array.nbytes:
-                    check(
-                        hip.hipMemcpy(
-                            pointer,
-                            array.ctypes.data,
-                            array.nbytes,
-                            kind.hipMemcpyHostToDevice,
-                        ),
-                        f"copying argument '{param.name}' to the device",
-                    )
-            values = [pointers.get(id(v), v) for v in launch.values]
-            self.launch_raw(name, launch.grid, launch.block, values)
-            self.synchronize(f"running kernel '{name}'")
-            for param, array in launch.arrays():
-                if param.written and array.nbytes:
-                    check(
-                        hip.hipMemcpy(
-                            array.ctypes.data,
-                            pointers[id(array)],
-                            array.nbytes,
-                            kind.hipMemcpyDeviceToHost,
-                        ),
-                        f"copying argument '{param.name}' back from the device",
-                    )
-        finally:
-            for pointer in pointers.values():
-                hip.hipFree(pointer)
+    def _synchronize(self, what: str) -> None:
+        check(self.hip.hipDeviceSynchronize(), what)
 
     def close(self) -> None:
         if self.module is not None:
