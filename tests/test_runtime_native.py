@@ -261,3 +261,73 @@ def test_documented_abi_is_the_abi_table() -> None:
         ]
         for layout in (STATE, LAUNCH)
     ]
+
+
+UNDEFINED_HELPER = """
+gpuc.func private @{name}(f32) -> f32 helper
+gpuc.func @k(%p: !gpuc.ptr<f32, global>) kernel {{
+  %v = gpuc.load %p : !gpuc.ptr<f32, global>
+  %r = gpuc.call @{name}(%v) : (f32) -> f32
+  gpuc.store %r, %p : !gpuc.ptr<f32, global>
+  gpuc.return
+}}
+"""
+
+
+def test_a_helper_defined_nowhere_is_a_compile_time_diagnostic() -> None:
+    """It used to compile and then crash the process at launch (a call to
+    address 0); a declaration the process does define (libm's sqrtf) runs."""
+    import gpuc
+    from gpuc.diagnostics import OpError
+
+    with pytest.raises(OpError, match="uses @nowhere, which is declared but defined"):
+        gpuc.compile(UNDEFINED_HELPER.format(name="nowhere"), target="native")
+    mod = gpuc.compile(UNDEFINED_HELPER.format(name="sqrtf"), target="native")
+    x = np.array([4.0], np.float32)
+    mod["k"][1, 1](x)
+    assert x.tolist() == [2.0]
+
+
+I128_DIVISION = """
+gpuc.func @k(%p: !gpuc.ptr<i64, global>, %a: i64, %b: i64) kernel {
+  %x = arith.extsi %a : i64 to i128
+  %y = arith.extsi %b : i64 to i128
+  %big = arith.muli %x, %x : i128
+  %q = arith.divsi %big, %y : i128
+  %r = arith.remsi %big, %y : i128
+  %uq = arith.divui %big, %y : i128
+  %q64 = arith.trunci %q : i128 to i64
+  %r64 = arith.trunci %r : i128 to i64
+  %uq64 = arith.trunci %uq : i128 to i64
+  gpuc.store %q64, %p[%c0] : !gpuc.ptr<i64, global>
+  gpuc.store %r64, %p[%c1] : !gpuc.ptr<i64, global>
+  gpuc.store %uq64, %p[%c2] : !gpuc.ptr<i64, global>
+  gpuc.return
+}
+"""
+
+
+def test_i128_division_runs_on_native() -> None:
+    """LLVM calls the compiler runtime (`__divti3`, ...) for i128 division,
+    which the JIT did not link: the launch segfaulted."""
+    import gpuc
+
+    text = I128_DIVISION.replace(
+        "  %x = arith.extsi",
+        "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
+        "  %c2 = arith.constant 2 : index\n  %x = arith.extsi",
+        1,
+    )
+    mod = gpuc.compile(text, target="native")
+    rng = np.random.default_rng()
+    for _ in range(5):
+        a = int(rng.integers(-(2**62), 2**62))
+        b = int(rng.integers(1, 2**40)) * (1 if rng.random() < 0.5 else -1)
+        out = np.full(3, -1, np.int64)
+        mod["k"][1, 1](out, np.int64(a), np.int64(b))
+        big = a * a
+        q = abs(big) // abs(b) * (1 if (big >= 0) == (b > 0) else -1)
+        r = big - q * b
+        uq = big // (b % 2**128)
+        wrap = lambda v: (v + 2**63) % 2**64 - 2**63  # noqa: E731
+        assert out.tolist() == [wrap(q), wrap(r), wrap(uq)], (a, b)

@@ -141,6 +141,21 @@ out:
 """
 
 
+def _load_compiler_runtime(llvm: Any) -> None:
+    """LLVM lowers some operations to calls into the compiler's runtime
+    library (i128 division and remainder: `__divti3`, `__modti3`, ...), which
+    a JIT does not link; libgcc_s, present wherever glibc is, defines them."""
+    import ctypes.util
+
+    for name in (ctypes.util.find_library("gcc_s"), "libgcc_s.so.1"):
+        if name:
+            try:
+                llvm.load_library_permanently(name)
+                return
+            except RuntimeError:
+                continue
+
+
 def _worker_ir(kernel: str, entry: str, arg_types: Sequence[str]) -> str:
     """A pthread start routine that waits at the gate, unpacks the argument
     slots and calls the kernel's launch entry `entry` with its record."""
@@ -305,6 +320,7 @@ class NativeExecutor:
             for name in _PTHREAD_FUNCTIONS:
                 address = ctypes.cast(getattr(self._libc, name), ctypes.c_void_p).value
                 llvm.add_symbol(name, address)
+            _load_compiler_runtime(llvm)
             module = llvm.parse_assembly(llvm_ir)
             worker_ir = [_SPAWN_IR]
             for name, sig in self.kernels.items():

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace, FinalizedAttr
-from gpuc.dialects.functions import FuncAddrOp, FuncOp, LaunchOp
+from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp, LaunchOp
 from gpuc.targets.base import Target, known_block_size
 from gpuc.targets.native_abi import LAUNCH, STATE, WARP, entry_point
 from gpuc.targets.thread_guards import ThreadGuard, thread_guards
@@ -55,10 +55,17 @@ class NativeTarget(Target):
 
         super().verify_module(module)
         facts = module_facts(module)
+        declared = {
+            op.sym_name.data
+            for op in module.ops
+            if isinstance(op, FuncOp) and op.is_declaration
+        }
         for func in module.ops:
             if not isinstance(func, FuncOp):
                 continue
             for op in func.walk():
+                if isinstance(op, CallOp | FuncAddrOp):
+                    check_resolvable(op, op.callee.root_reference.data, declared)
                 if isinstance(op, LaunchOp):
                     raise OpError(
                         op,
@@ -188,6 +195,25 @@ class NativeTarget(Target):
             assert c.machine is not None and c.llvm_module is not None
             return str(c.machine.emit_assembly(c.llvm_module))
         return super().render(kind, c)
+
+
+def check_resolvable(op: Operation, callee: str, declared: set[str]) -> None:
+    """A declared function the JIT cannot find in this process (nothing in the
+    module, the libraries or the loaded shared libraries defines it) would be
+    a jump to address 0 at launch: a diagnostic instead, naming it."""
+    import ctypes
+
+    if callee not in declared:
+        return
+    try:
+        getattr(ctypes.CDLL(None), callee)
+    except AttributeError:
+        raise OpError(
+            op,
+            f"uses @{callee}, which is declared but defined nowhere: the native "
+            f"target runs in this process and no loaded library has '{callee}'; "
+            "define it in the module or in a library (--library)",
+        ) from None
 
 
 def _callee(pointer: ir.Value, fnty: ir.FunctionType) -> ir.Value:
