@@ -8,13 +8,24 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["compile", "Module", "Kernel", "LaunchError"]
+__all__ = [
+    "compile",
+    "Module",
+    "Kernel",
+    "LaunchError",
+    "UnknownKernel",
+    "OptionError",
+    "SourceParseError",
+]
 
 _LAZY = {
     "compile": "gpuc.api:compile",
     "Module": "gpuc.api:Module",
     "Kernel": "gpuc.api:Kernel",
     "LaunchError": "gpuc.runtime.args:LaunchError",
+    "UnknownKernel": "gpuc.api:UnknownKernel",
+    "OptionError": "gpuc.driver:OptionError",
+    "SourceParseError": "gpuc.diagnostics:SourceParseError",
 }
 
 

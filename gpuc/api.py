@@ -50,6 +50,14 @@ def signature(info: KernelInfo) -> KernelSignature:
     )
 
 
+class UnknownKernel(LaunchError, KeyError):
+    """A kernel name the module does not have, from `mod.launch` or `mod[name]`:
+    a LaunchError, and a KeyError as a missing key of a mapping is."""
+
+    def __str__(self) -> str:
+        return BaseException.__str__(self)  # KeyError's quotes the message
+
+
 class Kernel:
     """One kernel of a compiled module; `kernel[grid, block](*args)` launches it."""
 
@@ -123,20 +131,19 @@ class Module:
     ) -> None:
         """Run kernel `name` on `grid` blocks of `block` threads; numpy arrays
         in `args` are passed by reference and hold the results afterwards."""
-        if name not in self.signatures:
-            known = ", ".join(sorted(self.signatures)) or "none"
-            raise LaunchError(
-                f"no kernel named '{name}' in this module (kernels: {known})"
-            )
+        self._check_kernel(name)
         self.executor.launch(name, grid, block, args)
 
     def __getitem__(self, name: str) -> Kernel:
+        self._check_kernel(name)
+        return Kernel(self, name)
+
+    def _check_kernel(self, name: str) -> None:
         if name not in self.signatures:
             known = ", ".join(sorted(self.signatures)) or "none"
-            raise KeyError(
+            raise UnknownKernel(
                 f"no kernel named '{name}' in this module (kernels: {known})"
             )
-        return Kernel(self, name)
 
     def __contains__(self, name: object) -> bool:
         return name in self.signatures

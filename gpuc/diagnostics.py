@@ -254,6 +254,19 @@ def format_parse_error(error: ParseError, line_offset: int = 0) -> str:
     return text
 
 
+class SourceParseError(ParseError, DiagnosticException):
+    """MLIR text that does not parse, as `gpuc.compile` raises it: xDSL's
+    ParseError (its `span` and `msg`) that is also a DiagnosticException, like
+    gpuc's other diagnostics; `str()` is the located diagnostic."""
+
+    def __init__(self, error: ParseError) -> None:
+        super().__init__(error.span, error.msg)
+        self.text = format_parse_error(error)
+
+    def __str__(self) -> str:
+        return self.text
+
+
 def first_failure(op: Operation) -> tuple[Operation, Exception] | None:
     """The op xDSL's verifier would fail on first (innermost first), and why.
 

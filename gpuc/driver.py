@@ -363,8 +363,18 @@ def compile_module(
     """Compile `source` (a path, MLIR text or an xDSL module) for `target`
     (None: the module's `#gpuc.target`, else `DEFAULT_TARGET`); options as on
     the command line: sm, ptx_isa, opt_level, exports, libraries, fp_contract,
-    validate, and generators ({name: Generator})."""
-    c = run(source, make_options(target, options))
+    validate, and generators ({name: Generator}). A module is not changed: a
+    copy is compiled. Text that does not parse is a SourceParseError."""
+    from xdsl.utils.exceptions import ParseError
+
+    from gpuc.diagnostics import SourceParseError
+
+    if isinstance(source, ModuleOp):
+        source = source.clone()
+    try:
+        c = run(source, make_options(target, options))
+    except ParseError as e:
+        raise SourceParseError(e) from None
     assert c.module is not None and c.llvm_ir is not None and c.artefact is not None
     return CompileResult(
         c.target, c.module, c.llvm_ir, c.artefact, kernel_infos(c.module)
@@ -410,6 +420,12 @@ def load_module(source: str | os.PathLike[str] | ModuleOp) -> ModuleOp:
         upgrade_foreign_ops(source)
         verify_located(source)
         return source
+    if not isinstance(source, str | os.PathLike):
+        raise OptionError(
+            "the source to compile must be a path (str or os.PathLike), MLIR "
+            f"text (str) or an xDSL ModuleOp, got {type(source).__name__}"
+            + (": decode the bytes to text first" if isinstance(source, bytes) else "")
+        )
     if isinstance(source, os.PathLike) or (
         "\n" not in source and (source.endswith(".mlir") or os.path.exists(source))
     ):

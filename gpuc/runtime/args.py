@@ -11,6 +11,7 @@ from saved PTX on machines where the compiler itself is not installed.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -308,14 +309,27 @@ def _int_arg(kernel: str, param: Param, position: int, value: object) -> Any:
 
 
 def _float_arg(kernel: str, param: Param, position: int, value: object) -> Any:
+    where = _where(kernel, param, position)
     if isinstance(value, bool | np.bool_) or not isinstance(
         value, int | float | np.integer | np.floating
     ):
         raise LaunchError(
-            f"{_where(kernel, param, position)} must be a real number, "
-            f"got {type(value).__name__} {value!r}"
+            f"{where} must be a real number, got {type(value).__name__} {value!r}"
         )
-    return param.dtype.type(value)
+    try:
+        with np.errstate(over="ignore"):
+            converted = param.dtype.type(value)
+    except OverflowError:  # an int beyond every float
+        converted = None
+    # inf and nan pass as they are; a finite value must not become one.
+    if converted is not None and (np.isfinite(converted) or not math.isfinite(value)):
+        return converted
+    digits = len(str(value))
+    shown = value if digits <= 40 else f"an int of {digits} digits"
+    raise LaunchError(
+        f"{where} = {shown} is beyond the range of {param.type_name} (largest "
+        f"finite value: {np.finfo(param.dtype).max!s}); pass a value within it, or inf"
+    )
 
 
 def check_args(sig: KernelSignature, args: Iterable[object]) -> list[Any]:
