@@ -10,14 +10,18 @@ process (`LLVM ERROR`) on IR it cannot express, so `verify_module` rejects all
 of that first: device-side launches, function pointers, recursion, atomics on
 types OpenCL has none for, kernel pointer parameters OpenCL forbids. Float
 atomic add uses SPV_EXT_shader_atomic_float_add (enabled); float atomic
-min/max become compare-exchange loops. Code generation
+min/max become compare-exchange loops. Constant byte offsets from a global are
+hidden from the back-end's combiner before emission (`freeze_global_byte_offsets`),
+which miscompiles them. Code generation
 runs in a forked child: LLVM 22's back-end carries state from one module into
 the next, which made the output change between compiles of the same input.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import (
@@ -187,7 +191,15 @@ class SPIRVTarget(Target):
     def emit(self, module: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes:
         # In a child process: LLVM 22's SPIR-V back-end leaks state from one
         # module into the next (see `in_child_process`).
+        from llvmlite import binding as llvm
+
         from gpuc.lowering.llvm import in_child_process
+
+        text = str(module)
+        rewritten = freeze_global_byte_offsets(text)
+        if rewritten != text:
+            module = llvm.parse_assembly(rewritten)
+            module.verify()
 
         binary = in_child_process(
             lambda: bytes(tm.emit_object(module)), "SPIR-V emission"
@@ -263,3 +275,91 @@ def check_op(op: Operation) -> None:
                 f"uses {ty}; SPIR-V for OpenCL has i1, i8, i16, i32 and "
                 "i64 only: widen it",
             )
+
+
+GLOBAL = r'@(?:[-\w.$]+|"[^"]*")'
+POINTER = r"ptr(?: addrspace\(\d+\))?"
+BYTE_OFFSET_EXPR = re.compile(
+    rf"getelementptr((?: \w+)*) \(i8, ({POINTER}) ({GLOBAL}), i64 (-?\d+)\)"
+)
+"""A constant expression: a constant byte offset from a global."""
+BYTE_OFFSET_INST = re.compile(
+    rf"^(\s+)(%[-\w.$]+) = getelementptr((?: \w+)*) i8, ({POINTER}) ({GLOBAL}), "
+    r"i64 (-?\d+)$",
+    re.MULTILINE,
+)
+"""The same as an instruction."""
+LABEL = re.compile(r'^(?:[-\w.$]+|"[^"]*"):')
+
+
+def freeze_global_byte_offsets(text: str) -> str:
+    """LLVM IR text where each `getelementptr i8, @global, i64 C` in a function
+    takes its offset C through a `freeze`, so that the back-end sees no constant.
+
+    LLVM's O3 turns `&shared[1]` (an i64 array) into a byte offset,
+    `getelementptr inbounds nuw (i8, ptr addrspace(3) @k.shared, i64 8)`.
+    Above codegen level O0, LLVM 22's SPIR-V back-end folds the bitcast to the
+    user's type (an atomic or load of i64) into the access chain and emits
+    `OpInBoundsPtrAccessChain %_ptr_Workgroup_ulong %shared %ulong_8`: offset 8
+    in elements, not bytes, so the atomic updates `shared[8]`. Constant GEPs of
+    any element type from a global are lowered that way, as expression or as
+    instruction; a frozen offset keeps the `uchar` access chain and a bitcast.
+    The freeze costs nothing: the SPIR-V keeps the constant. A byte offset in
+    another constant expression is left alone (gpuc's lowering makes none)."""
+    out: list[str] = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        out.append(line)
+        i += 1
+        if line.startswith("define ") and line.endswith("{"):
+            end = lines.index("}", i)
+            out.append(_freeze_in_body("\n".join(lines[i:end])))
+            i = end
+    return "\n".join(out)
+
+
+def _freeze_in_body(body: str) -> str:
+    """`body` (a function's blocks) rewritten, the frozen offsets of byte
+    offset expressions defined at the start of its entry block."""
+    names: dict[str, str] = {}
+    body = BYTE_OFFSET_EXPR.sub(partial(_as_value, body=body, names=names), body)
+    body = BYTE_OFFSET_INST.sub(
+        r"\1\2.offset = freeze i64 \6\n\1\2 = getelementptr\3 i8, \4 \5, "
+        r"i64 \2.offset",
+        body,
+    )
+    definitions: list[str] = []
+    for expression, name in names.items():
+        m = BYTE_OFFSET_EXPR.fullmatch(expression)
+        assert m is not None
+        flags, ptr, base, offset = m.groups()
+        definitions.append(f"  {name}.offset = freeze i64 {offset}")
+        definitions.append(
+            f"  {name} = getelementptr{flags} i8, {ptr} {base}, i64 {name}.offset"
+        )
+    lines = body.split("\n")
+    entry = 1 if lines and LABEL.match(lines[0]) else 0
+    return "\n".join(lines[:entry] + definitions + lines[entry:])
+
+
+def _as_value(match: re.Match[str], body: str, names: dict[str, str]) -> str:
+    """The register to hold `match`'s byte offset expression (recorded in
+    `names`), or the expression itself where it is nested in another."""
+    if _in_constant_expression(body, match.start()):
+        return match.group(0)
+    return names.setdefault(match.group(0), f"%gpuc.byte_offset.{len(names)}")
+
+
+def _in_constant_expression(body: str, position: int) -> bool:
+    """Whether `position` lies inside a constant expression's parentheses:
+    those follow a space (`addrspacecast (`), a call's follow its callee."""
+    start = body.rfind("\n", 0, position) + 1
+    opened: list[bool] = []
+    for j in range(start, position):
+        if body[j] == "(":
+            opened.append(j > start and body[j - 1] == " ")
+        elif body[j] == ")" and opened:
+            opened.pop()
+    return any(opened)
