@@ -21,7 +21,9 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IntAttr,
     IntegerAttr,
+    IntegerType,
     NoneAttr,
+    NoneType,
     StringAttr,
     UnitAttr,
     i64,
@@ -152,6 +154,16 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
         if isinstance(space, AddressSpace):
             space = AddressSpaceAttr(space)
         super().__init__(element, space)
+
+    def verify(self) -> None:
+        element = self.element
+        if isinstance(element, NoneType) or (
+            isinstance(element, IntegerType) and element.width.data == 0
+        ):
+            raise VerifyException(
+                f"!gpuc.ptr cannot point to {element}: it has no size in memory; "
+                "point to a type that has one, such as i8"
+            )
 
     @property
     def address_space(self) -> AddressSpace:

@@ -180,6 +180,11 @@ class FuncOp(IRDLOperation):
 
     def verify_(self) -> None:
         name = self.sym_name.data
+        if not name:
+            raise VerifyException(
+                'a function needs a non-empty name: @"" cannot be called, launched '
+                "or linked"
+            )
         outputs = self.function_type.outputs.data
         if self.is_kernel and outputs:
             raise VerifyException(

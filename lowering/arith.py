@@ -8,6 +8,9 @@ an OpenCL runtime fuses only what arrives as fmuladd."""
 
 from __future__ import annotations
 
+import math
+import struct
+
 from llvmlite import ir
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
@@ -115,13 +118,45 @@ def translate_constant(op: arith.ConstantOp, fl: FunctionLowering) -> None:
         raw = value.value.data
         fl.set(op, ir.Constant(ty, bool(raw & 1) if ty == ir.IntType(1) else raw))
     elif isinstance(value, FloatAttr):
-        fl.set(op, ir.Constant(ty, value.value.data))
+        fl.set(op, float_constant(ty, value.value.data))
     else:
         raise OpError(
             op,
             f"constant {value} cannot be lowered; only scalar integer "
             "and float constants can",
         )
+
+
+class BitsConstant(ir.Constant):  # type: ignore[misc]  # llvmlite is untyped
+    """A float constant spelled as its bits (llvmlite would round a NaN through
+    the host's float or half conversion, which quiets it and drops its payload)."""
+
+    def __init__(self, ty: ir.Type, spelling: str):
+        super().__init__(ty, None)
+        self.spelling = spelling
+
+    def _get_reference(self) -> str:
+        return self.spelling
+
+
+def float_constant(ty: ir.Type, value: float) -> ir.Constant:
+    """`value` as a constant of `ty`, a NaN with its sign, quiet bit and payload.
+
+    `value` is a double; a NaN of a narrower type is held with its payload in
+    the top bits of the double's (as LLVM widens it). LLVM spells a float as
+    the double that holds it and a half as `0xH` and its bits."""
+    if not math.isnan(value):
+        return ir.Constant(ty, value)
+    (bits,) = struct.unpack("<Q", struct.pack("<d", value))
+    if isinstance(ty, ir.DoubleType):
+        return BitsConstant(ty, f"0x{bits:016X}")
+    kept = 23 if isinstance(ty, ir.FloatType) else 10
+    payload = (bits & ((1 << 52) - 1)) >> (52 - kept) or 1 << (kept - 1)
+    if isinstance(ty, ir.FloatType):
+        widened = bits & ~((1 << 52) - 1) | payload << (52 - kept)
+        return BitsConstant(ty, f"0x{widened:016X}")
+    half = (bits >> 48) & 0x8000 | 0x7C00 | payload
+    return BitsConstant(ty, f"0xH{half:04X}")
 
 
 @translates(*INT_BINARY)

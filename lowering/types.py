@@ -12,9 +12,13 @@ from xdsl.dialects.builtin import (
     Float64Type,
     IndexType,
     IntegerType,
+    ModuleOp,
 )
+from xdsl.ir import Attribute, Operation
 
+from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import FuncPtrType, PtrType
+from gpuc.dialects.functions import FuncOp
 from gpuc.lowering.diagnostics import LoweringError
 
 if TYPE_CHECKING:
@@ -28,7 +32,7 @@ FLOATS: dict[type[Any], ir.Type] = {
 
 
 def lower_type(attr: Any, ml: ModuleLowering) -> ir.Type:
-    if isinstance(attr, IntegerType):
+    if isinstance(attr, IntegerType) and attr.width.data > 0:
         return ir.IntType(attr.width.data)
     if isinstance(attr, IndexType):
         return ml.index_type
@@ -39,7 +43,30 @@ def lower_type(attr: Any, ml: ModuleLowering) -> ir.Type:
         return ir.PointerType(addrspace=ml.target.address_spaces[attr.address_space])
     if isinstance(attr, FuncPtrType):
         return ir.PointerType()
-    raise LoweringError(
-        f"type {attr} has no LLVM lowering; gpuc lowers integers, index, f16, f32, "
-        "f64, !gpuc.ptr and !gpuc.funcptr"
+    message = (
+        f"type {attr} has no LLVM lowering; gpuc lowers integers (i1 and wider), "
+        "index, f16, f32, f64, !gpuc.ptr and !gpuc.funcptr"
     )
+    user = first_user(ml.module, attr)
+    if user is None:
+        raise LoweringError(message)
+    raise OpError(user, message)
+
+
+def first_user(module: ModuleOp, attr: Attribute) -> Operation | None:
+    """The first op of `module` with an operand, result or block argument of
+    type `attr`, or a function taking or returning it: where a type that cannot
+    be lowered is reported (the lowering asks for types without the op)."""
+    for op in module.walk():
+        types = [*op.operand_types, *op.result_types]
+        if isinstance(op, FuncOp):
+            types += [*op.function_type.inputs.data, *op.function_type.outputs.data]
+        types += [
+            arg.type
+            for region in op.regions
+            for block in region.blocks
+            for arg in block.args
+        ]
+        if attr in types:
+            return op
+    return None

@@ -110,10 +110,24 @@ class PTXTarget(Target):
     def verify_module(self, module: ModuleOp) -> None:
         """Kernel parameters of odd integer widths: LLVM declares them as
         `.param .u7`, which is no PTX type (ptxas rejects it). Atomics as
-        `atomic_bits` allows."""
+        `atomic_bits` allows. Two functions whose names `symbol_name` spells
+        the same (`@"a.b"`, `@"a_$_b"`) would be one PTX symbol."""
         super().verify_module(module)
+        spelled: dict[str, str] = {}
         for func in module.ops:
-            if not (isinstance(func, FuncOp) and func.is_kernel):
+            if not isinstance(func, FuncOp):
+                continue
+            name = func.sym_name.data
+            ptx_name = self.symbol_name(name)
+            first = spelled.setdefault(ptx_name, name)
+            if first != name:
+                raise OpError(
+                    func,
+                    f"@{first} and @{name} are both named '{ptx_name}' in PTX "
+                    "(which spells '.' and other characters outside [A-Za-z0-9_$] "
+                    "with '_$'); rename one of them",
+                )
+            if not func.is_kernel:
                 continue
             for position, ty in enumerate(func.function_type.inputs.data):
                 if isinstance(ty, IntegerType) and not _ptx_param_width(ty.width.data):
