@@ -305,10 +305,21 @@ class SharedAllocOp(IRDLOperation):
                 f"allocates {ptr_type}; a shared allocation's pointer must be in the "
                 "shared address space"
             )
-        if self.count.value.data <= 0:
+        count = self.count.value.data
+        if count <= 0:
             raise VerifyException(
-                f"allocates {self.count.value.data} elements; the count must be "
-                "positive"
+                f"allocates {count} elements; the count must be positive"
+            )
+        from gpuc.dialects.analysis import element_bytes
+
+        try:
+            size = count * element_bytes(ptr_type.element)
+        except ValueError:
+            size = 0  # no memory size: the lowering reports the element type
+        if size >= 2**63:
+            raise VerifyException(
+                f"allocates {count} elements of {ptr_type.element}, {size} bytes: "
+                "more than a byte size in i64 holds (2**63 - 1); allocate fewer"
             )
         if self.alignment is not None:
             align = self.alignment.value.data

@@ -95,6 +95,8 @@ class AMDGPUTarget(Target):
     listing: ClassVar[str] = "asm"
     executor: ClassVar[str | None] = "gpuc.runtime.hip:HipExecutor"
     device: ClassVar[tuple[type, str] | None] = (int, "a HIP device ordinal")
+    max_static_shared_bytes: ClassVar[int | None] = 64 * 1024
+    static_shared_limit: ClassVar[str] = "the LDS one workgroup can use"
 
     arch: str = field(
         default=DEFAULT_ARCH,

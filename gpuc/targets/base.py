@@ -20,7 +20,12 @@ from xdsl.utils.arg_spec import ArgSpecConvertible
 from xdsl.utils.exceptions import DiagnosticException
 
 from gpuc.diagnostics import OpError
-from gpuc.dialects.attrs import AddressSpace, FinalizedAttr, TargetAttr
+from gpuc.dialects.attrs import (
+    FINALIZED_ATTR,
+    AddressSpace,
+    FinalizedAttr,
+    TargetAttr,
+)
 from gpuc.dialects.functions import FuncOp
 
 if TYPE_CHECKING:
@@ -102,6 +107,11 @@ class Target(ArgSpecConvertible):
     cas_atomics: ClassVar[frozenset[str]] = frozenset()
     """`atomicrmw` operations the back-end cannot select: gpuc emits a
     compare-exchange loop for them instead."""
+    max_static_shared_bytes: ClassVar[int | None] = None
+    """The most static shared memory (all of a kernel's `gpuc.shared_alloc`s,
+    its helpers' included) one kernel may use, in bytes; None: no limit."""
+    static_shared_limit: ClassVar[str] = ""
+    """Where `max_static_shared_bytes` comes from, for the diagnostic."""
 
     @classmethod
     def option_names(cls) -> tuple[str, ...]:
@@ -146,10 +156,13 @@ class Target(ArgSpecConvertible):
         """Raise a diagnostic for what this target cannot express, before LLVM
         sees it. Default: integer atomics of a width `atomic_bits` rules out
         (LLVM's verifier rejects i1 and i24, back-ends end the process or
-        call library functions the JIT cannot find on wider ones); every
-        other op the translator knows is expressible. Targets that override
-        this call it too."""
+        call library functions the JIT cannot find on wider ones), `scf.for`
+        loops with a constant step of 0, and kernels using more static shared
+        memory than `max_static_shared_bytes`; every other op the translator
+        knows is expressible. Targets that override this call it too."""
         check_atomic_widths(module, self.atomic_bits(), self.name)
+        check_loop_steps(module)
+        check_static_shared(module, self)
 
     def atomic_bits(self) -> int:
         """The widest integer (a power of two bits) this target's atomics take."""
@@ -270,6 +283,60 @@ def check_atomic_widths(
                 op,
                 f"is an atomic on {element}; {target} atomics take integers of "
                 f"8 to {widest} bits, a power of two: {fix}",
+            )
+
+
+def check_loop_steps(module: ModuleOp) -> None:
+    """Raise an OpError for an `scf.for` whose step is the constant 0 (MLIR's
+    verifier rejects it; xDSL's does not)."""
+    from xdsl.dialects.arith import ConstantOp
+    from xdsl.dialects.builtin import IntegerAttr
+    from xdsl.dialects.scf import ForOp
+
+    for op in module.walk():
+        if not isinstance(op, ForOp):
+            continue
+        step = op.step.owner
+        if (
+            isinstance(step, ConstantOp)
+            and isinstance(step.value, IntegerAttr)
+            and step.value.value.data == 0
+        ):
+            raise OpError(
+                op, "step is 0: the loop would not terminate; give it a positive step"
+            )
+
+
+def check_static_shared(module: ModuleOp, target: Target) -> None:
+    """Raise an OpError at the first kernel whose static shared memory (its
+    `#gpuc.finalized` record's, else the analysis's) exceeds the target's
+    `max_static_shared_bytes`."""
+    from gpuc.dialects.analysis import kernel_facts
+
+    limit = target.max_static_shared_bytes
+    if limit is None:
+        return
+    facts: dict[str, KernelFacts] | None = None
+    for func in module.ops:
+        if not isinstance(func, FuncOp) or not func.is_kernel:
+            continue
+        name = func.sym_name.data
+        record = func.attributes.get(FINALIZED_ATTR)
+        if isinstance(record, FinalizedAttr):
+            used = record.shared_bytes
+        else:
+            facts = facts if facts is not None else kernel_facts(module)
+            used = facts[name].static_shared_bytes
+        if used > limit:
+            why = (
+                f" ({target.static_shared_limit})" if target.static_shared_limit else ""
+            )
+            raise OpError(
+                func,
+                f"kernel @{name} uses {used} bytes of static shared memory, more "
+                f"than the {limit} bytes the {target.name} target allows{why}; "
+                "allocate less with gpuc.shared_alloc (helpers' allocations count "
+                "too)",
             )
 
 

@@ -43,6 +43,17 @@ class NativeTarget(Target):
     artefacts: ClassVar[tuple[str, ...]] = ("obj", "asm")
     listing: ClassVar[str] = "asm"
     executor: ClassVar[str | None] = "gpuc.runtime.native:NativeExecutor"
+    static_shared_limit: ClassVar[str] = (
+        "the native executor's limit: CUDA's static one, so that a launch that "
+        "runs here runs on a GPU"
+    )
+
+    @property
+    def max_static_shared_bytes(self) -> int | None:  # type: ignore[override]
+        """The native executor's limit (its default `Limits`)."""
+        from gpuc.runtime.args import CUDA_LIMITS
+
+        return CUDA_LIMITS.max_shared_bytes
 
     @property
     def triple(self) -> str:  # type: ignore[override]

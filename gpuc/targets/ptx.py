@@ -76,6 +76,11 @@ class PTXTarget(Target):
     listing: ClassVar[str] = "ptx"
     executor: ClassVar[str | None] = "gpuc.runtime.cuda:CudaExecutor"
     device: ClassVar[tuple[type, str] | None] = (int, "a CUDA device ordinal")
+    max_static_shared_bytes: ClassVar[int | None] = 48 * 1024
+    static_shared_limit: ClassVar[str] = (
+        "CUDA's limit on static shared memory; more needs dynamic shared memory, "
+        "which gpuc does not allocate"
+    )
 
     sm: int = field(default=90, metadata={"help": "compute capability (default 90)"})
     ptx_isa: int | None = field(

@@ -88,6 +88,11 @@ class SPIRVTarget(Target):
         "a fragment of an OpenCL device's name",
     )
     cas_atomics: ClassVar[frozenset[str]] = frozenset({"fmin", "fmax"})
+    max_static_shared_bytes: ClassVar[int | None] = 32 * 1024
+    static_shared_limit: ClassVar[str] = (
+        "the CL_DEVICE_LOCAL_MEM_SIZE every full-profile OpenCL device has at "
+        "least; gpuc does not ask the device for more"
+    )
 
     def verify_module(self, module: ModuleOp) -> None:
         from gpuc.dialects.analysis import call_cycle, module_facts
