@@ -1,6 +1,7 @@
 """The LLVM side: llvmlite initialization, parsing and verifying the translated
 module, and optimization through LLVM's new pass builder (the O0-O3 pipelines
-clang uses, tuned for the target machine)."""
+clang uses, tuned for the target machine; at O0, constants folded for a
+back-end that cannot emit them unfolded)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,13 @@ class PipelineTuning:
     loop_unrolling: bool = True
     loop_vectorization: bool = True
     slp_vectorization: bool = True
+    fold_constants_at_o0: bool = False
+    """Run sparse conditional constant propagation even at -O0, and nothing
+    else: for a back-end that cannot select some all-constant instructions.
+    LLVM 22's SPIR-V back-end reaches UNREACHABLE ("Unexpected integer
+    constant pattern") on some whose value is 0 (`xor i32 127, 127`, `sub`,
+    `and` or `mul` giving 0), and LLVM's O0 pipeline folds nothing; SCCP
+    replaces them (and branches on them) by their values."""
 
 
 _TUNINGS: weakref.WeakKeyDictionary[llvm.TargetMachine, PipelineTuning] = (
@@ -74,7 +82,8 @@ def parse(module: ir.Module) -> llvm.ModuleRef:
 
 def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, level: int) -> None:
     """Run LLVM's default O`level` pipeline on `module`, in place, with the
-    changes `tm`'s target asked for (`tuned`)."""
+    changes `tm`'s target asked for (`tuned`; at O0, constant folding where
+    the back-end needs it: `PipelineTuning.fold_constants_at_o0`)."""
     if not 0 <= level <= 3:
         raise LoweringError(f"optimization level {level} is not one of 0, 1, 2, 3")
     tuning = _TUNINGS.get(tm, PipelineTuning())
@@ -84,6 +93,10 @@ def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, level: int) -> None
     pto.slp_vectorization = level >= 2 and tuning.slp_vectorization
     builder = llvm.create_pass_builder(tm, pto)
     builder.getModulePassManager().run(module, builder)
+    if level == 0 and tuning.fold_constants_at_o0:
+        folding = llvm.create_new_module_pass_manager()
+        folding.add_sccp_pass()
+        folding.run(module, builder)
 
 
 def _llvmlite_lock() -> AbstractContextManager[object]:

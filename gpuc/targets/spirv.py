@@ -183,7 +183,8 @@ class SPIRVTarget(Target):
         vectorizes across work-items and unrolls for the device it knows, and
         a loop unrolled here defeats it (matmul's 16-step tile loop, fully
         unrolled, ran 1.6-1.8x slower on Intel's CPU runtime than OpenCL C;
-        left a loop, 0.95x; the other examples are unchanged)."""
+        left a loop, 0.95x; the other examples are unchanged). At -O0 it still
+        folds constants, which LLVM's SPIR-V back-end cannot always select."""
         from llvmlite import binding as llvm
 
         from gpuc.lowering.llvm import PipelineTuning, tuned
@@ -191,7 +192,9 @@ class SPIRVTarget(Target):
         machine = llvm.Target.from_triple(self.triple).create_target_machine(
             opt=opt_level
         )
-        return tuned(machine, PipelineTuning(loop_unrolling=False))
+        return tuned(
+            machine, PipelineTuning(loop_unrolling=False, fold_constants_at_o0=True)
+        )
 
     def emit(self, module: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes:
         # In a child process: LLVM 22's SPIR-V back-end leaks state from one
