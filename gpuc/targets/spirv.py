@@ -258,6 +258,16 @@ def check_op(op: Operation) -> None:
             "launches a kernel from the device, which SPIR-V for OpenCL "
             "cannot express; launch the child kernel from the host instead",
         )
+    if op.name == "cf.assert":
+        # llvm.trap has no SPIR-V for OpenCL: the back-end drops it, and a
+        # failing assertion would pass silently.
+        raise OpError(
+            op,
+            "is an assertion, which SPIR-V for OpenCL cannot express (OpenCL "
+            "has no device-side abort, and LLVM's SPIR-V back-end drops the "
+            "trap, so it would never fail); check the condition on the host, "
+            "or write it to an output array",
+        )
     if isinstance(op, FuncAddrOp | CallIndirectOp):
         raise OpError(
             op,
