@@ -17,7 +17,6 @@ import fake_hip_runtime as f  # noqa: E402
 from cases import EXAMPLES, run  # noqa: E402
 from spirv_ir import SAXPY_SIG  # noqa: E402  (a kernel signature is target-neutral)
 
-import gpuc.targets  # noqa: E402
 from gpuc.runtime import hip  # noqa: E402
 from gpuc.runtime.args import KernelSignature, LaunchError, Param  # noqa: E402
 
@@ -210,13 +209,6 @@ def test_failing_calls_name_the_call_and_hips_text(fake: f.FakeHip) -> None:
     assert fake.memory == {}
 
 
-AMDGPU_MISSING = pytest.mark.skipif(
-    "amdgpu" not in gpuc.targets.target_names(),
-    reason="the amdgpu target (gpuc/targets/amdgpu.py) is not registered yet",
-)
-
-
-@AMDGPU_MISSING
 def test_fake_runtime_runs_gpucs_code_object(fake: f.FakeHip) -> None:
     """gpuc's own .hsaco on the fake: the kernel is found by the symbol its
     record gives, in the real code object."""
@@ -234,13 +226,10 @@ def test_fake_runtime_runs_gpucs_code_object(fake: f.FakeHip) -> None:
     assert fake.memory == {}
 
 
-@AMDGPU_MISSING
 def test_the_amdgpu_target_launches_through_this_executor(fake: f.FakeHip) -> None:
     import gpuc
 
     target = gpuc.targets.target_class("amdgpu")
-    if target.executor is None:
-        pytest.skip("the amdgpu target names no executor yet")
     assert target.executor == "gpuc.runtime.hip:HipExecutor"
     mod = gpuc.compile(ROOT / "examples" / "saxpy.mlir", target="amdgpu", device=0)
     fake.kernels = {mod.signatures["saxpy"].launch_symbol: f.SAXPY}
