@@ -1,6 +1,6 @@
 """Hand-written LLVM IR following docs/native-abi.md, so the native executor's
-threading, barrier and shared-memory machinery is tested on its own, without
-the compiler. Launch record fields are read at the offsets of the ABI's table
+threading, shared-memory and error-reporting machinery is tested on its own,
+without the compiler. Launch record fields are read at the offsets of the ABI's table
 (gpuc/targets/native_abi.py), the layout the native target builds.
 """
 
@@ -86,17 +86,15 @@ IDS_SIG = KernelSignature(
 )
 
 # bsum(x: ptr<i32>, out: ptr<i32>, n: i32): out[block] = sum of x over the
-# block's elements (i < n), by a tree reduction in shared memory with a
-# barrier between levels; works for any block size (tree over the next
-# power of two). Thread `thread` of the record only; barrier after each block.
+# block's elements (i < n), by a tree reduction in shared memory; works for
+# any block size (tree over the next power of two). Written as the native
+# target writes a kernel with barriers: the entry runs whole blocks, each
+# level of the tree a loop over the block's threads.
 BSUM = f"""
 define void @{entry_point("bsum")}(ptr %launch, ptr %x, ptr %out, i32 %n) {{
 entry:
 {threads_and_range()}
 {load("sh", "shared", ty="ptr")}
-{load("bf", "barrier", ty="ptr")}
-{load("ba", "barrier_arg", ty="ptr")}
-{load("t", "thread")}
   %n64 = sext i32 %n to i64
   br label %pow
 pow:
@@ -108,8 +106,11 @@ powdone:
   %any = icmp ult i64 %begin, %end
   br i1 %any, label %block, label %exit
 block:
-  %b = phi i64 [ %begin, %powdone ], [ %bnext, %blockend ]
+  %b = phi i64 [ %begin, %powdone ], [ %bnext, %write ]
   %base = mul i64 %b, %nt
+  br label %fill
+fill:
+  %t = phi i64 [ 0, %block ], [ %tnext, %st ]
   %i = add i64 %base, %t
   %inb = icmp ult i64 %i, %n64
   br i1 %inb, label %ld, label %st
@@ -118,42 +119,46 @@ ld:
   %xv = load i32, ptr %xp
   br label %st
 st:
-  %v = phi i32 [ %xv, %ld ], [ 0, %block ]
+  %v = phi i32 [ %xv, %ld ], [ 0, %fill ]
   %mine = getelementptr i32, ptr %sh, i64 %t
   store i32 %v, ptr %mine
-  call void %bf(ptr %ba)
+  %tnext = add i64 %t, 1
+  %tmore = icmp ult i64 %tnext, %nt
+  br i1 %tmore, label %fill, label %filled
+filled:
   %s0 = lshr i64 %pw, 1
   %go = icmp ne i64 %s0, 0
   br i1 %go, label %level, label %write
 level:
-  %s = phi i64 [ %s0, %st ], [ %snext, %levelend ]
-  %lo = icmp ult i64 %t, %s
-  %other = add i64 %t, %s
+  %s = phi i64 [ %s0, %filled ], [ %snext, %levelend ]
+  br label %lthread
+lthread:
+  %u = phi i64 [ 0, %level ], [ %unext, %lnext ]
+  %lo = icmp ult i64 %u, %s
+  %other = add i64 %u, %s
   %hi = icmp ult i64 %other, %nt
   %both = and i1 %lo, %hi
-  br i1 %both, label %addit, label %levelend
+  br i1 %both, label %addit, label %lnext
 addit:
   %op = getelementptr i32, ptr %sh, i64 %other
   %ov = load i32, ptr %op
-  %mv = load i32, ptr %mine
+  %up = getelementptr i32, ptr %sh, i64 %u
+  %mv = load i32, ptr %up
   %sum = add i32 %mv, %ov
-  store i32 %sum, ptr %mine
-  br label %levelend
+  store i32 %sum, ptr %up
+  br label %lnext
+lnext:
+  %unext = add i64 %u, 1
+  %umore = icmp ult i64 %unext, %nt
+  br i1 %umore, label %lthread, label %levelend
 levelend:
-  call void %bf(ptr %ba)
   %snext = lshr i64 %s, 1
   %smore = icmp ne i64 %snext, 0
   br i1 %smore, label %level, label %write
 write:
-  %zero = icmp eq i64 %t, 0
-  br i1 %zero, label %w, label %blockend
-w:
   %r = load i32, ptr %sh
   %outp = getelementptr i32, ptr %out, i64 %b
   store i32 %r, ptr %outp
-  br label %blockend
-blockend:
-  call void %bf(ptr %ba)
   %bnext = add i64 %b, 1
   %bmore = icmp ult i64 %bnext, %end
   br i1 %bmore, label %block, label %exit
@@ -161,6 +166,24 @@ exit:
   ret void
 }}
 """
+
+# fails(): reports an error at the first block of its range, as a work-group
+# function whose threads disagree at a barrier makes the entry do.
+FAILS = f"""
+@fails.message = private constant [14 x i8] c"it went wrong\\00"
+
+define void @{entry_point("fails")}(ptr %launch) {{
+entry:
+{load("begin", "block_begin")}
+  %errp = getelementptr i8, ptr %launch, i64 {LAUNCH.offset("error")}
+  store ptr @fails.message, ptr %errp
+  %blockp = getelementptr i8, ptr %launch, i64 {LAUNCH.offset("error_block")}
+  store i64 %begin, ptr %blockp
+  ret void
+}}
+"""
+
+FAILS_SIG = KernelSignature("fails", (), symbol=entry_point("fails"))
 
 
 def bsum_sig(shared_bytes: int = 4 * 1024) -> KernelSignature:

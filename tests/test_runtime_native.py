@@ -1,7 +1,7 @@
 """The native executor on hand-written LLVM IR that follows docs/native-abi.md:
-grid/block mapping, splitting across OS threads, one OS thread per block
-thread with a real barrier, per-block shared memory, scalar passing, and the
-launch checks. Outputs are poisoned first so an unwritten element fails."""
+grid/block mapping, splitting across OS threads, per-block shared memory,
+errors reported by a launch entry, scalar passing, and the launch checks.
+Outputs are poisoned first so an unwritten element fails."""
 
 from __future__ import annotations
 
@@ -14,9 +14,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from native_abi_ir import BSUM, IDS, IDS_SIG, SCALARS, SCALARS_SIG, bsum_sig
+from native_abi_ir import (
+    BSUM,
+    FAILS,
+    FAILS_SIG,
+    IDS,
+    IDS_SIG,
+    SCALARS,
+    SCALARS_SIG,
+    bsum_sig,
+)
 
-from gpuc.runtime import native
 from gpuc.runtime.args import LaunchError
 from gpuc.runtime.native import NativeExecutor
 from gpuc.targets.native_abi import LAUNCH, STATE, WARP, entry_point
@@ -24,8 +32,13 @@ from gpuc.targets.native_abi import LAUNCH, STATE, WARP, entry_point
 
 @pytest.fixture(scope="module")
 def ex() -> NativeExecutor:
-    kernels = {"ids": IDS_SIG, "bsum": bsum_sig(), "scalars": SCALARS_SIG}
-    return NativeExecutor(IDS + BSUM + SCALARS, kernels)
+    kernels = {
+        "ids": IDS_SIG,
+        "bsum": bsum_sig(),
+        "scalars": SCALARS_SIG,
+        "fails": FAILS_SIG,
+    }
+    return NativeExecutor(IDS + BSUM + SCALARS + FAILS, kernels)
 
 
 @pytest.mark.parametrize(
@@ -51,14 +64,25 @@ def test_every_thread_of_every_block_runs_once(
     assert meta.tolist() == full(grid) + full(block)
 
 
-def test_plan_uses_every_core() -> None:
+def test_big_launches_use_every_core() -> None:
     runner = NativeExecutor.__new__(NativeExecutor)
     runner.workers = 2
-    assert runner._plan(IDS_SIG, 70000, 1) == native._Plan(2, 1)
-    assert runner._plan(IDS_SIG, 10, 32) == native._Plan(1, 1)
-    assert runner._plan(bsum_sig(), 100, 256) == native._Plan(2, 256)
-    assert runner._plan(bsum_sig(), 1, 256) == native._Plan(1, 256)
-    assert runner._plan(bsum_sig(), 100, 1) == native._Plan(2, 1)
+    assert runner._groups(70000, 1) == 2
+    assert runner._groups(10, 32) == 1
+    assert runner._groups(1000, 256) == 2
+    assert runner._groups(1, 1 << 20) == 1  # one block: one OS thread
+
+
+def test_an_error_reported_by_the_entry_is_a_launch_error(
+    ex: NativeExecutor,
+) -> None:
+    with pytest.raises(
+        LaunchError, match=r"kernel 'fails': block \(0, 0, 0\): it went wrong"
+    ):
+        ex.launch("fails", 1, 1, ())
+    # Split across two OS threads: the first range's first block is reported.
+    with pytest.raises(LaunchError, match=r"block \(0, 0, 0\)"):
+        ex.launch("fails", (70000,), (1,), ())
 
 
 @pytest.mark.parametrize(
@@ -188,33 +212,37 @@ def test_too_much_shared_memory_is_refused() -> None:
 
 
 def test_unknown_kernel_and_missing_entry_point(ex: NativeExecutor) -> None:
-    with pytest.raises(LaunchError, match="no kernel named 'nope'.*bsum, ids, scalars"):
+    with pytest.raises(
+        LaunchError, match="no kernel named 'nope'.*bsum, fails, ids, scalars"
+    ):
         ex.launch("nope", 1, 1, ())
     with pytest.raises(LaunchError, match="defines no '__gpuc_launch_ids'"):
         NativeExecutor(BSUM, {"ids": IDS_SIG})
 
 
-def test_thread_refusal_fails_the_launch_instead_of_hanging() -> None:
-    """With the address space capped, only some of a 1024-thread block's OS
-    threads can start; the launch must report it, not wait in the barrier."""
+def test_thread_refusal_fails_the_launch_and_runs_nothing() -> None:
+    """With the address space capped, only some of a 64-way split launch's OS
+    threads can start; the launch must report it, and the threads that did
+    start must not run their blocks."""
     script = textwrap.dedent(
         """
         import resource, sys
         import numpy as np
-        from native_abi_ir import BSUM, bsum_sig
+        from native_abi_ir import IDS, IDS_SIG
         from gpuc.runtime.native import NativeExecutor
         from gpuc.runtime.args import LaunchError
-        ex = NativeExecutor(BSUM, {"bsum": bsum_sig()})
-        x, out = np.ones(1024, np.int32), np.zeros(1, np.int32)
-        ex.launch("bsum", 1, 1024, (x, out, 1024))
-        assert out[0] == 1024
+        ex = NativeExecutor(IDS, {"ids": IDS_SIG}, workers=64)
+        out, meta = np.zeros(70000, np.int64), np.zeros(6, np.int64)
+        ex.launch("ids", 70000, 1, (out, meta))
+        assert (out == np.arange(1, 70001)).all()
+        out[:] = 0
         pages = int(open("/proc/self/statm").read().split()[0])
-        cap = pages * resource.getpagesize() + (200 << 20)
+        cap = pages * resource.getpagesize() + (24 << 20)
         resource.setrlimit(resource.RLIMIT_AS, (cap, resource.RLIM_INFINITY))
         try:
-            ex.launch("bsum", 1, 1024, (x, out, 1024))
+            ex.launch("ids", 70000, 1, (out, meta))
         except LaunchError as error:
-            print("refused:", error)
+            print("refused:", error, "ran:", int((out != 0).sum()))
         else:
             print("ran")
         """
@@ -228,7 +256,8 @@ def test_thread_refusal_fails_the_launch_instead_of_hanging() -> None:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    assert "refused: kernel 'bsum': the system refused to start" in done.stdout
+    assert "refused: kernel 'ids': the system refused to start" in done.stdout
+    assert done.stdout.strip().endswith("ran: 0")
 
 
 def documented_layouts() -> list[list[tuple[str, list[int]]]]:

@@ -7,18 +7,15 @@ with `pthread_create`, each calls `__gpuc_launch_<k>` on its own launch
 record, and joins them. No Python runs while a kernel runs, so the threads
 never wait for the GIL.
 
-- A kernel without barriers is a tight loop over its blocks; big launches are
-  split into contiguous block ranges, one per core, each with its own shared
-  memory.
-- A kernel with barriers gets one OS thread per thread of the block, all
-  sharing the block's shared memory and one `pthread_barrier_t`; those threads
-  walk a block range together (the ABI calls the barrier after each block).
-  With several blocks, there is one such group per core, each on its own
-  block range and pinned to its core.
-  Threads start behind a gate (a `pthread_rwlock_t` the spawner holds while
-  creating them): if the system refuses a thread, the ones already started
-  leave without running, so a launch fails with a message instead of hanging
-  in a barrier that can never fill.
+Every kernel runs its blocks one after another in one OS thread per block
+range: a kernel without barriers as a loop nest over each block's threads, a
+kernel with barriers as one call of its work-group function per block
+(gpuc/targets/work_items.py), which loops over the block's threads between
+barriers. Big launches are split into contiguous block ranges, one per core,
+each with its own shared memory. Threads start behind a gate (a
+`pthread_rwlock_t` the spawner holds while creating them): if the system
+refuses a thread, the ones already started leave without running, so a
+launch fails with a message and nothing runs.
 """
 
 from __future__ import annotations
@@ -27,7 +24,6 @@ import ctypes
 import os
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,6 +31,7 @@ import numpy as np
 from gpuc.runtime.args import (
     CUDA_LIMITS,
     KernelSignature,
+    Launch,
     LaunchError,
     Limits,
     check_launch,
@@ -42,18 +39,15 @@ from gpuc.runtime.args import (
 from gpuc.targets.native_abi import LAUNCH, Layout
 
 ARG_SLOT_BYTES = 8
-SYNC_OBJECT_BYTES = 128  # room for pthread_barrier_t / pthread_rwlock_t anywhere
+SYNC_OBJECT_BYTES = 128  # room for a pthread_rwlock_t anywhere
 ALIGN = 64
 THREAD_STACK_BYTES = 1 << 20
 SPLIT_THRESHOLD = 1 << 15  # threads in a launch before it is worth a second core
-CPU_SET_BYTES = 128  # glibc's cpu_set_t
-
 # The executor's own contract between this file and the glue IR below. Per OS
 # thread: the ABI's launch record, then where that thread's worker finds the
-# launch's control block, where pthread_create puts its pthread_t, and the CPU
-# set to pin it to (null: not pinned). Records are ALIGN-strided, so no two
-# threads' records share a cache line.
-RECORD = LAUNCH.then(("control", 1), ("thread_handle", 1), ("cpu_set", 1))
+# launch's control block and where pthread_create puts its pthread_t. Records
+# are ALIGN-strided, so no two threads' records share a cache line.
+RECORD = LAUNCH.then(("control", 1), ("thread_handle", 1))
 RECORD_BYTES = -(-RECORD.size // ALIGN) * ALIGN
 # One per launch: the argument slots, the gate (a pthread_rwlock_t; null when
 # the spawner runs the only worker itself), and the abort flag (an i32) the
@@ -69,8 +63,6 @@ _PTHREAD_FUNCTIONS = (
     "pthread_rwlock_rdlock",
     "pthread_rwlock_wrlock",
     "pthread_rwlock_unlock",
-    "pthread_self",
-    "pthread_setaffinity_np",
 )
 
 # Starts `n` workers on consecutive records (or runs the only one inline) and
@@ -84,8 +76,6 @@ declare i32 @pthread_attr_destroy(ptr)
 declare i32 @pthread_rwlock_rdlock(ptr)
 declare i32 @pthread_rwlock_wrlock(ptr)
 declare i32 @pthread_rwlock_unlock(ptr)
-declare i64 @pthread_self()
-declare i32 @pthread_setaffinity_np(i64, i64, ptr)
 
 define i32 @__gpuc_spawn(ptr %worker, ptr %recs, i64 %n, ptr %ctl, i64 %stack) {{
 entry:
@@ -191,15 +181,6 @@ gate:
   %stop = icmp ne i32 %abort, 0
   br i1 %stop, label %done, label %run
 run:
-  %maskp = getelementptr i8, ptr %rec, i64 {RECORD.offset("cpu_set")}
-  %mask = load ptr, ptr %maskp
-  %pin = icmp ne ptr %mask, null
-  br i1 %pin, label %pinning, label %go
-pinning:
-  %self = call i64 @pthread_self()
-  call i32 @pthread_setaffinity_np(i64 %self, i64 {CPU_SET_BYTES}, ptr %mask)
-  br label %go
-go:
   %argsp = getelementptr i8, ptr %ctl, i64 {CONTROL.offset("args")}
   %args = load ptr, ptr %argsp
 {chr(10).join(loads)}
@@ -209,6 +190,62 @@ done:
   ret ptr null
 }}
 """
+
+
+_GRID = RECORD.word("grid_dim")
+_BLOCK = RECORD.word("block_dim")
+_BEGIN = RECORD.word("block_begin")
+_END = RECORD.word("block_end")
+_SHARED = RECORD.word("shared")
+_ERROR = RECORD.word("error")
+
+_C_TYPES: dict[str, Any] = {
+    "ptr": ctypes.c_void_p,
+    "i1": ctypes.c_bool,
+    "i8": ctypes.c_int8,
+    "i16": ctypes.c_int16,
+    "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64,
+    "half": ctypes.c_uint16,
+    "float": ctypes.c_float,
+    "double": ctypes.c_double,
+}
+
+
+def _direct_entry(
+    address: int, arg_types: Sequence[str]
+) -> tuple[Any, tuple[bool, ...]]:
+    """`__gpuc_launch_<k>` as a ctypes function, and for each argument
+    whether it is a pointer (an array's address) rather than a scalar."""
+    if any(ty not in _C_TYPES for ty in arg_types):
+        raise LaunchError(
+            f"the native executor cannot pass arguments of LLVM type(s) "
+            f"{sorted(set(arg_types) - set(_C_TYPES))}"
+        )
+    fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, *(_C_TYPES[t] for t in arg_types))
+    return fn(address), tuple(t == "ptr" for t in arg_types)
+
+
+def _as_c(pointer: bool, value: Any) -> Any:
+    """A checked argument as ctypes takes it: an array's address, a scalar's
+    Python value (an f16 as its bits)."""
+    if pointer:
+        return value.__array_interface__["data"][0]
+    if getattr(value, "dtype", None) == np.float16:
+        return int(value.view(np.uint16))
+    return value.item()
+
+
+def _report(name: str, launch: Launch, record: Any) -> None:
+    """Raise the error a launch entry reported in `record`."""
+    message = ctypes.string_at(int(record[_ERROR])).decode(errors="replace")
+    linear = int(record[RECORD.word("error_block")])
+    gx, gy, _ = launch.grid
+    block_id = (linear % gx, linear // gx % gy, linear // (gx * gy))
+    raise LaunchError(
+        f"kernel '{name}': block {block_id}: {message}; the launch stopped "
+        "there (blocks after it in its range did not run)"
+    )
 
 
 def _pthread(rc: int, what: str) -> None:
@@ -230,38 +267,8 @@ def _argument_slots(values: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.uint64
     return slots
 
 
-def _cpu_masks(groups: int) -> tuple[np.ndarray[Any, np.dtype[np.uint64]], int]:
-    """One cpu_set_t per group naming one CPU each, round robin over the CPUs
-    this process may use: a group's threads then switch among themselves on
-    one core, which halves the cost of a barrier against letting the
-    scheduler spread them (measured: reduce, matmul)."""
-    masks, masks_at = _aligned(groups * CPU_SET_BYTES)
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-    except AttributeError:
-        cpus = list(range(os.cpu_count() or 1))
-    words = CPU_SET_BYTES // 8
-    for group in range(groups):
-        cpu = cpus[group % len(cpus)]
-        if cpu < CPU_SET_BYTES * 8:  # else an empty set: pinning fails, harmlessly
-            masks[group * words + cpu // 64] |= np.uint64(1 << (cpu % 64))
-    return masks, masks_at
-
-
 def _libc() -> ctypes.CDLL:
     libc = ctypes.CDLL(None, use_errno=True)
-    for fn in ("pthread_barrier_init", "pthread_barrier_destroy"):
-        if not hasattr(libc, fn):
-            raise LaunchError(
-                "the native executor needs POSIX barriers (pthread_barrier_*), "
-                "which this C library does not provide"
-            )
-    libc.pthread_barrier_init.argtypes = [
-        ctypes.c_void_p,
-        ctypes.c_void_p,
-        ctypes.c_uint,
-    ]
-    libc.pthread_barrier_destroy.argtypes = [ctypes.c_void_p]
     libc.pthread_rwlock_init.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
     libc.pthread_rwlock_destroy.argtypes = [ctypes.c_void_p]
     return libc
@@ -284,15 +291,6 @@ def _cpu_count() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:
         return max(1, os.cpu_count() or 1)
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """How one launch maps onto OS threads: `groups` block ranges, each run by
-    `threads` OS threads (1 for barrier-free kernels)."""
-
-    groups: int
-    threads: int
 
 
 class NativeExecutor:
@@ -356,9 +354,14 @@ class NativeExecutor:
                 name: self._engine.get_function_address(f"__gpuc_worker_{name}")
                 for name in self.kernels
             }
-        self._barrier_wait = int(
-            ctypes.cast(self._libc.pthread_barrier_wait, ctypes.c_void_p).value or 0
-        )
+            self._entries = {
+                name: _direct_entry(
+                    self._engine.get_function_address(sig.launch_symbol),
+                    self._entry_arg_types(module, sig),
+                )
+                for name, sig in self.kernels.items()
+            }
+        self._local = threading.local()
 
     @staticmethod
     def _entry_arg_types(module: Any, sig: KernelSignature) -> list[str]:
@@ -380,12 +383,11 @@ class NativeExecutor:
             )
         return types[1:]
 
-    def _plan(self, sig: KernelSignature, blocks: int, threads: int) -> _Plan:
-        if sig.uses_barrier:
-            return _Plan(max(1, min(blocks, self.workers)), threads)
+    def _groups(self, blocks: int, threads: int) -> int:
+        """How many OS threads (block ranges) a launch gets."""
         if blocks * threads < SPLIT_THRESHOLD:
-            return _Plan(1, 1)
-        return _Plan(min(blocks, self.workers), 1)
+            return 1
+        return min(blocks, self.workers)
 
     def launch(
         self, name: str, grid: object, block: object, args: Sequence[object]
@@ -394,61 +396,79 @@ class NativeExecutor:
             self.kernels, name, grid, block, args, lambda _: self.limits
         )
         sig = launch.sig
-        plan = self._plan(sig, launch.blocks, launch.threads)
-        n = plan.groups * plan.threads
+        groups = self._groups(launch.blocks, launch.threads)
+        if groups == 1:
+            self._run_here(name, launch)
+            return
         shared_stride = -(-max(sig.static_shared_bytes, 1) // ALIGN) * ALIGN
         # The JIT code points into these buffers; they live until after the join.
         slots = _argument_slots(launch.values)
-        records, records_at = _aligned(n * RECORD_BYTES)
-        shared, shared_at = _aligned(plan.groups * shared_stride)
+        records, records_at = _aligned(groups * RECORD_BYTES)
+        shared, shared_at = _aligned(groups * shared_stride)
         ctl, ctl_at = _aligned(SYNC_OBJECT_BYTES)
-        sync, sync_at = _aligned((plan.groups + 1) * SYNC_OBJECT_BYTES)
-        masks, masks_at = _cpu_masks(plan.groups)
-        barriers = [sync_at + g * SYNC_OBJECT_BYTES for g in range(plan.groups)]
-        lock_at = sync_at + plan.groups * SYNC_OBJECT_BYTES
+        lock, lock_at = _aligned(SYNC_OBJECT_BYTES)
         ctl[CONTROL.word("args")] = slots.ctypes.data
-        ctl[CONTROL.word("gate")] = lock_at if n > 1 else 0
+        ctl[CONTROL.word("gate")] = lock_at if groups > 1 else 0
 
-        view = records.reshape(n, RECORD_BYTES // 8)
-        per_group, extra = divmod(launch.blocks, plan.groups)
+        view = records.reshape(groups, RECORD_BYTES // 8)
+        per_group, extra = divmod(launch.blocks, groups)
         begin = 0
-        for group in range(plan.groups):
+        for group in range(groups):
             end = begin + per_group + (1 if group < extra else 0)
-            rows = view[group * plan.threads : (group + 1) * plan.threads]
-            rows[:, RECORD.words("grid_dim")] = launch.grid
-            rows[:, RECORD.words("block_dim")] = launch.block
-            rows[:, RECORD.word("block_begin")] = begin
-            rows[:, RECORD.word("block_end")] = end
-            rows[:, RECORD.word("shared")] = shared_at + group * shared_stride
-            rows[:, RECORD.word("barrier")] = self._barrier_wait
-            rows[:, RECORD.word("barrier_arg")] = barriers[group]
-            rows[:, RECORD.word("thread")] = np.arange(plan.threads, dtype=np.uint64)
-            rows[:, RECORD.word("control")] = ctl_at
-            if plan.groups > 1:
-                rows[:, RECORD.word("cpu_set")] = masks_at + group * CPU_SET_BYTES
+            row = view[group]
+            row[RECORD.words("grid_dim")] = launch.grid
+            row[RECORD.words("block_dim")] = launch.block
+            row[RECORD.word("block_begin")] = begin
+            row[RECORD.word("block_end")] = end
+            row[RECORD.word("shared")] = shared_at + group * shared_stride
+            row[RECORD.word("control")] = ctl_at
             begin = end
 
         libc = self._libc
-        made: list[tuple[Any, int]] = []  # (destroy function, object) to undo
+        if groups > 1:
+            _pthread(libc.pthread_rwlock_init(lock_at, None), "rwlock init")
         try:
-            if n > 1:
-                _pthread(libc.pthread_rwlock_init(lock_at, None), "rwlock init")
-                made.append((libc.pthread_rwlock_destroy, lock_at))
-            if sig.uses_barrier:
-                for barrier in barriers:
-                    rc = libc.pthread_barrier_init(barrier, None, plan.threads)
-                    _pthread(rc, "barrier init")
-                    made.append((libc.pthread_barrier_destroy, barrier))
             err = self._spawn(
-                self._workers[name], records_at, n, ctl_at, THREAD_STACK_BYTES
+                self._workers[name], records_at, groups, ctl_at, THREAD_STACK_BYTES
             )
         finally:
-            for destroy, obj in made:
-                destroy(obj)
-        del records, shared, ctl, sync, slots, masks
+            if groups > 1:
+                libc.pthread_rwlock_destroy(lock_at)
         if err:
             raise LaunchError(
-                f"kernel '{name}': the system refused to start the {n} OS threads "
-                f"of this launch ({os.strerror(err)}); nothing ran. Use a smaller "
-                "block or raise the thread limit (ulimit -u)"
+                f"kernel '{name}': the system refused to start the {groups} OS "
+                f"threads of this launch ({os.strerror(err)}); nothing ran"
             )
+        failed = view[:, RECORD.word("error")]
+        if failed.any():
+            group = int(np.flatnonzero(failed)[0])
+            _report(name, launch, view[group])
+        del records, shared, ctl, lock, slots
+
+    def _run_here(self, name: str, launch: Launch) -> None:
+        """A launch of one block range, called directly in this thread on
+        per-thread buffers kept from one launch to the next (a small launch
+        then costs little more than its argument checks)."""
+        local = self._local
+        record: np.ndarray[Any, np.dtype[np.uint64]] | None = getattr(
+            local, "record", None
+        )
+        if record is None:
+            record, local.record_at = _aligned(RECORD_BYTES)
+            local.record = record
+            local.shared, local.shared_at = _aligned(ALIGN)
+        need = -(-max(launch.sig.static_shared_bytes, 1) // ALIGN) * ALIGN
+        if local.shared.nbytes < need:
+            local.shared, local.shared_at = _aligned(need)
+        gx, gy, gz = launch.grid
+        bx, by, bz = launch.block
+        record[_GRID : _GRID + 3] = (gx, gy, gz)
+        record[_BLOCK : _BLOCK + 3] = (bx, by, bz)
+        record[_BEGIN] = 0
+        record[_END] = gx * gy * gz
+        record[_SHARED] = local.shared_at
+        record[_ERROR] = 0
+        entry, kinds = self._entries[name]
+        entry(local.record_at, *map(_as_c, kinds, launch.values))
+        if record[_ERROR]:
+            _report(name, launch, record)

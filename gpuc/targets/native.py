@@ -8,7 +8,8 @@ A kernel without barriers runs every thread of its blocks as a loop nest
 state in registers and vectorize across threads; where the kernel's body is
 guarded by `global_id < bound`, that loop stops at the bound, so the vector
 loop needs no masks (gpuc/targets/thread_guards.py). A kernel with barriers
-runs one thread per call and calls the executor's barrier.
+becomes a work-group function, which runs a whole block per call as loops
+over its threads between the barriers (gpuc/targets/work_items.py).
 """
 
 from __future__ import annotations
@@ -154,7 +155,23 @@ class NativeTarget(Target):
         )
         return fl.builder.load(address, typ=ty, align=8)
 
+    def function_lowering(
+        self, ml: ModuleLowering, func: FuncOp, fn: ir.Function
+    ) -> FunctionLowering:
+        """A kernel whose record says it reaches a barrier is translated into a
+        work-group function."""
+        from gpuc.targets.work_items import WorkGroupLowering
+
+        record = ml.records.get(func.sym_name.data)
+        if record is not None and record.uses_barrier:
+            return WorkGroupLowering(ml, func, fn)
+        return super().function_lowering(ml, func, fn)
+
     def index(self, fl: FunctionLowering, kind: str, dim: int) -> ir.Value:
+        from gpuc.targets.work_items import WorkGroupLowering
+
+        if isinstance(fl, WorkGroupLowering):
+            return fl.index_value(kind, dim)
         return self._state_field(fl, STATE.offset(kind, dim), fl.ml.index_type)
 
     def lane_id(self, fl: FunctionLowering) -> ir.Value:
@@ -164,15 +181,11 @@ class NativeTarget(Target):
         return fl.builder.urem(x, ir.Constant(x.type, WARP))
 
     def barrier(self, fl: FunctionLowering) -> None:
-        from llvmlite import ir
-
-        ptr = ir.PointerType()
-        wait = self._state_field(fl, STATE.offset("barrier"), ptr)
-        arg = self._state_field(fl, STATE.offset("barrier_arg"), ptr)
-        call = fl.builder.call(
-            _callee(wait, ir.FunctionType(ir.VoidType(), [ptr])), [arg]
-        )
-        call.attributes.add("convergent")
+        """Nothing: a work-group function ends one loop over the threads at a
+        barrier and starts the next (gpuc/targets/work_items.py). A helper
+        that reaches a barrier is translated on its own too, but nothing runs
+        that translation: every call of it is part of its kernel's work-group
+        function, and its address cannot be taken (`verify_module`)."""
 
     def shared_alloc(self, fl: FunctionLowering, op: SharedAllocOp) -> ir.Value:
         """A fixed offset into the block's shared memory (the module's layout)."""
@@ -227,21 +240,17 @@ def check_resolvable(op: Operation, callee: str, declared: set[str]) -> None:
         ) from None
 
 
-def _callee(pointer: ir.Value, fnty: ir.FunctionType) -> ir.Value:
-    from gpuc.lowering.gpuc import IndirectCallee
-
-    return IndirectCallee(pointer, fnty)
-
-
 def launch_entry(
     ml: ModuleLowering, func: FuncOp, kernel: ir.Function, record: FinalizedAttr
 ) -> None:
     """`void __gpuc_launch_<k>(ptr %launch, A...)` (named by the kernel's
-    record): fill a state and run the kernel for the launch's block range
-    (every thread, or thread `thread` only, if the kernel reaches a barrier)."""
+    record): fill a state and run the kernel for the launch's block range:
+    every thread of a block in a loop nest around the kernel, or, for a
+    work-group function (a kernel that reaches a barrier), one call per block
+    with the block's context storage, stopping at the first block that
+    reports an error."""
     from llvmlite import ir
 
-    barriers = record.uses_barrier
     i64, i8, ptr = ir.IntType(64), ir.IntType(8), ir.PointerType()
     params = kernel.function_type.args[1:]
     fn = ir.Function(
@@ -274,26 +283,47 @@ def launch_entry(
         write("grid_dim", d, grid[d])
         write("block_dim", d, block[d])
     write("shared", 0, read("shared", ty=ptr))
-    barrier, barrier_arg = read("barrier", ty=ptr), read("barrier_arg", ty=ptr)
-    write("barrier", 0, barrier)
-    write("barrier_arg", 0, barrier_arg)
-    if barriers:
-        thread = read("thread")
-        x, rest = b.urem(thread, block[0]), b.udiv(thread, block[0])
-        for d, value in enumerate((x, b.urem(rest, block[1]), b.udiv(rest, block[1]))):
-            write("thread_id", d, value)
+    write("error", 0, ir.Constant(ptr, None))
+    context = None
+    finish = fn.append_basic_block("finish")
+    if record.uses_barrier:
+        context = work_group_context(ml, b, kernel, block)
+        write("context", 0, context)
+        if not isinstance(context, ir.Constant):
+            missing = b.icmp_unsigned("==", context, ir.Constant(ptr, None))
+            with b.if_then(missing, likely=False):
+                text = error_message(
+                    ml,
+                    "the system refused the memory for the block's context "
+                    "storage (values live across barriers); use smaller blocks",
+                )
+                b.store(text, field(launch, LAUNCH.offset("error")), align=8)
+                b.store(
+                    read("block_begin"),
+                    field(launch, LAUNCH.offset("error_block")),
+                    align=8,
+                )
+                b.branch(finish)
+                b.position_at_end(b.append_basic_block("allocated"))
+    else:
+        write("context", 0, ir.Constant(ptr, None))
 
     def body(linear_block: ir.Value) -> None:
         x, rest = b.urem(linear_block, grid[0]), b.udiv(linear_block, grid[0])
         block_id = (x, b.urem(rest, grid[1]), b.udiv(rest, grid[1]))
         for d, value in enumerate(block_id):
             write("block_id", d, value)
-        if barriers:
+        if record.uses_barrier:
             b.call(kernel, [state, *args])
-            wait = b.call(
-                _callee(barrier, ir.FunctionType(ir.VoidType(), [ptr])), [barrier_arg]
-            )
-            wait.attributes.add("convergent")
+            error = b.load(field(state, STATE.offset("error")), typ=ptr, align=8)
+            failed = b.icmp_unsigned("!=", error, ir.Constant(ptr, None))
+            with b.if_then(failed, likely=False):
+                b.store(error, field(launch, LAUNCH.offset("error")), align=8)
+                b.store(
+                    linear_block, field(launch, LAUNCH.offset("error_block")), align=8
+                )
+                b.branch(finish)
+                b.position_at_end(b.append_basic_block("reported"))
             return
 
         # The first global id of this block in each dimension, built as the
@@ -330,7 +360,48 @@ def launch_entry(
         threads(2)
 
     counted_loop(b, read("block_begin"), read("block_end"), body, "block")
+    b.branch(finish)
+    b.position_at_end(finish)
+    if context is not None:
+        free = ml.intrinsic("free", ir.VoidType(), [ptr])
+        b.call(free, [context])
     b.ret_void()
+
+
+def error_message(ml: ModuleLowering, text: str) -> ir.Value:
+    """A private NUL-terminated string constant, for an error field."""
+    from llvmlite import ir
+
+    data = bytearray(text.encode() + b"\0")
+    ty = ir.ArrayType(ir.IntType(8), len(data))
+    message = ir.GlobalVariable(ml.llvm, ty, ml.llvm.get_unique_name("gpuc.error"))
+    message.global_constant = True
+    message.linkage = "private"
+    message.initializer = ir.Constant(ty, data)
+    return message
+
+
+def work_group_context(
+    ml: ModuleLowering, b: ir.IRBuilder, kernel: ir.Function, block: list[ir.Value]
+) -> ir.Value:
+    """The context storage of one block of a work-group function (its bytes
+    per thread times the block's threads), allocated once for the launch's
+    block range; null if it needs none (`free` takes null)."""
+    from llvmlite import ir
+
+    from gpuc.targets.work_items import context_bytes_symbol
+
+    i64, ptr = ir.IntType(64), ir.PointerType()
+    per_thread = ml.llvm.get_global(context_bytes_symbol(kernel.name))
+    assert isinstance(per_thread, ir.GlobalVariable)
+    bytes_per_thread = int(per_thread.initializer.constant)
+    if bytes_per_thread == 0:
+        return ir.Constant(ptr, None)
+    threads = b.mul(b.mul(block[0], block[1]), block[2])
+    size = b.mul(threads, ir.Constant(i64, bytes_per_thread))
+    rounded = b.and_(b.add(size, ir.Constant(i64, 63)), ir.Constant(i64, ~63))
+    alloc = ml.intrinsic("aligned_alloc", ptr, [i64, i64])
+    return b.call(alloc, [ir.Constant(i64, 64), rounded], name="context")
 
 
 def translate_bounds(

@@ -58,11 +58,13 @@ STATE = Layout(
         ("block_dim", 3),
         ("grid_dim", 3),
         ("shared", 1),
-        ("barrier", 1),
-        ("barrier_arg", 1),
+        ("context", 1),
+        ("error", 1),
     )
 )
-"""What every index op, `gpuc.shared_alloc` and `gpuc.barrier` reads."""
+"""What every index op and `gpuc.shared_alloc` reads; a work-group function
+(a kernel with barriers) also keeps its values live across barriers in
+`context` and reports a block whose threads disagree in `error`."""
 
 LAUNCH = Layout(
     (
@@ -71,12 +73,12 @@ LAUNCH = Layout(
         ("block_begin", 1),
         ("block_end", 1),
         ("shared", 1),
-        ("barrier", 1),
-        ("barrier_arg", 1),
-        ("thread", 1),
+        ("error", 1),
+        ("error_block", 1),
     )
 )
-"""The record `__gpuc_launch_<k>(ptr %launch, ...)` reads."""
+"""The record `__gpuc_launch_<k>(ptr %launch, ...)` reads, and where it
+reports an error (a message, and the linear index of the block)."""
 
 
 def entry_point(kernel: str) -> str:

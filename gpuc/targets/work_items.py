@@ -1,0 +1,826 @@
+"""The native target's work-group functions (docs/native-abi.md): a kernel
+that reaches a barrier becomes a function that runs one whole block.
+
+Its body is split at its barriers into barrier-free regions, and each region
+runs as a loop nest over the block's threads (x innermost, so that LLVM can
+vectorize it as it does a barrier-free kernel's loop). Ops whose values are
+the same for every thread (gpuc/targets/uniformity.py) run once, outside those
+loops; so do the structured ops that contain a barrier (scf.if, scf.for,
+scf.while, scf.index_switch, scf.execute_region, calls of helpers that reach
+one), whose conditions and bounds every thread must agree on. A value live
+across a barrier is kept per thread in the block's context storage, one array
+of `threads` elements per value. An innermost `scf.for` with uniform bounds
+that reads shared memory is split the same way (one loop over the threads per
+iteration): tiled kernels read their tiles along the thread index, which then
+vectorizes.
+
+A barrier under a condition computed from the thread index is a diagnostic;
+a condition that turns out to differ between the threads of a block at run
+time makes the work-group function stop and report it (the launch raises
+`LaunchError`), so that no launch ever hangs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from llvmlite import ir
+from xdsl.dialects import scf
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
+from xdsl.traits import IsTerminator
+
+from gpuc.diagnostics import OpError, nearest_source_loc
+from gpuc.dialects.analysis import INDIRECT
+from gpuc.dialects.attrs import AddressSpace, PtrType
+from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncOp
+from gpuc.dialects.index import BarrierOp
+from gpuc.dialects.memory import AtomicRMWOp, LoadOp
+from gpuc.lowering.context import FunctionLowering, ModuleLowering, translator_for
+from gpuc.targets.native import counted_loop, error_message
+from gpuc.targets.native_abi import STATE
+from gpuc.targets.uniformity import (
+    THREAD_INDEX_OPS,
+    Uniformity,
+    computes_only,
+    first_barrier,
+)
+
+I64 = ir.IntType(64)
+I8 = ir.IntType(8)
+PTR = ir.PointerType()
+RECOMPUTE_LIMIT = 8
+"""Ops a thread loop may recompute to get one value instead of loading it."""
+
+
+def context_bytes_symbol(kernel_symbol: str) -> str:
+    """The constant holding a kernel's context bytes per thread."""
+    return f"{kernel_symbol}.context_bytes"
+
+
+@dataclass(frozen=True)
+class Slot:
+    """Per-thread context storage of one value: `base[linear thread index]`."""
+
+    base: ir.Value
+    type: ir.Type
+
+
+def _reads_shared(op: Operation) -> bool:
+    for inner in op.walk():
+        if isinstance(inner, LoadOp | AtomicRMWOp):
+            ptr = inner.ptr.type
+            if isinstance(ptr, PtrType) and ptr.space.data == AddressSpace.SHARED:
+                return True
+    return False
+
+
+class WorkGroupLowering(FunctionLowering):
+    """Translates a barrier kernel's body into a work-group function: the
+    kernel's own signature (the state, then its parameters), one block per
+    call. Between the loops over threads `thread` is None."""
+
+    def __init__(self, ml: ModuleLowering, func: FuncOp, fn: ir.Function):
+        super().__init__(ml, func, fn)
+        self.uniformity = Uniformity(lambda op: False)
+        self.slots: dict[SSAValue, Slot] = {}
+        self.context_bytes = 0
+        self.thread: tuple[ir.Value, ir.Value, ir.Value] | None = None
+        self.block_values: dict[tuple[str, int], ir.Value] = {}
+        self.barrier_helpers = ml.facts.barrier
+        self.structural: set[Operation] = set()
+        """Ops that contain a barrier: run at the block level."""
+        self.interchanged: set[Operation] = set()
+        """Loops run at the block level for speed (see the module's doc)."""
+        self._calls: list[str] = []
+        self._recompute: dict[SSAValue, int] = {}
+        self._prologue = ir.IRBuilder()
+        self._context: ir.Value | None = None
+        self._threads: ir.Value | None = None
+
+    # -- the target's view ---------------------------------------------------
+
+    def index_value(self, kind: str, dim: int) -> ir.Value:
+        """The value of an index op here: a thread loop's variable, or the
+        block's (read once from the state)."""
+        if kind == "thread_id":
+            assert self.thread is not None, "thread index outside a thread loop"
+            return self.thread[dim]
+        return self.block_values[(kind, dim)]
+
+    def translate_op(self, op: Operation) -> None:
+        """Translate one op at the builder's position, located (line tables)."""
+        self.locate(op)
+        translator_for(op)(op, self)
+
+    # -- the function --------------------------------------------------------
+
+    def translate_body(self) -> None:
+        entry = self.func.body.blocks.first
+        assert entry is not None
+        if len(self.func.body.blocks) != 1:
+            raise OpError(
+                first_barrier(self.func, self.barrier_helpers),
+                "is in a kernel with unstructured control flow (cf branches), "
+                "which the native target cannot split at its barriers; write "
+                "the control flow around barriers with scf ops",
+            )
+        state, *params = self.fn.args
+        for arg, value in zip(entry.args, params, strict=True):
+            self.bind(arg, value)
+        self._prologue = ir.IRBuilder(self.fn.append_basic_block("entry"))
+        p = self._prologue
+
+        def field(name: str, dim: int = 0, ty: ir.Type = I64) -> ir.Value:
+            at = p.gep(
+                state,
+                [ir.Constant(I64, STATE.offset(name, dim))],
+                inbounds=True,
+                source_etype=I8,
+            )
+            return p.load(at, typ=ty, align=8)
+
+        for kind in ("block_id", "block_dim", "grid_dim"):
+            for dim in range(3):
+                self.block_values[(kind, dim)] = field(kind, dim)
+        dims = [self.block_values[("block_dim", d)] for d in range(3)]
+        self._threads = p.mul(p.mul(dims[0], dims[1], flags=["nuw"]), dims[2])
+        self._threads.name = "threads"
+        self._context = field("context", ty=PTR)
+        self._context.name = "context"
+        body = self.fn.append_basic_block("body")
+        self.builder = ir.IRBuilder(body)
+        self._classify(self.func, entry, {})
+        self.emit_block(entry)
+        self.builder.ret_void()
+        self._prologue.branch(body)
+        size = ir.GlobalVariable(self.ml.llvm, I64, context_bytes_symbol(self.fn.name))
+        size.global_constant = True
+        size.linkage = "internal"
+        size.initializer = ir.Constant(I64, -(-self.context_bytes // 8) * 8)
+
+    def _classify(
+        self, func: FuncOp, body: Block, seeds: dict[BlockArgument, SSAValue]
+    ) -> None:
+        """Decide which ops of `func` run at the block level and classify
+        `body`'s values, its arguments as varying as their `seeds` (a call
+        site's arguments)."""
+        self._find_structural(func)
+
+        def classify(split: Callable[[Operation], bool]) -> Uniformity:
+            found = Uniformity(split)
+            for arg, seed in seeds.items():
+                found.like(arg, [], self.uniformity.is_varying(seed))
+                if seed in self.uniformity.thread_dependent:
+                    found.thread_dependent.add(arg)
+            found.classify(body)
+            return found
+
+        first = classify(lambda op: op in self.structural)
+        for op in body.walk():
+            if self._interchangeable(op, first):
+                self.interchanged.add(op)
+        final = classify(lambda op: op in self.structural or op in self.interchanged)
+        self.uniformity.forget(body)
+        self.uniformity.update(final)
+        self._recompute.clear()
+
+    def _find_structural(self, func: FuncOp) -> None:
+        """Mark the ops of `func` that contain a barrier (or call a helper that
+        reaches one)."""
+        for op in func.walk():
+            if isinstance(op, CallIndirectOp) and INDIRECT in self.barrier_helpers:
+                raise OpError(
+                    op,
+                    "calls a function through a pointer in a kernel with "
+                    "barriers, and some function whose address is taken reaches "
+                    "a barrier; the native target splits kernels only at "
+                    "barriers it can see: call that function directly",
+                )
+            if isinstance(op, BarrierOp) or (
+                isinstance(op, CallOp)
+                and op.callee.root_reference.data in self.barrier_helpers
+            ):
+                parent: Operation | None = op
+                while parent is not None and parent is not func:
+                    self.structural.add(parent)
+                    parent = parent.parent_op()
+
+    def _interchangeable(self, op: Operation, uniformity: Uniformity) -> bool:
+        """An innermost scf.for with uniform bounds that reads shared memory,
+        at the block level: one loop over the threads per iteration."""
+        if not isinstance(op, scf.ForOp) or op in self.structural:
+            return False
+        if any(uniformity.is_varying(v) for v in (op.lb, op.ub, op.step)):
+            return False
+        parent = op.parent_op()
+        while parent is not None and not isinstance(parent, FuncOp):
+            if parent not in self.structural:
+                return False
+            parent = parent.parent_op()
+        if any(
+            inner.regions or isinstance(inner, CallOp | CallIndirectOp)
+            for inner in op.body.block.ops
+        ):
+            return False
+        return _reads_shared(op)
+
+    # -- regions between barriers --------------------------------------------
+
+    def emit_block(self, block: Block) -> None:
+        """Emit `block`'s ops but its terminator, at the uniform level."""
+        pending: list[Operation] = []
+        ops = list(block.ops)
+        if ops and ops[-1].has_trait(IsTerminator):
+            ops.pop()
+        for op in ops:
+            if op in self.structural or op in self.interchanged:
+                self.flush(pending)
+                pending = []
+                self.emit_structural(op)
+            elif self._uniform_op(op):
+                self.translate_op(op)
+            else:
+                pending.append(op)
+        self.flush(pending)
+
+    def _uniform_op(self, op: Operation) -> bool:
+        return (
+            not op.regions
+            and bool(op.results)
+            and not any(self.uniformity.is_varying(r) for r in op.results)
+        )
+
+    def flush(self, ops: list[Operation]) -> None:
+        """Run `ops` (barrier-free) as one loop over the block's threads,
+        reading the varying values they use from context storage (or
+        recomputing them from the thread index) and writing there the ones
+        used after them."""
+        if not ops:
+            return
+        inside: set[Operation] = set()
+        for op in ops:
+            inside.update(op.walk())
+        used: list[SSAValue] = []
+        for op in inside:
+            for operand in op.operands:
+                if not _defined_in(operand, inside) and operand not in used:
+                    used.append(operand)
+        stores = [
+            r
+            for op in ops
+            for r in op.results
+            if r in self.slots
+            or (
+                self.uniformity.is_varying(r)
+                and not self.recomputable(r)
+                and any(use.operation not in inside for use in r.uses)
+            )
+        ]
+        calls_state = any(
+            isinstance(op, CallOp)
+            and op.callee.root_reference.data in self.ml.facts.state
+            for op in inside
+        )
+        bound: list[SSAValue] = []
+
+        def body(linear: ir.Value) -> None:
+            b = self.builder
+            if calls_state:
+                self.write_thread_state()
+            for value in used:
+                self.materialize(value, linear, bound)
+            for op in ops:
+                self.translate_op(op)
+            for value in stores:
+                slot = self.slot_for(value)
+                b.store(self.values[value], self._element(slot, linear))
+
+        self.thread_loop(body)
+        self._unbind(bound)
+        for op in inside:
+            for r in op.results:
+                self.values.pop(r, None)
+            for region in op.regions:
+                for blk in region.blocks:
+                    for arg in blk.args:
+                        self.values.pop(arg, None)
+
+    def _unbind(self, values: list[SSAValue]) -> None:
+        """Forget values bound inside a thread loop that has ended."""
+        for value in values:
+            self.values.pop(value, None)
+        values.clear()
+
+    def recomputable(self, value: SSAValue) -> bool:
+        """A varying value that a few pure ops compute from thread indices and
+        uniform values: each thread loop that needs it recomputes it, which is
+        cheaper than context storage and keeps the index arithmetic visible to
+        LLVM's vectorizer."""
+        return self._recompute_cost(value) <= RECOMPUTE_LIMIT
+
+    def _recompute_cost(self, value: SSAValue) -> int:
+        if not self.uniformity.is_varying(value):
+            return 0
+        found = self._recompute.get(value)
+        if found is not None:
+            return found
+        cost = RECOMPUTE_LIMIT + 1
+        if isinstance(value, OpResult):
+            op = value.op
+            if isinstance(op, THREAD_INDEX_OPS):
+                cost = 1
+            elif (
+                not op.regions
+                and op not in self.structural
+                and len(op.results) == 1
+                and computes_only(op)
+            ):
+                cost = 1 + sum(self._recompute_cost(v) for v in op.operands)
+        self._recompute[value] = cost
+        return cost
+
+    def materialize(
+        self, value: SSAValue, linear: ir.Value, bound: list[SSAValue]
+    ) -> ir.Value:
+        """`value` for thread `linear`, inside a thread loop: as bound, from
+        its context storage, or recomputed (what this binds goes to `bound`)."""
+        found = self.values.get(value)
+        if found is not None:
+            return found
+        slot = self.slots.get(value)
+        if slot is not None:
+            loaded = self.builder.load(self._element(slot, linear), typ=slot.type)
+            self.values[value] = loaded
+            bound.append(value)
+            return loaded
+        assert isinstance(value, OpResult) and self.recomputable(value), value
+        op = value.op
+        for operand in op.operands:
+            self.materialize(operand, linear, bound)
+        self.translate_op(op)
+        bound.extend(op.results)
+        return self.values[value]
+
+    def thread_loop(self, body: Callable[[ir.Value], None], name: str = "t") -> None:
+        """`for z, y, x over the block: body(linear thread index)`."""
+        b = self.builder
+        zero = ir.Constant(I64, 0)
+        bx, by, bz = (self.block_values[("block_dim", d)] for d in range(3))
+        ids: dict[int, ir.Value] = {}
+
+        def level(dim: int) -> Callable[[ir.Value], None]:
+            def run(t: ir.Value) -> None:
+                ids[dim] = t
+                if dim:
+                    counted_loop(
+                        b,
+                        zero,
+                        (bx, by)[dim - 1],
+                        level(dim - 1),
+                        f"{name}.{'xyz'[dim - 1]}",
+                    )
+                    return
+                self.thread = (ids[0], ids[1], ids[2])
+                row = b.add(
+                    b.mul(ids[2], by, flags=["nuw", "nsw"]),
+                    ids[1],
+                    flags=["nuw", "nsw"],
+                )
+                linear = b.add(
+                    b.mul(row, bx, flags=["nuw", "nsw"]), ids[0], flags=["nuw", "nsw"]
+                )
+                body(linear)
+
+            return run
+
+        counted_loop(b, zero, bz, level(2), f"{name}.z")
+        self.thread = None
+
+    def write_thread_state(self) -> None:
+        """Store the loop's thread index in the state, for helpers that read it."""
+        assert self.thread is not None
+        for dim, value in enumerate(self.thread):
+            at = self.builder.gep(
+                self.hidden_args[0],
+                [ir.Constant(I64, STATE.offset("thread_id", dim))],
+                inbounds=True,
+                source_etype=I8,
+            )
+            self.builder.store(value, at, align=8)
+
+    # -- context storage -----------------------------------------------------
+
+    def slot_for(self, value: SSAValue) -> Slot:
+        """`value`'s context storage (made on first use)."""
+        found = self.slots.get(value)
+        if found is None:
+            found = self.new_slot(self.type(value.type))
+            self.slots[value] = found
+        return found
+
+    def new_slot(self, ty: ir.Type) -> Slot:
+        size = max(1, _store_size(ty))
+        offset = -(-self.context_bytes // size) * size
+        self.context_bytes = offset + size
+        p = self._prologue
+        assert self._context is not None and self._threads is not None
+        base = p.gep(
+            self._context,
+            [p.mul(self._threads, ir.Constant(I64, offset), flags=["nuw"])],
+            inbounds=True,
+            source_etype=I8,
+        )
+        return Slot(base, ty)
+
+    def _element(self, slot: Slot, linear: ir.Value) -> ir.Value:
+        return self.builder.gep(
+            slot.base, [linear], inbounds=True, source_etype=slot.type
+        )
+
+    def copy(self, targets: Sequence[Slot], sources: Sequence[SSAValue]) -> None:
+        """Every thread's `sources` into `targets` (all read, then all written,
+        so that a permutation of loop-carried values stays right)."""
+        pairs = [
+            (t, s)
+            for t, s in zip(targets, sources, strict=True)
+            if self.slots.get(s) is not t
+        ]
+        if not pairs:
+            return
+
+        bound: list[SSAValue] = []
+
+        def body(linear: ir.Value) -> None:
+            values = [self.materialize(s, linear, bound) for _, s in pairs]
+            for (target, _), value in zip(pairs, values, strict=True):
+                self.builder.store(value, self._element(target, linear))
+            self._unbind(bound)
+
+        self.thread_loop(body, "copy")
+
+    # -- agreement -----------------------------------------------------------
+
+    def uniform(self, value: SSAValue, at: Operation, what: str) -> ir.Value:
+        """`value`, which every thread of the block must agree on because `at`
+        (a structured op containing a barrier) branches on it."""
+        if not self.uniformity.is_varying(value):
+            return self.values[value]
+        barrier = first_barrier(at, self.barrier_helpers)
+        if value in self.uniformity.thread_dependent:
+            raise OpError(
+                barrier,
+                f"is not reached by every thread of the block: {what} of the "
+                f"enclosing '{at.name}' depends on the thread index, and a "
+                "barrier that some threads skip is undefined on GPUs and "
+                "cannot run on the native target; move the barrier out of "
+                "the condition",
+            )
+        slot = self.slots[value]
+        b = self.builder
+        first = b.load(self._element(slot, ir.Constant(I64, 0)), typ=slot.type)
+        where, _ = nearest_source_loc(at)
+        message = (
+            f"{str(where) + ': ' if where else ''}the threads of a block disagree on "
+            f"{what} of '{at.name}', which contains a barrier: some threads would "
+            "skip the barrier (undefined on GPUs)"
+        )
+
+        def body(linear: ir.Value) -> None:
+            mine = b.load(self._element(slot, linear), typ=slot.type)
+            same = b.icmp_unsigned("==", mine, first)
+            with b.if_then(b.not_(same), likely=False):
+                self.fail(message)
+
+        self.thread_loop(body, "agree")
+        return first
+
+    def fail(self, message: str) -> None:
+        """Report `message` through the state's error field and return."""
+        text = error_message(self.ml, message)
+        at = self.builder.gep(
+            self.hidden_args[0],
+            [ir.Constant(I64, STATE.offset("error"))],
+            inbounds=True,
+            source_etype=I8,
+        )
+        self.builder.store(text, at, align=8)
+        self.builder.ret_void()
+        # A block without predecessors, for if_then to close.
+        self.builder.position_at_end(self.builder.append_basic_block("failed"))
+
+    # -- structured ops that contain a barrier -------------------------------
+
+    def results(self, op: Operation) -> list[Slot | None]:
+        """Context storage for `op`'s varying results (None: uniform)."""
+        return [
+            self.slot_for(r) if self.uniformity.is_varying(r) else None
+            for r in op.results
+        ]
+
+    def emit_structural(self, op: Operation) -> None:
+        if isinstance(op, BarrierOp):
+            return  # the end of one thread loop and the start of the next
+        if isinstance(op, scf.IfOp):
+            cond = self.uniform(op.cond, op, "the condition")
+            regions = [op.true_region, op.false_region]
+            self._branches(op, lambda b, targets: b.cbranch(cond, *targets), regions)
+        elif isinstance(op, scf.IndexSwitchOp):
+            selector = self.uniform(op.arg, op, "the selector")
+            regions = [op.default_region, *op.case_regions]
+            cases = op.cases.get_values()
+
+            def switch(b: ir.IRBuilder, targets: list[ir.Block]) -> None:
+                inst = b.switch(selector, targets[0])
+                for value, target in zip(cases, targets[1:], strict=True):
+                    inst.add_case(ir.Constant(selector.type, value), target)
+
+            self._branches(op, switch, regions)
+        elif isinstance(op, scf.ForOp):
+            self._for(op)
+        elif isinstance(op, scf.WhileOp):
+            self._while(op)
+        elif isinstance(op, scf.ExecuteRegionOp) and len(op.region.blocks) == 1:
+            self._inline_block(op, op.region.block, op.region.block.args, [])
+        elif isinstance(op, CallOp):
+            self._call(op)
+        else:
+            raise OpError(
+                first_barrier(op, self.barrier_helpers),
+                f"is inside '{op.name}', which the native target cannot split "
+                "at a barrier; use scf.if, scf.for, scf.while, scf.index_switch "
+                "or a single-block scf.execute_region around barriers",
+            )
+
+    def _bind_results(self, op: Operation, values: Sequence[SSAValue]) -> None:
+        """`op`'s results are `values` (an op whose region runs exactly once)."""
+        for result, value in zip(op.results, values, strict=True):
+            slot = self.slots.get(value)
+            if slot is not None:
+                self.slots[result] = slot
+            elif self.uniformity.is_varying(result):
+                self.copy([self.slot_for(result)], [value])
+            else:
+                self.values[result] = self.values[value]
+
+    def _inline_block(
+        self,
+        op: Operation,
+        block: Block,
+        args: Sequence[BlockArgument],
+        operands: Sequence[SSAValue],
+    ) -> None:
+        for arg, operand in zip(args, operands, strict=True):
+            if operand in self.slots:
+                self.slots[arg] = self.slots[operand]
+            else:
+                self.values[arg] = self.values[operand]
+        self.emit_block(block)
+        terminator = block.last_op
+        assert terminator is not None
+        self._bind_results(op, list(terminator.operands))
+
+    def _call(self, op: CallOp) -> None:
+        name = op.callee.root_reference.data
+        callee = self.ml.funcs[name]
+        if name in self._calls:
+            raise OpError(
+                op,
+                f"calls @{name} recursively, and @{name} reaches a barrier: the "
+                "native target runs each block's barriers in one work-group "
+                "function, which cannot recurse",
+            )
+        if len(callee.body.blocks) != 1:
+            raise OpError(
+                first_barrier(callee, self.barrier_helpers),
+                f"is in @{name}, whose body has several blocks (cf branches); the "
+                "native target splits only structured control flow at barriers",
+            )
+        body = callee.body.block
+        # The helper's values get storage of their own at each call site: an
+        # earlier site's results may still be live.
+        for value in _defined_values(body):
+            self.slots.pop(value, None)
+        self._classify(callee, body, dict(zip(body.args, op.arguments, strict=True)))
+        self._calls.append(name)
+        self._inline_block(op, body, body.args, op.arguments)
+        self._calls.pop()
+
+    def _branches(
+        self,
+        op: Operation,
+        branch: Callable[[ir.IRBuilder, list[ir.Block]], None],
+        regions: Sequence[Region],
+    ) -> None:
+        b = self.builder
+        targets = self.results(op)
+        end = b.append_basic_block(f"{op.name}.end")
+        with b.goto_block(end):
+            phis = {
+                i: b.phi(self.type(r.type))
+                for i, r in enumerate(op.results)
+                if targets[i] is None
+            }
+        blocks = []
+        for region in regions:
+            blocks.append(
+                b.append_basic_block(f"{op.name}.region") if region.blocks else end
+            )
+        branch(b, blocks)
+        for region, bb in zip(regions, blocks, strict=True):
+            if bb is end:
+                continue
+            block = region.block
+            b.position_at_end(bb)
+            self.emit_block(block)
+            terminator = block.last_op
+            assert terminator is not None
+            yielded = list(terminator.operands)
+            self.copy(
+                [t for t in targets if t is not None],
+                [v for t, v in zip(targets, yielded, strict=True) if t is not None],
+            )
+            for i, phi in phis.items():
+                phi.add_incoming(self.values[yielded[i]], b.block)
+            b.branch(end)
+        b.position_at_end(end)
+        for i, result in enumerate(op.results):
+            target = targets[i]
+            if target is None:
+                self.values[result] = phis[i]
+            else:
+                self.slots[result] = target
+
+    def _carried(
+        self, args: Sequence[BlockArgument], inits: Sequence[SSAValue]
+    ) -> tuple[list[Slot | None], dict[int, ir.PhiInstr], ir.Block, ir.Block]:
+        """Loop-carried `args`: context storage for the varying ones (filled
+        from `inits`), phis in a new loop head for the uniform ones; and the
+        head, and the block that enters it."""
+        b = self.builder
+        slots: list[Slot | None] = [
+            self.slot_for(a) if self.uniformity.is_varying(a) else None for a in args
+        ]
+        self.copy(
+            [s for s in slots if s is not None],
+            [v for s, v in zip(slots, inits, strict=True) if s is not None],
+        )
+        before = b.block
+        head = b.append_basic_block("loop.head")
+        b.branch(head)
+        b.position_at_end(head)
+        phis: dict[int, ir.PhiInstr] = {}
+        for i, (arg, init) in enumerate(zip(args, inits, strict=True)):
+            if slots[i] is None:
+                phi = b.phi(self.type(arg.type))
+                phi.add_incoming(self.values[init], before)
+                self.values[arg] = phi
+                phis[i] = phi
+        return slots, phis, head, before
+
+    def _carry_back(
+        self,
+        slots: Sequence[Slot | None],
+        phis: dict[int, ir.PhiInstr],
+        values: Sequence[SSAValue],
+        head: ir.Block,
+    ) -> ir.Block:
+        """Carry `values` back to the loop head; returns the block that does."""
+        self.copy(
+            [s for s in slots if s is not None],
+            [v for s, v in zip(slots, values, strict=True) if s is not None],
+        )
+        back = self.builder.block
+        for i, phi in phis.items():
+            phi.add_incoming(self.values[values[i]], back)
+        self.builder.branch(head)
+        return back
+
+    def _for(self, op: scf.ForOp) -> None:
+        b = self.builder
+        lb = self.uniform(op.lb, op, "the lower bound")
+        ub = self.uniform(op.ub, op, "the upper bound")
+        step = self.uniform(op.step, op, "the step")
+        body = op.body.block
+        iv_arg, *iter_args = body.args
+        terminator = body.last_op
+        assert terminator is not None
+        yielded = list(terminator.operands)
+        self._alias_yields(body, iter_args, yielded)
+        slots, phis, head, entered = self._carried(iter_args, list(op.iter_args))
+        counter = b.phi(lb.type, name="iv")
+        counter.add_incoming(lb, entered)
+        self.values[iv_arg] = counter
+        loop = b.append_basic_block("for.body")
+        done = b.append_basic_block("for.done")
+        b.cbranch(b.icmp_signed("<", counter, ub), loop, done)
+        b.position_at_end(loop)
+        self.emit_block(body)
+        nxt = b.add(counter, step, flags=["nsw"])
+        counter.add_incoming(nxt, self._carry_back(slots, phis, yielded, head))
+        b.position_at_end(done)
+        for i, result in enumerate(op.results):
+            slot = slots[i]
+            if slot is None:
+                self.values[result] = phis[i]
+            else:
+                self.slots[result] = slot
+
+    def _alias_yields(
+        self, body: Block, args: Sequence[BlockArgument], yielded: Sequence[SSAValue]
+    ) -> None:
+        """Let a yielded value share its loop-carried argument's storage where
+        no op after the yielded value's reads the argument: the region that
+        computes it then writes the next iteration's value in place."""
+        order = {op: i for i, op in enumerate(body.ops)}
+        for arg, value in zip(args, yielded, strict=True):
+            if not (
+                self.uniformity.is_varying(arg) and self.uniformity.is_varying(value)
+            ):
+                continue
+            if (
+                not isinstance(value, OpResult)
+                or value.op not in order
+                or value in self.slots
+            ):
+                continue
+            defined = order[value.op]
+            if value.op in self.structural:
+                continue
+            uses = [_ancestor_in(use.operation, body) for use in arg.uses]
+            if all(u is not None and order[u] <= defined for u in uses):
+                self.slots[value] = self.slot_for(arg)
+
+    def _while(self, op: scf.WhileOp) -> None:
+        b = self.builder
+        before, after = op.before_region.block, op.after_region.block
+        condition = before.last_op
+        assert isinstance(condition, scf.ConditionOp)
+        slots, phis, head, _ = self._carried(before.args, list(op.arguments))
+        self.emit_block(before)
+        proceed = self.uniform(condition.condition, op, "the condition")
+        forwarded = list(condition.args)
+        targets = [
+            self.slot_for(r) if self.uniformity.is_varying(r) else None
+            for r in op.results
+        ]
+        self.copy(
+            [t for t in targets if t is not None],
+            [v for t, v in zip(targets, forwarded, strict=True) if t is not None],
+        )
+        for arg, result, value, target in zip(
+            after.args, op.results, forwarded, targets, strict=True
+        ):
+            if target is None:
+                self.values[arg] = self.values[result] = self.values[value]
+            else:
+                self.slots[arg] = self.slots[result] = target
+        loop = b.append_basic_block("while.body")
+        done = b.append_basic_block("while.done")
+        b.cbranch(proceed, loop, done)
+        b.position_at_end(loop)
+        self.emit_block(after)
+        terminator = after.last_op
+        assert terminator is not None
+        self._carry_back(slots, phis, list(terminator.operands), head)
+        b.position_at_end(done)
+
+
+def _defined_values(block: Block) -> list[SSAValue]:
+    """Every value `block` and the ops in it define."""
+    values: list[SSAValue] = list(block.args)
+    for op in block.walk():
+        values.extend(op.results)
+        for region in op.regions:
+            for inner in region.blocks:
+                values.extend(inner.args)
+    return values
+
+
+def _defined_in(value: SSAValue, inside: set[Operation]) -> bool:
+    if isinstance(value, OpResult):
+        return value.op in inside
+    assert isinstance(value, BlockArgument)
+    return value.block.parent_op() in inside
+
+
+def _ancestor_in(op: Operation, block: Block) -> Operation | None:
+    current: Operation | None = op
+    while current is not None and current.parent_block() is not block:
+        current = current.parent_op()
+    return current
+
+
+def _store_size(ty: ir.Type) -> int:
+    if isinstance(ty, ir.IntType):
+        size = 1
+        while size * 8 < ty.width:
+            size *= 2
+        return size
+    if isinstance(ty, ir.HalfType):
+        return 2
+    if isinstance(ty, ir.FloatType):
+        return 4
+    if isinstance(ty, ir.DoubleType | ir.PointerType):
+        return 8
+    raise TypeError(f"no context storage for values of type {ty}")

@@ -1,0 +1,191 @@
+"""Kernels with barriers (tests/work_item_kernels.mlir) on the native target's
+work-group functions and on spirv (Intel's OpenCL CPU runtime), against numpy
+on fresh random inputs with poisoned outputs; and the barriers that not every
+thread reaches: a located diagnostic where the compiler sees it, a
+`LaunchError` naming the kernel otherwise, never a hang.
+
+Inputs differ per run: the seed is printed and in every failure message;
+rerun with GPUC_TEST_SEED=<seed> to reproduce.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import gpuc
+from gpuc.diagnostics import DiagnosticException
+
+SOURCE = Path(__file__).with_name("work_item_kernels.mlir")
+SEED = int(os.environ.get("GPUC_TEST_SEED", secrets.randbits(32)))
+print(f"test_work_items: GPUC_TEST_SEED={SEED}")
+TARGETS = ["native", "spirv"]
+Array = np.ndarray[Any, Any]
+
+_modules: dict[str, gpuc.Module] = {}
+
+
+def module(target: str) -> gpuc.Module:
+    if target not in _modules:
+        _modules[target] = gpuc.compile(SOURCE, target=target)
+    return _modules[target]
+
+
+def rng(*key: object) -> np.random.Generator:
+    return np.random.default_rng([SEED, *(hash(str(k)) % 2**32 for k in key)])
+
+
+def per_block(values: Array, threads: int) -> Array:
+    """`values` (padded with zeros to whole blocks) as rows of one block each."""
+    blocks = -(-len(values) // threads)
+    padded = np.zeros(blocks * threads, values.dtype)
+    padded[: len(values)] = values
+    return padded.reshape(blocks, threads)
+
+
+def assert_close(got: Array, want: Array, scale: Array) -> None:
+    """Equal up to a few roundings of terms of size `scale` (fused or not)."""
+    error = np.abs(got.astype(np.float64) - want)
+    bound = 4 * np.finfo(np.float32).eps * scale
+    assert (error <= bound).all(), (
+        f"seed {SEED}: worst {error.max()} at {int(np.argmax(error - bound))}"
+    )
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(("n", "block"), [(1, 1), (50, 7), (1000, 256), (3001, 1000)])
+def test_scan_barriers_in_a_while_loop(target: str, n: int, block: int) -> None:
+    x = rng("scan", n, block).integers(-1000, 1000, n, dtype=np.int32)
+    out = np.full(n, -(2**31) + 7, np.int32)
+    module(target)["scan"][(-(-n // block),), (block,)](x, out, np.int32(n))
+    want = np.cumsum(per_block(x, block), axis=1).ravel()[:n]
+    np.testing.assert_array_equal(out, want, err_msg=f"seed {SEED}")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(
+    ("rows", "cols", "block"), [(37, 50, (8, 5)), (64, 64, (16, 16)), (9, 4, (3, 7))]
+)
+def test_flip_in_2d_blocks(
+    target: str, rows: int, cols: int, block: tuple[int, int]
+) -> None:
+    x = rng("flip", rows, cols).standard_normal((rows, cols)).astype(np.float32)
+    out = np.full((rows, cols), np.nan, np.float32)
+    bx, by = block
+    grid = (-(-cols // bx), -(-rows // by))
+    module(target)["flip"][grid, block](x, out, np.int32(rows), np.int32(cols))
+    padded = np.zeros((grid[1] * by, grid[0] * bx), np.float32)
+    padded[:rows, :cols] = x
+    tiles = padded.reshape(grid[1], by, grid[0], bx)[:, ::-1, :, ::-1]
+    want = tiles.reshape(grid[1] * by, grid[0] * bx)[:rows, :cols]
+    np.testing.assert_array_equal(out, want, err_msg=f"seed {SEED}")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("block", [(4, 3, 2), (5, 1, 3), (8, 8, 8), (1, 1, 1)])
+def test_rotate_in_3d_blocks(target: str, block: tuple[int, int, int]) -> None:
+    threads, blocks = int(np.prod(block)), 5
+    x = rng("rotate", block).standard_normal(blocks * threads).astype(np.float32)
+    out = np.full_like(x, np.nan)
+    module(target)["rotate3d"][(blocks,), block](x, out)
+    v = x.reshape(blocks, threads).astype(np.float64)
+    w = np.roll(v, -1, axis=1)
+    assert_close(out, (3 * v + w).ravel(), (3 * np.abs(v) + np.abs(w)).ravel())
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(("n", "block"), [(10, 3), (777, 100), (2048, 1024)])
+def test_barriers_in_helpers(target: str, n: int, block: int) -> None:
+    x = rng("helpers", n, block).standard_normal(n).astype(np.float32)
+    out = np.full(n, np.nan, np.float32)
+    module(target)["helpers"][(-(-n // block),), (block,)](x, out, np.int32(n))
+    v = per_block(x, block).astype(np.float64)
+    a, b = np.roll(v, -1, axis=1), np.roll(v, -2, axis=1)
+    assert_close(out, (a + b).ravel()[:n], (np.abs(a) + np.abs(b)).ravel()[:n])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(("rounds", "block"), [(0, 5), (1, 64), (4, 33)])
+def test_barriers_in_nested_loops(target: str, rounds: int, block: int) -> None:
+    blocks = 3
+    x = rng("nested", rounds, block).standard_normal(blocks * block)
+    x = x.astype(np.float32)
+    out = np.full_like(x, np.nan)
+    module(target)["nested"][(blocks,), (block,)](x, out, np.int32(rounds))
+    a = x.reshape(blocks, block).astype(np.float64)
+    for _ in range(rounds):
+        for j in range(3):
+            a = a * 0.5 + np.roll(a, -(j + 1), axis=1) * 0.25
+    # Each step's rounding is at most an ulp of the inputs' size, halved after.
+    assert_close(out, a.ravel(), 4 * np.abs(x).max() * np.ones(a.size))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("flag", [0, 1])
+def test_barriers_in_uniform_if_and_switch(target: str, flag: int) -> None:
+    block, blocks = 48, 7
+    x = rng("branchy", flag).standard_normal(blocks * block).astype(np.float32)
+    out = np.full_like(x, np.nan)
+    module(target)["branchy"][(blocks,), (block,)](x, out, np.int32(flag))
+    v = x.reshape(blocks, block).astype(np.float64)
+    r = v[:, ::-1] if flag else v * 2
+    which = np.arange(blocks)[:, None] % 3
+    want = np.where(which == 0, r + r[:, :1], np.where(which == 1, r + 1, r))
+    scale = np.abs(r) + np.where(which == 0, np.abs(r[:, :1]), which == 1)
+    assert_close(out, want.ravel(), scale.ravel())
+
+
+def test_every_example_with_barriers_runs_as_a_work_group_function() -> None:
+    """reduce and matmul compile to work-group functions (examples run against
+    numpy in tests/test_examples_run.py)."""
+    root = Path(__file__).resolve().parent.parent / "examples"
+    for name in ("reduce", "matmul"):
+        mod = gpuc.compile(root / f"{name}.mlir", target="native")
+        assert mod.result.kernels[name].uses_barrier
+        # No barrier call through a pointer (the OS-thread ABI) is left.
+        assert "call void %" not in mod.result.llvm_ir
+
+
+def test_a_barrier_under_a_thread_dependent_condition_is_a_diagnostic(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "bad.mlir"
+    source.write_text(
+        "gpuc.func @k(%out: !gpuc.ptr<i32, global>) kernel {\n"
+        "  %c0 = arith.constant 0 : index\n"
+        "  %t = gpuc.thread_id x\n"
+        "  %first = arith.cmpi eq, %t, %c0 : index\n"
+        "  scf.if %first {\n"
+        "    gpuc.barrier\n"
+        "  }\n"
+        "  gpuc.return\n"
+        "}\n"
+    )
+    with pytest.raises(DiagnosticException) as info:
+        gpuc.compile(source, target="native")
+    text = str(info.value)
+    assert "bad.mlir:6:5: error: 'gpuc.barrier' op is not reached by every" in text
+    assert "depends on the thread index" in text
+    gpuc.compile(source, target="spirv")  # undefined there, but not refused
+
+
+def test_threads_that_disagree_at_a_barrier_raise_instead_of_hanging() -> None:
+    agree = module("native")["agree"]
+    block, blocks = 64, 4
+    out = np.zeros(block * blocks, np.int32)
+    agree[(blocks,), (block,)](np.ones(block, np.int32), out)
+    assert (out == 1).all()
+    agree[(blocks,), (block,)](np.zeros(block, np.int32), out)
+    flags = np.ones(block, np.int32)
+    flags[rng("agree").integers(1, block)] = 0
+    with pytest.raises(gpuc.LaunchError) as info:
+        agree[(blocks,), (block,)](flags, out)
+    text = str(info.value)
+    assert "kernel 'agree': block (0, 0, 0):" in text
+    assert "work_item_kernels.mlir:" in text
+    assert "disagree on the condition of 'scf.if'" in text
