@@ -189,3 +189,33 @@ def test_threads_that_disagree_at_a_barrier_raise_instead_of_hanging() -> None:
     assert "kernel 'agree': block (0, 0, 0):" in text
     assert "work_item_kernels.mlir:" in text
     assert "disagree on the condition of 'scf.if'" in text
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("u", [0, 1, 2, 5, 6, 7, 10])
+def test_regions_guarded_by_the_thread_index(target: str, u: int) -> None:
+    block, blocks = (7, 3), 2
+    out = np.full(blocks * 21, -(2**31) + 7, np.int32)
+    module(target)["guards"][(blocks,), block](out, u)
+    x = np.tile(np.arange(7), 3 * blocks)
+    want = 1 * (x < u) + 2 * (x == u) + 4 * (x < u) + 8 * (x < u - 3)
+    np.testing.assert_array_equal(out, want.astype(np.int32))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(
+    ("block", "k"),
+    [((20, 3), 0), ((20, 3), 7), ((16, 2), 32), ((5, 4), 20), ((33, 1), 33)],
+)
+def test_a_uniform_loop_over_shared_memory(
+    target: str, block: tuple[int, int], k: int
+) -> None:
+    threads, blocks = block[0] * block[1], 3
+    x = rng("lanes", block, k).standard_normal(blocks * threads).astype(np.float32)
+    out = np.full_like(x, np.nan)
+    module(target)["lanes"][(blocks,), block](x, out, k)
+    v = x.reshape(blocks, threads).astype(np.float64)
+    t = np.arange(threads)
+    terms = np.stack([v[:, [j]] * v[:, (t + j) % threads] for j in range(k)] or [0 * v])
+    scale = np.abs(terms).sum(axis=0).ravel() + 1e-30
+    assert_close(out, terms.sum(axis=0).ravel(), k * scale)

@@ -288,3 +288,93 @@ gpuc.func @agree(%flags: !gpuc.ptr<i32, global>, %out: !gpuc.ptr<i32, global>)
   gpuc.store %one, %out[%g] : !gpuc.ptr<i32, global>
   gpuc.return
 }
+
+// guards: out[g] = 1 (x < u) + 2 (x == u) + 4 (u > x) + 8 (x < u - 3,
+// signed), x the thread's x index, each added by a region between barriers
+// whose only op is the guarded update: the native target runs just the
+// threads the guard lets through.
+gpuc.func @guards(%out: !gpuc.ptr<i32, global>, %u: index) kernel {
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %two = arith.constant 2 : i32
+  %four = arith.constant 4 : i32
+  %eight = arith.constant 8 : i32
+  %c3 = arith.constant 3 : index
+  %tx = gpuc.thread_id x
+  %ty = gpuc.thread_id y
+  %bx = gpuc.block_dim x
+  %by = gpuc.block_dim y
+  %b = gpuc.block_id x
+  %row = arith.muli %ty, %bx : index
+  %t = arith.addi %row, %tx : index
+  %threads = arith.muli %bx, %by : index
+  %base = arith.muli %b, %threads : index
+  %g = arith.addi %base, %t : index
+  gpuc.store %zero, %out[%g] : !gpuc.ptr<i32, global>
+  gpuc.barrier
+  %lt = arith.cmpi ult, %tx, %u : index
+  scf.if %lt {
+    %v = gpuc.load %out[%g] : !gpuc.ptr<i32, global>
+    %w = arith.addi %v, %one : i32
+    gpuc.store %w, %out[%g] : !gpuc.ptr<i32, global>
+  }
+  gpuc.barrier
+  %eq = arith.cmpi eq, %tx, %u : index
+  scf.if %eq {
+    %v = gpuc.load %out[%g] : !gpuc.ptr<i32, global>
+    %w = arith.addi %v, %two : i32
+    gpuc.store %w, %out[%g] : !gpuc.ptr<i32, global>
+  }
+  gpuc.barrier
+  %gt = arith.cmpi ugt, %u, %tx : index
+  scf.if %gt {
+    %v = gpuc.load %out[%g] : !gpuc.ptr<i32, global>
+    %w = arith.addi %v, %four : i32
+    gpuc.store %w, %out[%g] : !gpuc.ptr<i32, global>
+  }
+  gpuc.barrier
+  %um3 = arith.subi %u, %c3 : index
+  %slt = arith.cmpi slt, %tx, %um3 : index
+  scf.if %slt {
+    %v = gpuc.load %out[%g] : !gpuc.ptr<i32, global>
+    %w = arith.addi %v, %eight : i32
+    gpuc.store %w, %out[%g] : !gpuc.ptr<i32, global>
+  }
+  gpuc.return
+}
+
+// lanes: v = x of the thread's block (by linear thread index t), then
+// out[g] = sum over j < k of v[j] * v[(t + j) mod threads]: a uniform loop
+// reading shared memory, which the native target runs for groups of x lanes
+// at once (and per thread for the x that do not fill a group).
+gpuc.func @lanes(%x: !gpuc.ptr<f32, global>, %out: !gpuc.ptr<f32, global>,
+                 %k: index) kernel {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %s = gpuc.shared_alloc 1024 : !gpuc.ptr<f32, shared>
+  %tx = gpuc.thread_id x
+  %ty = gpuc.thread_id y
+  %bx = gpuc.block_dim x
+  %by = gpuc.block_dim y
+  %b = gpuc.block_id x
+  %row = arith.muli %ty, %bx : index
+  %t = arith.addi %row, %tx : index
+  %threads = arith.muli %bx, %by : index
+  %base = arith.muli %b, %threads : index
+  %g = arith.addi %base, %t : index
+  %v = gpuc.load %x[%g] : !gpuc.ptr<f32, global>
+  gpuc.store %v, %s[%t] : !gpuc.ptr<f32, shared>
+  gpuc.barrier
+  %acc = scf.for %j = %c0 to %k step %c1 iter_args(%a = %zero) -> (f32) {
+    %vj = gpuc.load %s[%j] : !gpuc.ptr<f32, shared>
+    %tj = arith.addi %t, %j : index
+    %m = arith.remui %tj, %threads : index
+    %vm = gpuc.load %s[%m] : !gpuc.ptr<f32, shared>
+    %p = arith.mulf %vj, %vm : f32
+    %a2 = arith.addf %a, %p : f32
+    scf.yield %a2 : f32
+  }
+  gpuc.store %acc, %out[%g] : !gpuc.ptr<f32, global>
+  gpuc.return
+}

@@ -214,14 +214,13 @@ _C_TYPES: dict[str, Any] = {
 
 def _direct_entry(
     address: int, arg_types: Sequence[str]
-) -> tuple[Any, tuple[bool, ...]]:
+) -> tuple[Any, tuple[bool, ...]] | None:
     """`__gpuc_launch_<k>` as a ctypes function, and for each argument
-    whether it is a pointer (an array's address) rather than a scalar."""
+    whether it is a pointer (an array's address) rather than a scalar; None
+    if ctypes cannot pass one of the arguments (the launch then goes through
+    the worker, whose argument checks say why)."""
     if any(ty not in _C_TYPES for ty in arg_types):
-        raise LaunchError(
-            f"the native executor cannot pass arguments of LLVM type(s) "
-            f"{sorted(set(arg_types) - set(_C_TYPES))}"
-        )
+        return None
     fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, *(_C_TYPES[t] for t in arg_types))
     return fn(address), tuple(t == "ptr" for t in arg_types)
 
@@ -397,8 +396,9 @@ class NativeExecutor:
         )
         sig = launch.sig
         groups = self._groups(launch.blocks, launch.threads)
-        if groups == 1:
-            self._run_here(name, launch)
+        direct = self._entries[name]
+        if groups == 1 and direct is not None:
+            self._run_here(direct, name, launch)
             return
         shared_stride = -(-max(sig.static_shared_bytes, 1) // ALIGN) * ALIGN
         # The JIT code points into these buffers; they live until after the join.
@@ -445,7 +445,9 @@ class NativeExecutor:
             _report(name, launch, view[group])
         del records, shared, ctl, lock, slots
 
-    def _run_here(self, name: str, launch: Launch) -> None:
+    def _run_here(
+        self, direct: tuple[Any, tuple[bool, ...]], name: str, launch: Launch
+    ) -> None:
         """A launch of one block range, called directly in this thread on
         per-thread buffers kept from one launch to the next (a small launch
         then costs little more than its argument checks)."""
@@ -468,7 +470,7 @@ class NativeExecutor:
         record[_END] = gx * gy * gz
         record[_SHARED] = local.shared_at
         record[_ERROR] = 0
-        entry, kinds = self._entries[name]
+        entry, kinds = direct
         entry(local.record_at, *map(_as_c, kinds, launch.values))
         if record[_ERROR]:
             _report(name, launch, record)

@@ -14,6 +14,7 @@ over its threads between the barriers (gpuc/targets/work_items.py).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -454,9 +455,16 @@ def assume(ml: ModuleLowering, b: ir.IRBuilder, condition: ir.Value) -> None:
 
 
 def counted_loop(
-    b: ir.IRBuilder, begin: ir.Value, end: ir.Value, body: object, name: str
+    b: ir.IRBuilder,
+    begin: ir.Value,
+    end: ir.Value,
+    body: object,
+    name: str,
+    hints: Sequence[tuple[str, int]] = (),
 ) -> None:
-    """`for (i = begin; i < end; ++i) body(i)`, leaving the builder after it."""
+    """`for (i = begin; i < end; ++i) body(i)`, leaving the builder after it;
+    `hints` become the loop's `llvm.loop` metadata (e.g.
+    ("llvm.loop.interleave.count", 1))."""
     from llvmlite import ir
 
     before = b.block
@@ -471,5 +479,19 @@ def counted_loop(
     b.position_at_end(loop)
     body(i)  # type: ignore[operator]
     i.add_incoming(b.add(i, ir.Constant(i.type, 1), flags=["nuw"]), b.block)
-    b.branch(head)
+    latch = b.branch(head)
+    if hints:
+        module = b.module
+        options = [
+            module.add_metadata(
+                [ir.MetaDataString(module, key), ir.Constant(ir.IntType(32), value)]
+            )
+            for key, value in hints
+        ]
+        # A node of its own (the unique string keeps llvmlite from sharing
+        # it), then made to name itself first, as LLVM wants of a loop id.
+        unique = ir.MetaDataString(module, module.get_unique_name("loop"))
+        loop_id = module.add_metadata([unique, *options])
+        loop_id.operands = (loop_id, *options)
+        latch.set_metadata("llvm.loop", loop_id)
     b.position_at_end(done)

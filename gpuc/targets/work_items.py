@@ -22,19 +22,19 @@ time makes the work-group function stop and report it (the launch raises
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from llvmlite import ir
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from xdsl.traits import IsTerminator
 
 from gpuc.diagnostics import OpError, nearest_source_loc
 from gpuc.dialects.analysis import INDIRECT
-from gpuc.dialects.attrs import AddressSpace, PtrType
+from gpuc.dialects.attrs import AddressSpace, Dim, PtrType
 from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncOp
-from gpuc.dialects.index import BarrierOp
+from gpuc.dialects.index import BarrierOp, ThreadIdOp
 from gpuc.dialects.memory import AtomicRMWOp, LoadOp
 from gpuc.lowering.context import FunctionLowering, ModuleLowering, translator_for
 from gpuc.targets.native import counted_loop, error_message
@@ -49,6 +49,10 @@ from gpuc.targets.uniformity import (
 I64 = ir.IntType(64)
 I8 = ir.IntType(8)
 PTR = ir.PointerType()
+X_LOOP_HINTS = (("llvm.loop.interleave.count", 1),)
+LANES = 16
+"""Threads of a row that `emit_lanes` runs together (a vector of f32 on
+AVX-512, two on AVX2)."""
 RECOMPUTE_LIMIT = 8
 """Ops a thread loop may recompute to get one value instead of loading it."""
 
@@ -234,7 +238,11 @@ class WorkGroupLowering(FunctionLowering):
         if ops and ops[-1].has_trait(IsTerminator):
             ops.pop()
         for op in ops:
-            if op in self.structural or op in self.interchanged:
+            if op in self.interchanged and isinstance(op, scf.ForOp):
+                self.flush(pending)
+                pending = []
+                self.emit_lanes(op)
+            elif op in self.structural:
                 self.flush(pending)
                 pending = []
                 self.emit_structural(op)
@@ -251,16 +259,16 @@ class WorkGroupLowering(FunctionLowering):
             and not any(self.uniformity.is_varying(r) for r in op.results)
         )
 
-    def flush(self, ops: list[Operation]) -> None:
+    def flush(
+        self, ops: list[Operation], x_range: tuple[ir.Value, ir.Value] | None = None
+    ) -> None:
         """Run `ops` (barrier-free) as one loop over the block's threads,
         reading the varying values they use from context storage (or
         recomputing them from the thread index) and writing there the ones
         used after them."""
         if not ops:
             return
-        inside: set[Operation] = set()
-        for op in ops:
-            inside.update(op.walk())
+        inside = _walked(ops)
         used: list[SSAValue] = []
         for op in inside:
             for operand in op.operands:
@@ -283,6 +291,17 @@ class WorkGroupLowering(FunctionLowering):
             for op in inside
         )
         bound: list[SSAValue] = []
+        guard = None if stores or x_range else self._x_guard(ops)
+        if guard is not None:
+            guarded = guard[1]
+            ops = [op for op in ops if op is not guarded]
+            ops += list(guarded.true_region.block.ops)[:-1]
+            inside = _walked(ops)
+            used = []
+            for op in inside:
+                for operand in op.operands:
+                    if not _defined_in(operand, inside) and operand not in used:
+                        used.append(operand)
 
         def body(linear: ir.Value) -> None:
             b = self.builder
@@ -296,7 +315,9 @@ class WorkGroupLowering(FunctionLowering):
                 slot = self.slot_for(value)
                 b.store(self.values[value], self._element(slot, linear))
 
-        self.thread_loop(body)
+        if guard is not None:
+            x_range = guard[0]
+        self.thread_loop(body, x_range=x_range)
         self._unbind(bound)
         for op in inside:
             for r in op.results:
@@ -305,6 +326,158 @@ class WorkGroupLowering(FunctionLowering):
                 for blk in region.blocks:
                     for arg in blk.args:
                         self.values.pop(arg, None)
+
+    def emit_lanes(self, op: scf.ForOp) -> None:
+        """An innermost uniform loop over shared memory (`interchanged`), run
+        inside the loop over the block's threads: for each z, y and each
+        group of LANES consecutive x, the loop runs once with, in its body, a
+        loop over those lanes. The lane loop has a constant trip count, so
+        LLVM unrolls it, keeps each lane's loop-carried values in registers
+        across iterations and vectorizes the lanes (a tiled kernel's inner
+        product then runs as vector FMAs on registers). The x that do not
+        fill a group run the loop per thread, as any region does."""
+        body = op.body.block
+        iv_arg, *iter_args = body.args
+        if not all(self.uniformity.is_varying(a) for a in iter_args):
+            self.emit_structural(op)
+            return
+        b = self.builder
+        lb, ub, step = (self.values[v] for v in (op.lb, op.ub, op.step))
+        slots = [self.slot_for(r) for r in op.results]
+        terminator = body.last_op
+        assert terminator is not None
+        yielded = list(terminator.operands)
+        body_ops = list(body.ops)[:-1]
+        inside = _walked(body_ops)
+        used: list[SSAValue] = []
+        for inner in inside:
+            for operand in inner.operands:
+                if (
+                    not _defined_in(operand, inside)
+                    and operand not in iter_args
+                    and operand is not iv_arg
+                    and operand not in used
+                ):
+                    used.append(operand)
+        zero = ir.Constant(I64, 0)
+        lanes = ir.Constant(I64, LANES)
+        bx, by, bz = (self.block_values[("block_dim", d)] for d in range(3))
+        groups = b.udiv(bx, lanes)
+        whole = b.mul(groups, lanes)
+        bound: list[SSAValue] = []
+
+        def lane_loop(
+            x0: ir.Value, y: ir.Value, z: ir.Value, run: Callable[[ir.Value], None]
+        ) -> None:
+            def lane(i: ir.Value) -> None:
+                x = b.add(x0, i, flags=["nuw", "nsw"])
+                self.thread = (x, y, z)
+                row = b.add(b.mul(z, by, flags=["nuw", "nsw"]), y, flags=["nuw", "nsw"])
+                run(
+                    b.add(b.mul(row, bx, flags=["nuw", "nsw"]), x, flags=["nuw", "nsw"])
+                )
+                self._unbind(bound)
+                self.thread = None
+
+            counted_loop(b, zero, lanes, lane, "lane")
+
+        def group(g: ir.Value, y: ir.Value, z: ir.Value) -> None:
+            x0 = b.mul(g, lanes, flags=["nuw", "nsw"])
+
+            def start(linear: ir.Value) -> None:
+                values = [self.materialize(v, linear, bound) for v in op.iter_args]
+                for slot, value in zip(slots, values, strict=True):
+                    b.store(value, self._element(slot, linear))
+
+            lane_loop(x0, y, z, start)
+
+            def iteration(j: ir.Value) -> None:
+                def step_lane(linear: ir.Value) -> None:
+                    self.values[iv_arg] = j
+                    for arg, slot in zip(iter_args, slots, strict=True):
+                        self.values[arg] = b.load(
+                            self._element(slot, linear), typ=slot.type
+                        )
+                        bound.append(arg)
+                    for value in used:
+                        self.materialize(value, linear, bound)
+                    for inner in body_ops:
+                        self.translate_op(inner)
+                    results = [self.values[v] for v in yielded]
+                    for slot, value in zip(slots, results, strict=True):
+                        b.store(value, self._element(slot, linear))
+                    bound.extend(r for inner in inside for r in inner.results)
+
+                lane_loop(x0, y, z, step_lane)
+
+            stepped_loop(b, lb, ub, step, iteration)
+
+        counted_loop(
+            b,
+            zero,
+            bz,
+            lambda z: counted_loop(
+                b,
+                zero,
+                by,
+                lambda y: counted_loop(
+                    b, zero, groups, lambda g: group(g, y, z), "group"
+                ),
+                "lanes.y",
+            ),
+            "lanes.z",
+        )
+        self.values.pop(iv_arg, None)
+        for result, slot in zip(op.results, slots, strict=True):
+            self.slots[result] = slot
+        self.flush([op], x_range=(whole, bx))
+
+    def _x_guard(
+        self, ops: list[Operation]
+    ) -> tuple[tuple[ir.Value, ir.Value], scf.IfOp] | None:
+        """If all `ops` do is `scf.if (thread_id.x < u) { ... }` (or `== u`,
+        `u` uniform, no else, no results; the other ops pure, computing the
+        condition), the x range for which it holds and the `scf.if`: the loop
+        then runs only those threads, the body without the test."""
+        ifs = [op for op in ops if isinstance(op, scf.IfOp)]
+        if len(ifs) != 1 or ifs[0].results or ifs[0].false_region.blocks:
+            return None
+        guarded = ifs[0]
+        if any(op is not guarded and not computes_only(op) for op in ops):
+            return None
+        cond = guarded.cond
+        if not isinstance(cond, OpResult) or not isinstance(cond.op, arith.CmpiOp):
+            return None
+        cmp = cond.op
+        predicate = cmp.predicate.value.data
+        lhs, rhs = cmp.lhs, cmp.rhs
+        names = {0: "eq", 2: "slt", 6: "ult", 4: "sgt", 8: "ugt"}
+        kind = names.get(predicate)
+        if kind in ("sgt", "ugt"):  # u > t is t < u
+            lhs, rhs, kind = rhs, lhs, "slt" if kind == "sgt" else "ult"
+        if kind is None or not _is_thread_x(lhs):
+            return None
+        if self.uniformity.is_varying(rhs) or rhs not in self.values:
+            return None
+        b = self.builder
+        bound = self.values[rhs]
+        if bound.type != I64:
+            return None
+        bx = self.block_values[("block_dim", 0)]
+        zero = ir.Constant(I64, 0)
+
+        def clamp(v: ir.Value) -> ir.Value:
+            if kind == "slt" or kind == "eq":
+                v = b.select(b.icmp_signed("<", v, zero), zero, v)
+            return b.select(b.icmp_unsigned("<", v, bx), v, bx)
+
+        if kind == "eq":
+            begin = clamp(bound)
+            end = clamp(b.add(bound, ir.Constant(I64, 1)))
+            # u = -1 would wrap to 0: no thread matches then.
+            end = b.select(b.icmp_signed("<", bound, zero), zero, end)
+            return (begin, end), guarded
+        return (zero, clamp(bound)), guarded
 
     def _unbind(self, values: list[SSAValue]) -> None:
         """Forget values bound inside a thread loop that has ended."""
@@ -362,8 +535,14 @@ class WorkGroupLowering(FunctionLowering):
         bound.extend(op.results)
         return self.values[value]
 
-    def thread_loop(self, body: Callable[[ir.Value], None], name: str = "t") -> None:
-        """`for z, y, x over the block: body(linear thread index)`."""
+    def thread_loop(
+        self,
+        body: Callable[[ir.Value], None],
+        name: str = "t",
+        x_range: tuple[ir.Value, ir.Value] | None = None,
+    ) -> None:
+        """`for z, y, x over the block: body(linear thread index)`, x over
+        `x_range` only if given (a sub-range of the block's)."""
         b = self.builder
         zero = ir.Constant(I64, 0)
         bx, by, bz = (self.block_values[("block_dim", d)] for d in range(3))
@@ -372,14 +551,14 @@ class WorkGroupLowering(FunctionLowering):
         def level(dim: int) -> Callable[[ir.Value], None]:
             def run(t: ir.Value) -> None:
                 ids[dim] = t
-                if dim:
-                    counted_loop(
-                        b,
-                        zero,
-                        (bx, by)[dim - 1],
-                        level(dim - 1),
-                        f"{name}.{'xyz'[dim - 1]}",
-                    )
+                if dim == 2:
+                    counted_loop(b, zero, by, level(1), f"{name}.y")
+                    return
+                if dim == 1:
+                    begin, end = x_range or (zero, bx)
+                    # One vector's worth of x per iteration, no interleaving:
+                    # blocks are often only 16 or 32 threads wide.
+                    counted_loop(b, begin, end, level(0), f"{name}.x", X_LOOP_HINTS)
                     return
                 self.thread = (ids[0], ids[1], ids[2])
                 row = b.add(
@@ -786,6 +965,38 @@ class WorkGroupLowering(FunctionLowering):
         b.position_at_end(done)
 
 
+def stepped_loop(
+    b: ir.IRBuilder,
+    lb: ir.Value,
+    ub: ir.Value,
+    step: ir.Value,
+    body: Callable[[ir.Value], None],
+) -> None:
+    """`for (i = lb; i < ub; i += step) body(i)`, signed, as scf.for."""
+    before = b.block
+    head = b.append_basic_block("steps.head")
+    loop = b.append_basic_block("steps.body")
+    done = b.append_basic_block("steps.done")
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(lb.type, name="step")
+    i.add_incoming(lb, before)
+    b.cbranch(b.icmp_signed("<", i, ub), loop, done)
+    b.position_at_end(loop)
+    body(i)
+    i.add_incoming(b.add(i, step, flags=["nsw"]), b.block)
+    b.branch(head)
+    b.position_at_end(done)
+
+
+def _is_thread_x(value: SSAValue) -> bool:
+    return (
+        isinstance(value, OpResult)
+        and isinstance(value.op, ThreadIdOp)
+        and value.op.dimension.data == Dim.X
+    )
+
+
 def _defined_values(block: Block) -> list[SSAValue]:
     """Every value `block` and the ops in it define."""
     values: list[SSAValue] = list(block.args)
@@ -797,7 +1008,13 @@ def _defined_values(block: Block) -> list[SSAValue]:
     return values
 
 
-def _defined_in(value: SSAValue, inside: set[Operation]) -> bool:
+def _walked(ops: Sequence[Operation]) -> dict[Operation, None]:
+    """`ops` and every op nested in them, in order (a dict: iterating a set
+    of ops would order the IR by their addresses, which differ per run)."""
+    return {inner: None for op in ops for inner in op.walk()}
+
+
+def _defined_in(value: SSAValue, inside: Mapping[Operation, None]) -> bool:
     if isinstance(value, OpResult):
         return value.op in inside
     assert isinstance(value, BlockArgument)
