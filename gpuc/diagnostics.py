@@ -18,8 +18,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Block, Operation
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    CallSiteLoc,
+    FileLineColLoc,
+    FusedLoc,
+    IntAttr,
+    ModuleOp,
+    NameLoc,
+    StringAttr,
+    UnknownLoc,
+)
+from xdsl.ir import Attribute, Block, Operation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import (
@@ -122,7 +132,9 @@ class LocatingParser(Parser):
             self.raise_error(message, start, max(start + 1, self.pos))
         finally:
             name_pos = self._op_names.pop()
-        if not isinstance(op.location, FileLineColLoc):
+        if isinstance(op.location, UnknownLoc):
+            # A frontend's own location (`loc("k.py":3:1)`, fused, call-site
+            # or name locations) is kept, for the line tables.
             op.location = self.location_at(name_pos)
         return op
 
@@ -161,11 +173,21 @@ class LocatingParser(Parser):
 
 
 def source_loc(op: Operation) -> SourceLoc | None:
-    """`op`'s own `file:line:col`, if it has one."""
-    loc = op.location
-    if isinstance(loc, FileLineColLoc):
-        return SourceLoc(loc.filename.data, loc.line.data, loc.column.data)
-    return None
+    """`op`'s own `file:line:col`, if it has one: of a call-site location, the
+    callee's (where an inlined op was written); of a name location, what it
+    names; of a fused one, its first part."""
+    loc: Attribute = op.location
+    while True:
+        if isinstance(loc, FileLineColLoc):
+            return SourceLoc(loc.filename.data, loc.line.data, loc.column.data)
+        if isinstance(loc, NameLoc):
+            loc = loc.location
+        elif isinstance(loc, CallSiteLoc):
+            loc = loc.callee
+        elif isinstance(loc, FusedLoc) and isinstance(loc.locations, ArrayAttr):
+            loc = loc.locations.data[0] if loc.locations.data else UnknownLoc()
+        else:
+            return None
 
 
 def nearest_source_loc(op: Operation) -> tuple[SourceLoc | None, bool]:

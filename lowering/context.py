@@ -23,6 +23,7 @@ from gpuc.dialects.analysis import ModuleFacts, module_facts
 from gpuc.dialects.attrs import FINALIZED_ATTR, FinalizedAttr
 from gpuc.dialects.deferred import DeferredOp
 from gpuc.dialects.functions import FuncOp
+from gpuc.lowering.debug_info import LineTables
 from gpuc.lowering.types import lower_type
 
 if TYPE_CHECKING:
@@ -49,13 +50,21 @@ def translates(
 ) -> Callable[
     [Callable[[OpT, FunctionLowering], None]], Callable[[OpT, FunctionLowering], None]
 ]:
-    """Register the decorated function as the translator of `ops`."""
+    """Register the decorated function as the translator of `ops`. What
+    `translator_for` returns first gives the instructions the op's source
+    location (`FunctionLowering.locate`), however it is called (a target
+    translating ops itself, as the native work-group functions do)."""
 
     def register(
         fn: Callable[[OpT, FunctionLowering], None],
     ) -> Callable[[OpT, FunctionLowering], None]:
+        def located(op: OpT, fl: FunctionLowering) -> None:
+            if fl.ml.debug is not None:
+                fl.locate(op)
+            fn(op, fl)
+
         for op in ops:
-            TRANSLATORS[op] = fn
+            TRANSLATORS[op] = located
         return fn
 
     return register
@@ -84,7 +93,15 @@ class ModuleLowering:
     """State of translating one module: the llvmlite module, the target and the
     functions by symbol (with any hidden leading parameters the target adds)."""
 
-    def __init__(self, module: ModuleOp, target: Target, *, fp_contract: bool):
+    def __init__(
+        self,
+        module: ModuleOp,
+        target: Target,
+        *,
+        fp_contract: bool,
+        line_info: bool = False,
+        optimized: bool = True,
+    ):
         self.module = module
         self.target = target
         self.fp_contract = fp_contract
@@ -97,6 +114,10 @@ class ModuleLowering:
         self.hidden: dict[str, tuple[ir.Type, ...]] = {}
         """Function -> parameter types the target prepends (the native state)."""
         self.index_type = ir.IntType(target.index_bits())
+        self.debug: LineTables | None = (
+            LineTables(self, optimized=optimized) if line_info else None
+        )
+        """The line tables, when the compile asked for them."""
 
     def type(self, attr: Any) -> ir.Type:
         return lower_type(attr, self)
@@ -213,8 +234,25 @@ class FunctionLowering:
         ops = list(block.ops)
         if skip_terminator and ops:
             ops = ops[:-1]
+        outer = self.builder.debug_metadata
         for op in ops:
             translator_for(op)(op, self)
+        # The rest of an enclosing op's instructions are that op's.
+        self.builder.debug_metadata = outer
+
+    def locate(self, op: Operation) -> None:
+        """Give the instructions built from now on `op`'s source location
+        (with line tables; an op without one keeps the enclosing op's). Not
+        where a target translates `func`'s ops into another function (the
+        native launch entry's thread bounds): its lines are not theirs."""
+        debug = self.ml.debug
+        if (
+            debug is not None
+            and debug.names.get(self.fn.name) == self.func.sym_name.data
+        ):
+            found = debug.location(op.location, self.func.sym_name.data)
+            if found is not None:
+                self.builder.debug_metadata = found
 
     def branch(self, target: Block, args: Sequence[ir.Value]) -> None:
         """Branch to `target`, feeding its block arguments (phis)."""
@@ -263,7 +301,11 @@ class FunctionLowering:
             leave = exits.get(type(terminator)) if exits and terminator else None
             self.translate_ops(block, skip_terminator=leave is not None)
             if leave is not None:
+                assert terminator is not None
+                outer = self.builder.debug_metadata
+                self.locate(terminator)
                 leave(terminator, self)
+                self.builder.debug_metadata = outer
         for block in region.blocks:
             if block not in reached:
                 self.builder.position_at_end(self.blocks[block])
@@ -302,11 +344,24 @@ def reverse_post_order(entry: Block) -> list[Block]:
 
 
 def translate_module(
-    module: ModuleOp, target: Target, *, fp_contract: bool = True
+    module: ModuleOp,
+    target: Target,
+    *,
+    fp_contract: bool = True,
+    line_info: bool = False,
+    optimized: bool = True,
 ) -> ir.Module:
     """The llvmlite module of `module` for `target`, after the dialect pipeline
-    (which verified it for the target and finalized its kernels)."""
-    ml = ModuleLowering(module, target, fp_contract=fp_contract)
+    (which verified it for the target and finalized its kernels); with
+    `line_info`, line tables from the ops' locations (`optimized` says whether
+    LLVM will optimize, for the debugger)."""
+    ml = ModuleLowering(
+        module,
+        target,
+        fp_contract=fp_contract,
+        line_info=line_info,
+        optimized=optimized,
+    )
     funcs: list[FuncOp] = []
     for op in module.ops:
         if not isinstance(op, FuncOp):
@@ -330,10 +385,14 @@ def translate_module(
     target.prepare_module(ml)
     for func in funcs:
         ml.functions[func.sym_name.data] = ml.declare(func)
+        if ml.debug is not None and not func.is_declaration:
+            ml.debug.function(func, ml.functions[func.sym_name.data])
     for func in funcs:
         if not func.is_declaration:
-            FunctionLowering(
+            target.function_lowering(
                 ml, func, ml.functions[func.sym_name.data]
             ).translate_body()
     target.finish_module(ml)
+    if ml.debug is not None:
+        ml.debug.finish()
     return ml.llvm

@@ -23,6 +23,7 @@ from gpuc.dialects.attrs import ENTRYPOINTS_ATTR
 from gpuc.dialects.deferred import DeferredOp
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.symbols import build_table, symbol_name
+from gpuc.explain.record import active_recorder
 from gpuc.transforms.symbol_uses import is_symbol
 
 
@@ -62,16 +63,25 @@ def compute_entrypoints(module: ModuleOp, exports: Iterable[str] = ()) -> list[s
     """The entrypoint set of `module`: its kernels and `exports`, in module order."""
     _check_resolved(module)
     exported = _exported(module, exports)
-    if ENTRYPOINTS_ATTR in module.attributes:
-        exported |= set(read_entrypoints(module))
+    earlier = (
+        set(read_entrypoints(module))
+        if ENTRYPOINTS_ATTR in module.attributes
+        else set()
+    )
+    recorder = active_recorder()
     entrypoints: list[str] = []
     for op in module.ops:
         name = symbol_name(op)
         if name is None:
             continue
         kernel = isinstance(op, FuncOp) and op.is_kernel and not op.is_declaration
-        if kernel or name in exported:
+        if kernel or name in exported or name in earlier:
             entrypoints.append(name)
+            if recorder is not None:
+                why = (
+                    "kernel" if kernel else "export" if name in exported else "earlier"
+                )
+                recorder.entrypoint(name, why)
     return entrypoints
 
 

@@ -24,6 +24,7 @@ from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import InlineHint
 from gpuc.dialects.functions import FUNCTION_OPS, CallOp, FuncOp
 from gpuc.dialects.symbols import build_table, is_symbol_table
+from gpuc.explain.record import Recorder, active_recorder
 from gpuc.transforms.inliner import inline_call
 from gpuc.transforms.symbol_uses import held_refs, is_private
 
@@ -129,15 +130,18 @@ def inline_module(module: ModuleOp) -> None:
     dying = {f for f in flattened if is_private(f) and f not in graph.referenced}
     done = set(flattened)
     later = [f for f in graph.callers if f not in done]
+    recorder = active_recorder()
     for caller in [*(f for f in flattened if f not in dying), *later]:
-        _expand(caller, graph)
+        _expand(caller, graph, recorder)
     for f in dying:
         block = f.parent_block()
         assert block is not None
+        if recorder is not None:
+            recorder.removed(f, "inline", "no references left after inlining")
         block.detach_op(f)
 
 
-def _expand(caller: Operation, graph: _CallGraph) -> None:
+def _expand(caller: Operation, graph: _CallGraph, recorder: Recorder | None) -> None:
     """Inline the always-inline calls of `caller`, and those they bring along."""
     worklist = list(graph.sites.get(caller, ()))
     symbols = graph.callers[caller]
@@ -146,6 +150,8 @@ def _expand(caller: Operation, graph: _CallGraph) -> None:
         callee = _always_inline(symbols.get(call.callee.root_reference.data))
         if callee is None:
             continue
+        if recorder is not None:
+            recorder.inlined(callee, caller)
         for copy in inline_call(call, callee):
             worklist.extend(op for op in copy.walk() if isinstance(op, CallOp))
 

@@ -18,7 +18,14 @@ branches) needs a region that may hold several blocks:
 
 from __future__ import annotations
 
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects.builtin import (
+    CallSiteLoc,
+    LocationAttr,
+    NameLoc,
+    StringAttr,
+    UnknownLoc,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import BlockInsertPoint, Rewriter
 
 from gpuc.dialects.functions import FUNCTION_OPS, CallOp, FuncOp, ReturnOp
@@ -77,7 +84,9 @@ def _inline_split(call: CallOp, callee: FuncOp) -> list[Operation]:
         assert ret_block is not None
         ret_block.insert_op_before(cf.BranchOp(continuation, *ret.arguments), ret)
         ret_block.erase_op(ret)
-    block.insert_op_before(cf.BranchOp(cloned[0], *call.arguments), call)
+    enter = cf.BranchOp(cloned[0], *call.arguments)
+    enter.location = call.location
+    block.insert_op_before(enter, call)
     _replace_results(call, list(continuation.args))
     return [op for b in cloned for op in b.ops]
 
@@ -110,12 +119,36 @@ def inline_call(call: CallOp, callee: FuncOp) -> list[Operation]:
     """Replace `call` by a copy of `callee`'s body (which must have one).
 
     Returns the copied ops at the top of what was inserted, so a caller can
-    look inside them for further calls to inline.
+    look inside them for further calls to inline. Each copy is located at the
+    call site (`_at_call_site`).
     """
     blocks = list(callee.body.blocks)
+    location = call.location
     if len(blocks) == 1:
-        return _inline_single_block(call, blocks[0])
-    parent = call.parent_op()
-    if parent is not None and parent.name in MULTI_BLOCK_PARENTS:
-        return _inline_split(call, callee)
-    return _inline_execute_region(call, callee)
+        copies = _inline_single_block(call, blocks[0])
+    else:
+        parent = call.parent_op()
+        if parent is not None and parent.name in MULTI_BLOCK_PARENTS:
+            copies = _inline_split(call, callee)
+        else:
+            copies = _inline_execute_region(call, callee)
+    for copy in copies:
+        for op in copy.walk():
+            op.location = _at_call_site(op.location, callee.sym_name.data, location)
+    return copies
+
+
+def _at_call_site(loc: Attribute, callee: str, call: LocationAttr) -> LocationAttr:
+    """`loc`, of an op of `callee` inlined at a call located at `call`:
+    `callsite("callee"(loc) at call)`, as MLIR's inliner writes it, the name
+    saying whose lines these are (the line tables' inlined scope); an op
+    inlined earlier gets the new call site at the end of its chain; one
+    without a location (made by inlining) is the call's."""
+    assert isinstance(loc, LocationAttr)
+    if isinstance(call, UnknownLoc):
+        return loc
+    if isinstance(loc, UnknownLoc):
+        return call
+    if isinstance(loc, CallSiteLoc):
+        return CallSiteLoc(loc.callee, _at_call_site(loc.caller, callee, call))
+    return CallSiteLoc(NameLoc(StringAttr(callee), loc), call)

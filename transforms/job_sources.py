@@ -38,6 +38,8 @@ class Found:
     origin: str
     library: Library | None = None
     generated: bool = False
+    generator: str | None = None
+    """The generator that made it (when `generated`)."""
 
 
 def _definition(table: Mapping[str, Operation], name: str) -> FuncOp | None:
@@ -155,7 +157,7 @@ class JobSources:
                 f"generator '{name}' returned an ill-formed function for job "
                 f"{job.describe()}: {problem}",
             )
-        return Found(func, f"generator '{name}'", generated=True)
+        return Found(func, f"generator '{name}'", generated=True, generator=name)
 
 
 def _declined(job: Job, name: str, found: Found | None) -> str:

@@ -16,14 +16,18 @@ from xdsl.passes import ModulePass
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import ENTRYPOINTS_ATTR
 from gpuc.dialects.functions import FuncOp
-from gpuc.dialects.symbols import build_table
+from gpuc.dialects.symbols import build_table, symbol_name
+from gpuc.explain.record import active_recorder
 from gpuc.transforms.classify_entrypoints import read_entrypoints
 from gpuc.transforms.symbol_privatize import privatize_symbols, set_visibility
+from gpuc.transforms.symbol_uses import is_symbol, visibility
 
 
 def privatize(module: ModuleOp) -> None:
     """Make the entrypoint set exactly the public top-level symbols of `module`."""
     entrypoints = read_entrypoints(module)
+    recorder = active_recorder()
+    before = _visibilities(module) if recorder is not None else {}
     privatize_symbols(module, exclude=set(entrypoints))
     table = build_table(module)
     for name in entrypoints:
@@ -38,6 +42,17 @@ def privatize(module: ModuleOp) -> None:
                 "out of the set",
             )
         set_visibility(op, "public")
+    if recorder is not None:
+        for name, new in _visibilities(module).items():
+            recorder.visibility_changed(name, "privatize", before[name], new)
+
+
+def _visibilities(module: ModuleOp) -> dict[str, str]:
+    return {
+        name: visibility(op)
+        for op in module.ops
+        if is_symbol(op) and (name := symbol_name(op)) is not None
+    }
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from gpuc.dialects.attrs import InlineHintAttr, Role, RoleAttr
 from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredOp
 from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp, LaunchOp, fmt_types
 from gpuc.dialects.symbols import build_table, nearest_table, symbol_name
+from gpuc.explain.record import active_recorder
 from gpuc.generators import Generator, Generators
 from gpuc.libraries import Library, LibrarySource, load_libraries
 from gpuc.transforms.job_sources import (
@@ -62,6 +63,7 @@ def _rewrite(op: DeferredOp, symbol: str) -> None:
 class _Resolver:
     def __init__(self, sources: JobSources):
         self.sources = sources
+        self.recorder = active_recorder()
         self.tables: dict[Operation, JobTable] = {}
         self._symbols: dict[Operation, dict[str, Operation]] = {}
         self.worklist: deque[DeferredOp] = deque()
@@ -75,6 +77,8 @@ class _Resolver:
         return self._symbols[table_op]
 
     def run(self, module: ModuleOp) -> None:
+        if self.recorder is not None:
+            self.recorder.input_module(module)
         self.worklist.extend(deferred_ops(module))
         while self.worklist:
             op = self.worklist.popleft()
@@ -92,10 +96,14 @@ class _Resolver:
             self.check(op, job, found.func, f" (found in {found.origin})")
             name = self.materialize(job, found, table_op, op)
             jobs.record(job, name)
+            if self.recorder is not None:
+                self.recorder.request(op, job.describe(), name, deduplicated=False)
             return name
         func = self.symbols(table_op).get(name)
         assert isinstance(func, FuncOp)
         self.check(op, job, func, "")
+        if self.recorder is not None:
+            self.recorder.request(op, job.describe(), name, deduplicated=True)
         return name
 
     def check(self, op: DeferredOp, job: Job, func: FuncOp, origin: str) -> None:
@@ -141,6 +149,16 @@ class _Resolver:
                     f"{found.origin} returned an ill-formed function for job "
                     f"{job.describe()}: {e}",
                 ) from None
+        if self.recorder is not None:
+            self.recorder.materialized(
+                func,
+                job.source,
+                job.config,
+                found.generator,
+                job.config.params.data,
+                found.library.name if found.library is not None else None,
+                hint_from_job=job.config.inline_hint is not None,
+            )
         self.worklist.extend(deferred_ops(func))
         for dep in self.link(found, table_op, op):
             self.worklist.extend(deferred_ops(dep))
@@ -168,6 +186,8 @@ class _Resolver:
                 table_op.regions[0].block.add_op(copy)
             symbols[name] = copy
             copies.append(copy)
+            if self.recorder is not None and found.library is not None:
+                self.recorder.linked(copy, found.library.name, existing is not None)
         return copies
 
 

@@ -21,6 +21,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsolatedFromAbove
 
 from gpuc.dialects.symbols import build_table, is_symbol_table
+from gpuc.explain.record import Recorder, active_recorder
 from gpuc.transforms.symbol_uses import (
     is_private,
     is_symbol,
@@ -33,6 +34,7 @@ class _Liveness:
     """The live symbols of one symbol table and of the live tables inside it."""
 
     def __init__(self) -> None:
+        self.recorder = active_recorder()
         self.live: set[Operation] = set()
         self.computed: list[Operation] = []
         self.unreached: list[Operation] = []
@@ -82,6 +84,8 @@ class _Liveness:
             assert scope is not None
             for ref in symbol_uses(op, self.unreached):
                 for symbol in self._resolve(scope, ref):
+                    if self.recorder is not None:
+                        self.recorder.referenced(symbol, op)
                     if symbol not in self.live:
                         self.live.add(symbol)
                         worklist.append(symbol)
@@ -95,10 +99,14 @@ def _remove(op: Operation) -> None:
         op.erase(safe_erase=False)
 
 
-def _remove_dead_children(table_op: Operation, live: set[Operation]) -> None:
+def _remove_dead_children(
+    table_op: Operation, live: set[Operation], recorder: Recorder | None
+) -> None:
     for block in table_op.regions[0].blocks:
         dead = [op for op in block.ops if is_symbol(op) and op not in live]
         for op in dead:
+            if recorder is not None:
+                recorder.removed(op, "symbol-dce", "no references")
             _remove(op)
 
 
@@ -108,11 +116,12 @@ def symbol_dce(table_op: Operation) -> None:
     parent = table_op.parent_op()
     hidden = parent is None or not is_symbol(table_op) or is_private(table_op)
     liveness.compute(table_op, hidden)
+    recorder = liveness.recorder
     for table in liveness.computed:
-        _remove_dead_children(table, liveness.live)
+        _remove_dead_children(table, liveness.live, recorder)
     for root in liveness.unreached:
         for table in [op for op in root.walk() if is_symbol_table(op)]:
-            _remove_dead_children(table, liveness.live)
+            _remove_dead_children(table, liveness.live, recorder)
 
 
 @dataclass(frozen=True)

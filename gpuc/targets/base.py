@@ -112,6 +112,12 @@ class Target(ArgSpecConvertible):
     its helpers' included) one kernel may use, in bytes; None: no limit."""
     static_shared_limit: ClassVar[str] = ""
     """Where `max_static_shared_bytes` comes from, for the diagnostic."""
+    debug_emission_kind: ClassVar[str] = "LineTablesOnly"
+    """What LLVM emits of the line tables (`DICompileUnit`'s emissionKind):
+    `LineTablesOnly`, a DWARF line table; `DebugDirectivesOnly`, the
+    assembler's `.file`/`.loc` directives and no DWARF sections."""
+    dwarf_version: ClassVar[int] = 5
+    """The DWARF version of the line tables (the "Dwarf Version" module flag)."""
 
     @classmethod
     def option_names(cls) -> tuple[str, ...]:
@@ -180,6 +186,15 @@ class Target(ArgSpecConvertible):
 
     def prepare_module(self, ml: ModuleLowering) -> None:
         """Before any function is translated (e.g. plan hidden parameters)."""
+
+    def function_lowering(
+        self, ml: ModuleLowering, func: FuncOp, fn: ir.Function
+    ) -> FunctionLowering:
+        """What translates `func`'s body into `fn` (the native target runs
+        barrier kernels as work-group functions)."""
+        from gpuc.lowering.context import FunctionLowering
+
+        return FunctionLowering(ml, func, fn)
 
     def finish_function(
         self, ml: ModuleLowering, func: FuncOp, fn: ir.Function

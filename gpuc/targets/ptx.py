@@ -81,6 +81,11 @@ class PTXTarget(Target):
         "CUDA's limit on static shared memory; more needs dynamic shared memory, "
         "which gpuc does not allocate"
     )
+    debug_emission_kind: ClassVar[str] = "DebugDirectivesOnly"
+    """`.file`/`.loc` only, what ptxas's `-lineinfo` reads: a DWARF section, or
+    a line-table CU (which makes LLVM write `.target sm_XX, debug`), would ask
+    ptxas for a debug build."""
+    dwarf_version: ClassVar[int] = 2  # what NVPTX's DWARF supports, as clang's
 
     sm: int = field(default=90, metadata={"help": "compute capability (default 90)"})
     ptx_isa: int | None = field(
