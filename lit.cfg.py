@@ -24,5 +24,32 @@ for var in (
 filecheck = shutil.which("filecheck") or "filecheck"
 config.substitutions.append(("FileCheck", filecheck))
 config.substitutions.append(("%root", config.test_source_root))
-if shutil.which("mlir-opt-16"):
-    config.available_features.add("mlir-opt-16")
+for version in (16, 19, 22):
+    if shutil.which(f"mlir-opt-{version}"):
+        config.available_features.add(f"mlir-opt-{version}")
+
+
+def found(finder: str, *args: str) -> bool:
+    """Whether gpuc finds a tool (as gpuc.tools looks for it: pip's wheels
+    first), so `REQUIRES: spirv-dis` runs a test exactly where gpuc can."""
+    try:
+        import gpuc.tools
+
+        getattr(gpuc.tools, finder)(*args)
+    except Exception:  # not found (ToolError), or gpuc not importable here
+        return False
+    return True
+
+
+# Optional tools, one lit feature each: `// REQUIRES: spirv-dis`.
+for feature, finder, args in (
+    ("spirv-dis", "spirv_tool", ("spirv-dis",)),
+    ("spirv-val", "spirv_tool", ("spirv-val",)),
+    ("ptxas", "ptxas", ()),
+    ("libdevice", "libdevice", ()),
+    ("ld.lld", "llvm_tool", ("ld.lld",)),
+    ("llvm-objdump", "llvm_tool", ("llvm-objdump",)),
+    ("llvm-readelf", "llvm_tool", ("llvm-readelf",)),
+):
+    if found(finder, *args):
+        config.available_features.add(feature)

@@ -5,7 +5,9 @@
 
 Inputs are fresh random numbers every run (the seed is printed) and outputs
 are poisoned first, so an element the kernel did not write fails the check.
-Exit status 0 when the results match numpy within the stated tolerance.
+Exit status 0 when the results match numpy within the stated tolerance; 1
+when they do not, or when the target's executor cannot run here (a message
+says what to install).
 """
 
 from __future__ import annotations
@@ -53,7 +55,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     compiled = time.perf_counter()
     for cfg in example.configs:
         prepared = example.prepare(rng, cfg)
-        module.launch(prepared.kernel, prepared.grid, prepared.block, prepared.args)
+        try:
+            module.launch(prepared.kernel, prepared.grid, prepared.block, prepared.args)
+        except (gpuc.LaunchError, ImportError) as e:
+            print(cannot_run(args.target, e), file=sys.stderr)
+            return 1
         try:
             prepared.check()
         except AssertionError as e:
@@ -70,6 +76,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"launches match numpy (seed {seed})"
     )
     return 0
+
+
+def cannot_run(target: str, error: Exception) -> str:
+    """Why the kernel could not be launched on `target` here."""
+    message = f"run_example.py: error: cannot run on {target}: {error}"
+    if isinstance(error, ImportError):
+        message += (
+            f"\n  the {target} executor needs a package that is not installed; "
+            "gpuc's test extra brings the runtimes (pip install -e '.[test]')"
+        )
+    return message
 
 
 if __name__ == "__main__":

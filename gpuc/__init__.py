@@ -1,7 +1,9 @@
 """gpuc: a GPU kernel compiler on xDSL.
 
 `import gpuc` stays cheap: `gpuc.compile` and friends load the compiler
-(xDSL, llvmlite) and the executors on first use.
+(xDSL, llvmlite) and the executors on first use, and `gpuc.__version__` reads
+the installed distribution's metadata (pyproject.toml's version is the one
+source).
 """
 
 from __future__ import annotations
@@ -9,7 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "__version__",
     "compile",
+    "blocks",
+    "SharedMemory",
     "Module",
     "Kernel",
     "LaunchError",
@@ -20,6 +25,8 @@ __all__ = [
 
 _LAZY = {
     "compile": "gpuc.api:compile",
+    "blocks": "gpuc.api:blocks",
+    "SharedMemory": "gpuc.runtime.arrays:SharedMemory",
     "Module": "gpuc.api:Module",
     "Kernel": "gpuc.api:Kernel",
     "LaunchError": "gpuc.runtime.args:LaunchError",
@@ -29,11 +36,71 @@ _LAZY = {
 }
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gpuc")
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
+
+
+def _map_source_tree() -> None:
+    """Imported from a clone's `gpuc/` (say, `python -m gpuc.cli` in the clone's
+    root, where the current directory comes first on sys.path) rather than from
+    the installed package, find `gpuc.dialects`, `gpuc.transforms` and
+    `gpuc.lowering` where pyproject.toml's `package-dir` puts them, so the clone
+    runs as the installed package does."""
+    import sys
+    from importlib.abc import MetaPathFinder
+    from importlib.machinery import ModuleSpec
+    from importlib.util import spec_from_file_location
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    pyproject = here.parent / "pyproject.toml"
+    if (here / "dialects").is_dir() or not pyproject.is_file():
+        return  # installed (or a layout this does not know)
+    import tomllib
+
+    try:
+        setup = tomllib.loads(pyproject.read_text())["tool"]["setuptools"]
+        package_dir: dict[str, str] = setup["package-dir"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    mapped = {
+        name: here.parent / directory
+        for name, directory in package_dir.items()
+        if name.startswith(__name__ + ".") and name.count(".") == 1
+    }
+
+    class SourceTreeFinder(MetaPathFinder):
+        def find_spec(
+            self, fullname: str, path: Any = None, target: Any = None
+        ) -> ModuleSpec | None:
+            directory = mapped.get(fullname)
+            if directory is None or not (directory / "__init__.py").is_file():
+                return None
+            return spec_from_file_location(
+                fullname,
+                directory / "__init__.py",
+                submodule_search_locations=[str(directory)],
+            )
+
+    sys.meta_path.insert(0, SourceTreeFinder())
+
+
+_map_source_tree()
+
+
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
+    if name == "__version__":
+        value: Any = _version()
+    elif name in _LAZY:
         from gpuc.registry import lazy
 
         value = lazy(_LAZY[name])()
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'gpuc' has no attribute '{name}'")
+    else:
+        raise AttributeError(f"module 'gpuc' has no attribute '{name}'")
+    globals()[name] = value
+    return value

@@ -3,6 +3,9 @@
     mod = gpuc.compile("examples/saxpy.mlir", target="native")
     mod.launch("saxpy", grid=(g,), block=(b,), args=(a, x, y, n))
     mod["saxpy"][g, b](a, x, y, n)
+    dx, dy = mod.to_device(x), mod.to_device(y)  # device arrays: no copies
+    mod["saxpy"].over(n, block=256)(a, dx, dy, n)
+    y = dy.copy_to_host()
 
 Compiling never touches a device; the target's executor (gpuc/runtime/) is
 created on the first launch, so a module can be compiled for `ptx` on a
@@ -11,11 +14,12 @@ machine without a GPU and inspected (`mod.artefact`, `mod.llvm_ir`).
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from gpuc.runtime.args import KernelSignature, LaunchError, Param
+from gpuc.runtime.args import ArrayShape, KernelSignature, LaunchError, Param
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -25,11 +29,11 @@ if TYPE_CHECKING:
     from gpuc.runtime import Executor
 
 
-def _param(name: str, attr: Attribute) -> Param:
+def _param(name: str, attr: Attribute, read_only: bool = False) -> Param:
     from gpuc.dialects.attrs import PtrType
 
     if isinstance(attr, PtrType):
-        return Param(name, str(attr.element), attr.address_space.value)
+        return Param(name, str(attr.element), attr.address_space.value, read_only)
     return Param(name, str(attr))
 
 
@@ -40,14 +44,36 @@ def signature(info: KernelInfo) -> KernelSignature:
         if all(info.param_names)
         else [f"arg{i}" for i in range(len(info.params))]
     )
+    read_only = info.read_only or (False,) * len(info.params)
     return KernelSignature(
         info.name,
-        tuple(_param(n, t) for n, t in zip(names, info.params, strict=True)),
+        tuple(
+            _param(n, t, r)
+            for n, t, r in zip(names, info.params, read_only, strict=True)
+        ),
         info.uses_barrier,
         info.static_shared_bytes,
         info.symbol,
         info.block_size,
+        tuple(ArrayShape(p, dims) for p, dims in info.memref_shapes),
     )
+
+
+def qualified_names(result: CompileResult) -> dict[str, str]:
+    """`module::name` -> kernel name, for the kernels the import took from a
+    gpu.module (a name defined in several is already `module::name`)."""
+    from xdsl.dialects.builtin import StringAttr
+
+    from gpuc.dialects.functions import FuncOp
+
+    aliases: dict[str, str] = {}
+    for op in result.module.ops:
+        origin = op.attributes.get("gpuc.gpu_module")
+        if isinstance(op, FuncOp) and isinstance(origin, StringAttr):
+            name = op.sym_name.data
+            if name in result.kernels and "::" not in name:
+                aliases[f"{origin.data}::{name}"] = name
+    return aliases
 
 
 class UnknownKernel(LaunchError, KeyError):
@@ -58,26 +84,75 @@ class UnknownKernel(LaunchError, KeyError):
         return BaseException.__str__(self)  # KeyError's quotes the message
 
 
+def _positive(value: object) -> int | None:
+    """`value` as an int (a Python or numpy int) if it is at least 1."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        return None
+    return number if number >= 1 else None
+
+
+def blocks(n: object, block: object) -> int | tuple[int, ...]:
+    """How many blocks of `block` threads cover `n` elements: ceil(n / block),
+    per dimension when both are tuples (`gpuc.blocks((h, w), (16, 16))`)."""
+    sizes = n if isinstance(n, tuple) else (n,)
+    shape = block if isinstance(block, tuple) else (block,)
+    if len(sizes) != len(shape) or not 1 <= len(sizes) <= 3:
+        raise LaunchError(
+            f"blocks(n, block): n and block need the same 1 to 3 dimensions, got "
+            f"n={n!r}, block={block!r}"
+        )
+    counts: list[int] = []
+    for size, threads in zip(sizes, shape, strict=True):
+        count, per = _positive(size), _positive(threads)
+        if count is None:
+            raise LaunchError(
+                f"blocks(n, block): n must be ints of at least 1, got {n!r}"
+            )
+        if per is None:
+            raise LaunchError(
+                f"blocks(n, block): block must be ints of at least 1, got {block!r}"
+            )
+        counts.append(-(-count // per))
+    return counts[0] if not isinstance(n, tuple) else tuple(counts)
+
+
 class Kernel:
-    """One kernel of a compiled module; `kernel[grid, block](*args)` launches it."""
+    """One kernel of a compiled module: `kernel[grid, block](*args)` launches
+    it, `kernel[grid, block, stream, shared]` on a stream with dynamic shared
+    memory, and `kernel.over(n, block=256)(*args)` on enough blocks for n."""
 
     def __init__(self, module: Module, name: str) -> None:
         self.module = module
         self.name = name
         self.signature = module.signatures[name]
 
-    def __getitem__(self, config: tuple[object, object]) -> _Configured:
-        if not isinstance(config, tuple) or len(config) != 2:
+    def __getitem__(self, config: tuple[object, ...]) -> _Configured:
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise LaunchError(
-                f"kernel '{self.name}': launch it as kernel[grid, block](*args), "
-                f"got kernel[{config!r}]"
+                f"kernel '{self.name}': launch it as kernel[grid, block](*args) or "
+                f"kernel[grid, block, stream, shared](*args), got kernel[{config!r}]"
             )
-        return _Configured(self, config[0], config[1])
+        stream = config[2] if len(config) > 2 else None
+        shared = config[3] if len(config) > 3 else 0
+        return _Configured(self, config[0], config[1], stream, shared)
+
+    def over(
+        self, n: object, block: object = 256, *, stream: Any = None, shared: object = 0
+    ) -> _Configured:
+        """The kernel configured for `n` elements (an int, or 1-3 sizes) with
+        blocks of `block` threads: the grid is `gpuc.blocks(n, block)`. The
+        kernel must still guard its index (the last block may stick out)."""
+        return _Configured(self, blocks(n, block), block, stream, shared)
 
     def __call__(self, *args: object) -> None:
         raise LaunchError(
             f"kernel '{self.name}' needs a launch configuration: "
-            f"mod['{self.name}'][grid, block](*args)"
+            f"mod['{self.name}'][grid, block](*args) or "
+            f"mod['{self.name}'].over(n, block=256)(*args)"
         )
 
     def __repr__(self) -> str:
@@ -86,12 +161,20 @@ class Kernel:
 
 
 class _Configured:
-    def __init__(self, kernel: Kernel, grid: object, block: object) -> None:
+    def __init__(
+        self, kernel: Kernel, grid: object, block: object, stream: Any, shared: object
+    ) -> None:
         self.kernel, self.grid, self.block = kernel, grid, block
+        self.stream, self.shared = stream, shared
 
     def __call__(self, *args: object) -> None:
         self.kernel.module.launch(
-            self.kernel.name, grid=self.grid, block=self.block, args=args
+            self.kernel.name,
+            grid=self.grid,
+            block=self.block,
+            args=args,
+            stream=self.stream,
+            shared=self.shared,
         )
 
 
@@ -103,9 +186,13 @@ class Module:
         self.target: str = result.target.name
         self.llvm_ir: str = result.llvm_ir
         self.artefact: bytes | str = result.artefact
+        self.cache: str = result.cache
+        """How the compile cache served this module: 'hit', 'miss' or 'off'."""
         self.signatures: dict[str, KernelSignature] = {
             name: signature(info) for name, info in result.kernels.items()
         }
+        self.aliases: dict[str, str] = qualified_names(result)
+        """`module::name` for kernels from a gpu.module -> the kernel's name."""
         self._device = device
         self._executor: Executor | None = None
 
@@ -128,15 +215,79 @@ class Module:
         grid: object,
         block: object,
         args: Sequence[object] = (),
+        *,
+        stream: Any = None,
+        shared: object = 0,
     ) -> None:
-        """Run kernel `name` on `grid` blocks of `block` threads; numpy arrays
-        in `args` are passed by reference and hold the results afterwards."""
-        self._check_kernel(name)
-        self.executor.launch(name, grid, block, args)
+        """Run kernel `name` on `grid` blocks of `block` threads. Numpy arrays
+        in `args` are copied in and back (the launch waits); with device
+        arrays only, the launch is queued on `stream` (default: the device's
+        default stream) and returns at once where the runtime is asynchronous.
+        `shared`: dynamic shared-memory bytes per block (docs/arrays.md)."""
+        from gpuc.runtime.args import shared_bytes
+
+        name = self._resolve(name)
+        executor = self.executor
+        options: dict[str, Any] = {}
+        if stream is not None:
+            options["stream"] = stream
+        if shared_bytes(shared, name):
+            options["shared"] = shared
+        if hasattr(executor, "stream"):
+            executor.launch(name, grid, block, args, **options)
+            return
+        # An executor without streams runs each launch to completion (native).
+        from gpuc.runtime.arrays import HostStream
+
+        if stream is not None and not isinstance(stream, HostStream):
+            raise LaunchError(
+                f"kernel '{name}': the {self.target} executor takes only its own "
+                f"streams (mod.stream()), got {stream!r}"
+            )
+        if "shared" in options:
+            raise LaunchError(
+                f"kernel '{name}': the {self.target} executor provides no dynamic "
+                "shared memory; use gpuc.shared_alloc"
+            )
+        executor.launch(name, grid, block, args)
+
+    @property
+    def _arrays(self) -> Any:
+        """What makes this executor's device arrays and streams."""
+        from gpuc.runtime.arrays import HostArrays
+
+        executor = self.executor
+        return executor if hasattr(executor, "to_device") else HostArrays()
+
+    def to_device(self, host: Any, stream: Any = None) -> Any:
+        """A device array of this module's executor holding a copy of the
+        numpy array `host` (on native: host memory, launched without copies)."""
+        import numpy as np
+
+        return self._arrays.to_device(np.asarray(host), stream)
+
+    def empty(self, shape: object, dtype: object) -> Any:
+        """An uninitialized device array of this module's executor."""
+        return self._arrays.empty(shape, dtype)
+
+    def stream(self) -> Any:
+        """A new stream (an OpenCL queue, a CUDA or HIP stream; on native, a
+        synchronous one) on this module's device."""
+        return self._arrays.stream()
+
+    def synchronize(self) -> None:
+        """Wait for everything queued on the device's default stream."""
+        self._arrays.synchronize()
 
     def __getitem__(self, name: str) -> Kernel:
+        return Kernel(self, self._resolve(name))
+
+    def _resolve(self, name: str) -> str:
+        """The kernel `name` means: its own name, or `module::name` for a
+        kernel of a gpu.module (docs/frontends.md)."""
+        name = self.aliases.get(name, name)
         self._check_kernel(name)
-        return Kernel(self, name)
+        return name
 
     def _check_kernel(self, name: str) -> None:
         if name not in self.signatures:
@@ -167,7 +318,8 @@ def compile(
     module's `#gpuc.target`, else `ptx`; compiler options as in the CLI) into a
     `Module` whose kernels run on that target's executor. `device` picks the
     executor's device: an OpenCL device name fragment, or a CUDA or HIP
-    ordinal."""
+    ordinal. `cache=False` skips the compile cache, `dump_dir=D` writes every
+    stage under D (`dump_filter`: which; docs/cache.md)."""
     from gpuc.driver import OptionError, compile_module
     from gpuc.runtime import check_device
     from gpuc.targets import UnknownTarget, target_class

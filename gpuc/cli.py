@@ -16,7 +16,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import Field
 from typing import TYPE_CHECKING, Any
 
-from gpuc.command import ArgParser, UsageError, run_command, write_output
+from gpuc import cache_cli
+from gpuc.command import (
+    ArgParser,
+    UsageError,
+    VersionAction,
+    run_command,
+    write_output,
+)
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -72,23 +79,35 @@ def flag_type(cls: type[Target], option: str) -> Callable[[str], object]:
     return str
 
 
-def arg_parser() -> argparse.ArgumentParser:
+def arg_parser(with_targets: bool = True) -> argparse.ArgumentParser:
+    """The command line. `with_targets=False` loads no target: no target flags,
+    no targets' names in the help, and no abbreviations, so that whatever
+    needs a target is left unparsed (the compile cache's fast path)."""
     parser = ArgParser(prog="gpuc", description="gpuc, a GPU kernel compiler")
+    parser.add_argument("--version", action=VersionAction)
     commands = parser.add_subparsers(
         dest="command", required=True, parser_class=ArgParser
     )
-    c = commands.add_parser("compile", help="compile an MLIR file for a target")
-    c.add_argument("file", help="MLIR input (gpuc, arith, math, scf, cf ops)")
+    c = commands.add_parser(
+        "compile", help="compile an MLIR file for a target", allow_abbrev=with_targets
+    )
+    from gpuc.registry import DIALECTS
+
+    c.add_argument(
+        "file",
+        help=f"MLIR input, - for stdin: {', '.join(DIALECTS)} ops (other "
+        "frontends' ops are imported into gpuc's)",
+    )
     from gpuc.targets import DEFAULT_TARGET, target_class, target_names
 
-    names = target_names()
+    names = target_names() if with_targets else []
     c.add_argument(
         "--target",
         metavar="T",
         help=f"what to compile for: {', '.join(names)} (default: the module's "
         f"#gpuc.target, else {DEFAULT_TARGET})",
     )
-    for option, (f, owners) in target_flags().items():
+    for option, (f, owners) in (target_flags() if with_targets else {}).items():
         c.add_argument(
             "--" + option.replace("_", "-"),
             dest=f"target_option_{option}",
@@ -96,16 +115,16 @@ def arg_parser() -> argparse.ArgumentParser:
             metavar="V",
             help=f"{', '.join(owners)}: {f.metadata.get('help', option)}",
         )
+    targets = loadable_targets() if with_targets else {}
     emits = {
-        e: None
-        for cls in loadable_targets().values()
-        for e in (*GENERIC_EMITS, *cls.artefacts)
+        e: None for cls in targets.values() for e in (*GENERIC_EMITS, *cls.artefacts)
     }
+    defaults = ", ".join(f"{t.artefacts[0]} for {n}" for n, t in targets.items())
     c.add_argument(
         "--emit",
         metavar="KIND",
         help=f"what to write: {', '.join(emits)} (default: the target's "
-        "artefact, e.g. ptx, spirv, obj)",
+        f"artefact: {defaults})",
     )
     c.add_argument(
         "--library",
@@ -145,10 +164,30 @@ def arg_parser() -> argparse.ArgumentParser:
         "stage to stderr",
     )
     c.add_argument(
+        "--gpu-module",
+        default="",
+        metavar="NAME",
+        help="compile only gpu.module @NAME of a module from another frontend "
+        "(default: all; a kernel is then addressed as NAME::kernel)",
+    )
+    c.add_argument(
         "--no-fp-contract",
         action="store_true",
         help="never fuse a multiply and an add into an fma",
     )
+    c.add_argument(
+        "-g",
+        "--line-info",
+        dest="line_info",
+        action="store_true",
+        help="line tables from the input's locations (.loc in PTX, OpLine in "
+        "SPIR-V, DWARF in objects); the code stays the same",
+    )
+    from gpuc.explain.command import add_explain_parser
+
+    add_explain_parser(commands, c)  # before the cache's flags: explain never caches
+    cache_cli.add_arguments(c)
+    cache_cli.add_command(commands)
     return parser
 
 
@@ -157,15 +196,25 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def body() -> None:
         nonlocal input_name
-        args = arg_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-        input_name = args.file
-        output = compile_command(args)
-        to_stdout = args.output in (None, "-")
-        if to_stdout and isinstance(output, bytes) and sys.stdout.isatty():
-            raise UsageError(
-                "the output is binary; write it to a file with -o, or "
-                "choose a text --emit (e.g. spirv-asm)"
-            )
+        arguments = list(sys.argv[1:] if argv is None else argv)
+        if cache_cli.fast_compile(arguments):
+            return
+        args = arg_parser().parse_args(arguments)
+        if args.command == "cache":
+            cache_cli.cache_command(args)
+            return
+        input_name = STDIN_NAME if args.file == "-" else args.file
+        if args.command == "explain":
+            from gpuc.explain.command import explain_command
+
+            write_output(args.output, explain_command(args), "gpuc")
+            return
+        try:
+            output = compile_command(args, arguments)
+        except Exception as e:
+            if diagnostic(e, input_name) is None and not isinstance(e, UsageError):
+                cache_cli.write_reproducer(arguments, args, e)
+            raise
         write_output(args.output, output, "gpuc")
 
     return run_command("gpuc", body, lambda error: diagnostic(error, input_name))
@@ -185,8 +234,11 @@ def diagnostic(error: Exception, input_name: str) -> str | None:
     return None
 
 
-def compile_command(args: argparse.Namespace) -> bytes | str:
-    from gpuc.driver import make_options, run
+def compile_options(
+    args: argparse.Namespace,
+) -> tuple[str | None, dict[str, object], str | ModuleOp]:
+    """The target (None: the module's), the options and the source that the
+    command line of `gpuc compile` (or `gpuc explain`) asks for."""
     from gpuc.targets import BrokenTarget, UnknownTarget, target_class
 
     cls: type[Target] | None = None
@@ -202,6 +254,8 @@ def compile_command(args: argparse.Namespace) -> bytes | str:
         "libraries": tuple(args.library),
         "fp_contract": not args.no_fp_contract,
         "validate": args.validate,
+        "gpu_module": args.gpu_module,
+        "line_info": args.line_info,
     }
     flags = target_flags()
     given = {
@@ -225,20 +279,58 @@ def compile_command(args: argparse.Namespace) -> bytes | str:
             flag = "--" + option.replace("_", "-")
             raise UsageError(f"{flag} applies to --target {' or '.join(owners)} only")
     options.update(given)
-    if not os.path.isfile(args.file):
+    source: str | ModuleOp = args.file
+    if args.file == "-":
+        source = read_stdin()
+    elif not os.path.isfile(args.file):
         raise UsageError(f"no such file: {args.file}")
+    return target, options, source
+
+
+def compile_command(args: argparse.Namespace, argv: Sequence[str] = ()) -> bytes | str:
+    from gpuc.driver import make_options
+
+    target, options, source = compile_options(args)
     stop_after = STOP_AFTER.get(args.emit, "validate")
     if args.validate and stop_after != "validate":
         stop_after = "validate"
-    c = run(
-        args.file,
+    cache, cached = cache_cli.compile_through_cache(
+        args,
+        source,
         make_options(target, options),
         stop_after=stop_after,
+        emits=lambda target: artefact_kinds(type(target), args.emit),
         after_stage=print_stage if args.print_ir_after_all else None,
         after_pass=print_pass if args.print_ir_after_all else None,
     )
+    c = cached.compilation
+    if args.verbose:
+        for note in c.notes:
+            print(f"gpuc: note: {note}", file=sys.stderr)
     emit = check_emit(type(c.target), args.emit)
-    return artefact_of(c, emit)
+    output = cached.renders[emit] if emit in cached.renders else artefact_of(c, emit)
+    cache_cli.finish(argv, args, cache, cached, emit)
+    to_stdout = args.output in (None, "-")
+    if to_stdout and isinstance(output, bytes) and sys.stdout.isatty():
+        raise UsageError(
+            f"--emit {emit} is binary; write it to a file with -o, or choose a "
+            f"text --emit ({c.target.listing} for --target {c.target.name})"
+        )
+    return output
+
+
+STDIN_NAME = "<stdin>"
+"""The input's name in diagnostics when it is read from stdin (`-`)."""
+
+
+def read_stdin() -> ModuleOp:
+    """The module on stdin, parsed as a file is (located as `<stdin>`)."""
+    from gpuc.context import make_context
+    from gpuc.diagnostics import decode_source
+    from gpuc.transforms.foreign.text import parse_foreign_module
+
+    text = decode_source(sys.stdin.buffer.read(), STDIN_NAME, "input")
+    return parse_foreign_module(text, make_context(), STDIN_NAME)
 
 
 def check_emit(cls: type[Target], emit: str | None) -> str:
@@ -253,6 +345,13 @@ def check_emit(cls: type[Target], emit: str | None) -> str:
             f"choose one of: {', '.join(emits)}"
         )
     return emit
+
+
+def artefact_kinds(cls: type[Target], emit: str | None) -> list[str]:
+    """The target's artefact `emit` asks for, if it asks for one (not `mlir`
+    or `llvm`)."""
+    kind = check_emit(cls, emit)
+    return [] if kind in GENERIC_EMITS else [kind]
 
 
 def artefact_of(c: Compilation, emit: str) -> bytes | str:

@@ -1,10 +1,11 @@
 """What gpuc's commands (`gpuc`, `gpuc-opt`) share: the errors that end a run,
-an argument parser that raises them, output written without ever leaving a
-partial file, and the error handling of `main`.
+an argument parser that raises them, `--version`, output written without ever
+leaving a partial file, and the error handling of `main`.
 
 Bad input never ends in a traceback: `run_command` turns every error into a
-message on stderr and exit status 1 (130 on Ctrl-C); only an unexpected
-exception is an "internal error", re-raised when GPUC_DEBUG is set.
+message on stderr and exit status 1 (130 on Ctrl-C); a module that does not
+import is an installation problem, said so; only an unexpected exception is an
+"internal error", re-raised when GPUC_DEBUG is set.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
-from typing import NoReturn
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 
 class UsageError(Exception):
@@ -29,6 +30,63 @@ class ArgParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+def version_text(prog: str) -> str:
+    """`prog --version`: gpuc's version and those of what decides its output."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import gpuc
+
+    def of(distribution: str) -> str:
+        try:
+            return version(distribution)
+        except PackageNotFoundError:
+            return "not installed"
+
+    try:
+        from llvmlite import binding
+
+        llvm = ".".join(map(str, binding.llvm_version_info))
+    except ImportError:
+        llvm = "unknown"
+    name = f"gpuc {gpuc.__version__}"
+    return (
+        f"{name if prog == 'gpuc' else f'{prog} ({name})'}\n"
+        f"xdsl {of('xdsl')}\n"
+        f"llvmlite {of('llvmlite')} (LLVM {llvm})"
+    )
+
+
+class VersionAction(argparse.Action):
+    """`--version`: print `version_text` and exit 0."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any):
+        kwargs.setdefault("help", "print the versions of gpuc, xDSL and LLVM")
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        print(version_text(parser.prog))
+        parser.exit()
+
+
+def not_installed(prog: str, error: ImportError) -> str:
+    """The message for a module that does not import: gpuc's installation (or
+    the one of a dependency) is incomplete, which is not a bug in gpuc."""
+    import gpuc
+
+    where = os.path.dirname(os.path.abspath(gpuc.__file__ or "gpuc"))
+    return (
+        f"{prog}: error: {error} (gpuc imported from {where}); gpuc or one of "
+        "its dependencies is not installed completely: reinstall it "
+        "(`pip install -e .` in a clone of gpuc)"
+    )
 
 
 def run_command(
@@ -52,6 +110,11 @@ def run_command(
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
+        return 1
+    except ImportError as e:
+        if os.environ.get("GPUC_DEBUG"):
+            raise
+        print(not_installed(prog, e), file=sys.stderr)
         return 1
     except Exception as e:
         message = describe(e)

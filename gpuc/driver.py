@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +61,12 @@ class KernelInfo:
     static_shared_bytes: int
     block_size: tuple[int, ...] | None = None
     """The block size the kernel is known to run with, if any."""
+    read_only: tuple[bool, ...] = ()
+    """Per parameter: a pointer the kernel never writes through
+    (`gpuc.kernel_params`)."""
+    memref_shapes: tuple[tuple[int, tuple[int | None, ...]], ...] = ()
+    """Parameters the import made from memrefs: (pointer position, dimensions,
+    None where dynamic); each dynamic size is an index parameter after it."""
 
 
 @dataclass
@@ -75,6 +81,8 @@ class CompileResult:
     """PTX text, a SPIR-V binary or a native object file."""
     kernels: dict[str, KernelInfo]
     """The entrypoint set's kernels."""
+    cache: str = "off"
+    """How the compile cache served it: 'hit', 'miss' or 'off' (gpuc/caching.py)."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +99,10 @@ class CompileOptions:
     libraries: tuple[str, ...] = ()
     fp_contract: bool = True
     validate: bool = False
+    line_info: bool = False
+    """Line tables from the ops' locations (`-g`); never changes the code."""
+    gpu_module: str = ""
+    """Compile only this gpu.module of a foreign module (empty: all of them)."""
     generators: tuple[tuple[str, Generator], ...] = ()
     """Job generators by name for this compile, ahead of the installed ones."""
 
@@ -169,9 +181,13 @@ def check_general_options(general: Mapping[str, Any]) -> None:
     level = general.get("opt_level", 3)
     if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 3:
         raise OptionError(f"opt_level must be 0, 1, 2 or 3, got {level!r}")
-    for key in ("fp_contract", "validate"):
+    for key in ("fp_contract", "validate", "line_info"):
         if not isinstance(general.get(key, False), bool):
             raise OptionError(f"{key} must be True or False, got {general[key]!r}")
+    if not isinstance(general.get("gpu_module", ""), str):
+        raise OptionError(
+            f"gpu_module must be a gpu.module's name, got {general['gpu_module']!r}"
+        )
     for key in ("exports", "libraries"):
         value = general.get(key, ())
         items = (value,) if isinstance(value, str | os.PathLike) else value
@@ -215,7 +231,7 @@ class Compilation:
 
 
 def stage_parse(c: Compilation) -> None:
-    c.module = load_module(c.source)
+    c.module = load_module(c.source, c.notes)
 
 
 def stage_dialect(c: Compilation) -> None:
@@ -223,6 +239,10 @@ def stage_dialect(c: Compilation) -> None:
     from gpuc.transforms.gpuc_pipeline import GpucPipeline, run_passes
 
     assert c.module is not None
+    if c.options.gpu_module:
+        from gpuc.transforms.import_foreign import keep_gpu_module
+
+        keep_gpu_module(make_context(), c.module, c.options.gpu_module)
     pipeline = GpucPipeline(
         target=str(c.target.spec()),
         exports=c.options.exports,
@@ -240,7 +260,13 @@ def stage_translate(c: Compilation) -> None:
     assert c.module is not None
     initialize(c.target.llvm_options())
     c.machine = c.target.target_machine(c.options.opt_level)
-    c.ir = translate_module(c.module, c.target, fp_contract=c.options.fp_contract)
+    c.ir = translate_module(
+        c.module,
+        c.target,
+        fp_contract=c.options.fp_contract,
+        line_info=c.options.line_info,
+        optimized=c.options.opt_level > 0,
+    )
     c.ir.data_layout = str(c.machine.target_data)
 
 
@@ -318,11 +344,13 @@ def _run(
     after_pass: AfterPass | None,
 ) -> Compilation:
     module: ModuleOp | None = None
+    notes: list[str] = []
     if start != "parse":
         assert isinstance(source, ModuleOp)
         module = source
     elif not options.target:
-        module = load_module(source)  # its #gpuc.target is the configuration
+        # its #gpuc.target is the configuration
+        module = load_module(source, notes)
     if options.target:
         target = options.make_target()
     else:
@@ -333,7 +361,7 @@ def _run(
             target=target.name,
             target_options=tuple(sorted(target.options().items())),
         )
-    c = Compilation(options, target, source, after_pass=after_pass)
+    c = Compilation(options, target, source, notes=notes, after_pass=after_pass)
     stages = STAGES[STAGES.index(start) : STAGES.index(stop_after) + 1]
     if start == "parse" and module is not None:
         c.module = module
@@ -358,31 +386,60 @@ def _run(
 def compile_module(
     source: str | os.PathLike[str] | ModuleOp,
     target: str | None = None,
+    *,
+    cache: bool | None = None,
+    dump_dir: str | os.PathLike[str] | None = None,
+    dump_filter: str | Sequence[str] | None = None,
     **options: Any,
 ) -> CompileResult:
     """Compile `source` (a path, MLIR text or an xDSL module) for `target`
     (None: the module's `#gpuc.target`, else `DEFAULT_TARGET`); options as on
     the command line: sm, ptx_isa, opt_level, exports, libraries, fp_contract,
-    validate, and generators ({name: Generator}). A module is not changed: a
-    copy is compiled. Text that does not parse is a SourceParseError."""
+    validate, line_info, and generators ({name: Generator}). A module is not changed: a
+    copy is compiled. Text that does not parse is a SourceParseError.
+
+    `cache` (None: GPUC_CACHE, on unless 0) uses the compile cache, `dump_dir`
+    (None: GPUC_DUMP_DIR) writes every stage there, `dump_filter` keeps the
+    stages matching its patterns (docs/cache.md)."""
     from xdsl.utils.exceptions import ParseError
 
+    from gpuc import cache as compile_cache
+    from gpuc.caching import compile_through
     from gpuc.diagnostics import SourceParseError
+    from gpuc.dumps import Dumps, dump_directory, write_api_reproducer
 
     if isinstance(source, ModuleOp):
         source = source.clone()
+    dumps_to = dump_directory(dump_dir)
+    dumps = Dumps.create(dumps_to, source, dump_filter) if dumps_to else None
+    store = compile_cache.Cache() if compile_cache.enabled(cache) else None
     try:
-        c = run(source, make_options(target, options))
+        cached = compile_through(
+            source, make_options(target, options), cache=store, dumps=dumps
+        )
     except ParseError as e:
         raise SourceParseError(e) from None
+    except Exception as e:
+        if dumps is not None and not isinstance(e, DiagnosticException | OSError):
+            where = write_api_reproducer(source, target, options, e, dumps.directory)
+            e.add_note(f"gpuc: a reproducer is in {where} (run repro.py)")
+        raise
+    c = cached.compilation
     assert c.module is not None and c.llvm_ir is not None and c.artefact is not None
     return CompileResult(
-        c.target, c.module, c.llvm_ir, c.artefact, kernel_infos(c.module)
+        c.target,
+        c.module,
+        c.llvm_ir,
+        c.artefact,
+        kernel_infos(c.module),
+        cached.outcome,
     )
 
 
 def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
     """The finalized kernels, from their records (in module order)."""
+    from gpuc.kernel_params import memref_shapes, read_only_params
+
     infos: dict[str, KernelInfo] = {}
     for op in module.ops:
         if not isinstance(op, FuncOp):
@@ -402,12 +459,17 @@ def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
             record.uses_barrier,
             record.shared_bytes,
             record.block_size,
+            read_only_params(op),
+            memref_shapes(op),
         )
     return infos
 
 
-def load_module(source: str | os.PathLike[str] | ModuleOp) -> ModuleOp:
+def load_module(
+    source: str | os.PathLike[str] | ModuleOp, notes: list[str] | None = None
+) -> ModuleOp:
     """Parse and verify MLIR from a file or text; a ModuleOp is verified as is.
+    What the reader skipped (host code around gpu.modules) is added to `notes`.
 
     Text from any tool is read as `gpuc-opt` reads it, and a module is upgraded
     the same way first (`gpuc.transforms.foreign.text`), so MLIR 16's output
@@ -434,6 +496,6 @@ def load_module(source: str | os.PathLike[str] | ModuleOp) -> ModuleOp:
         text, name = source, "<source>"
     from gpuc.context import make_context
 
-    module = parse_foreign_module(text, make_context(), name)
+    module = parse_foreign_module(text, make_context(), name, notes=notes)
     verify_located(module)
     return module

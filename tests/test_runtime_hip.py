@@ -236,3 +236,29 @@ def test_the_amdgpu_target_launches_through_this_executor(fake: f.FakeHip) -> No
     x = np.ones(3, np.float32)
     mod.launch("saxpy", 1, 3, (2.0, x, x, 3))
     assert isinstance(mod.executor, hip.HipExecutor) and list(x) == [3.0] * 3
+
+
+def test_device_arrays_streams_and_dynamic_shared(fake: f.FakeHip) -> None:
+    import gc
+
+    ex = hip.HipExecutor(f.code_object("saxpy"), {"saxpy": SAXPY_SIG})
+    rng = np.random.default_rng()
+    n = 777
+    x = rng.standard_normal(n, dtype=np.float32)
+    y = rng.standard_normal(n, dtype=np.float32)
+    stream = ex.stream()
+    dx, dy = ex.to_device(x, stream), ex.to_device(y)
+    start = stream.record()
+    ex.launch("saxpy", 7, 128, (0.5, dx, dy, n), stream=stream, shared=256)
+    end = stream.record()
+    stream.synchronize()
+    got = dy.copy_to_host(stream=stream)
+    stream.synchronize()
+    assert np.array_equal(got, np.float32(0.5) * x + y)
+    assert end.elapsed_ms(start) == 1.0  # the fake's clock: one launch
+    assert fake.launches[-1][1:3] == ((7, 1, 1), (128, 1, 1))
+    with pytest.raises(LaunchError, match="dynamic shared memory and 0 static"):
+        ex.launch("saxpy", 1, 1, (0.5, dx, dy, 1), shared=64 * 1024 + 1)
+    del dx, dy, stream, start, end
+    gc.collect()
+    assert fake.memory == {} and fake.streams == [] and fake.events == {}

@@ -3,10 +3,14 @@
 Functions become `gpuc.func` with a role (kernel from a `gpu.kernel` unit
 attribute or `gpu.func ... kernel`, else helper) and their MLIR visibility;
 gpu index and barrier ops become gpuc's; memrefs become pointers with the
-bare-pointer convention of foreign/bare_pointers.py. When the module holds
-gpu.modules, their contents are the compiled module and the host code around
-them is dropped. Unsupported input is reported (foreign/checks.py) before
-anything changes; gpuc ops pass through, so running the pass twice is harmless.
+bare-pointer convention of foreign/bare_pointers.py. Host code with mapped
+`scf.parallel` nests or `gpu.launch` ops is outlined first (MLIR's
+`convert-parallel-loops-to-gpu` and `gpu-kernel-outlining`). When the module
+holds gpu.modules, their contents are the compiled module (each its own
+namespace: a name two of them define becomes `@"module::name"`) and the host
+code around them is dropped; `gpu-module` picks one. Unsupported input is
+reported (foreign/checks.py) before anything changes; gpuc ops pass through,
+so running the pass twice is harmless.
 
 A module of gpuc, arith, math, scf and cf ops alone, which is what gpuc's own
 users write, has nothing to import: the pass sees that in one walk and never
@@ -54,6 +58,9 @@ class ImportForeign(ModulePass):
     `gpuc.compile`) upgrade as they parse, and the driver turns this off; a
     module read by another tool (xdsl-opt, whose parser is xDSL's) needs it."""
 
+    gpu_module: str = ""
+    """Compile only this gpu.module (by name); empty: all of them."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not any(is_foreign(inner) for inner in op.walk()):
             return
@@ -62,4 +69,32 @@ class ImportForeign(ModulePass):
 
         if self.upgrade:
             upgrade_foreign_ops(op)
-        import_functions(op)
+        outline_host_code(ctx, op)
+        import_functions(op, self.gpu_module or None)
+
+
+def keep_gpu_module(ctx: Context, op: ModuleOp, name: str) -> None:
+    """Outline the host code, then keep only gpu.module @name (the driver's
+    `gpu_module` option; the pass's `gpu-module`)."""
+    from gpuc.transforms.foreign.conversion import select_gpu_module
+
+    outline_host_code(ctx, op)
+    select_gpu_module(op, name)
+
+
+def outline_host_code(ctx: Context, op: ModuleOp) -> None:
+    """Run `convert-parallel-loops-to-gpu` and `gpu-kernel-outlining` on host
+    code that has mapped loop nests or gpu.launch ops: their kernels are what
+    the import then takes."""
+    from xdsl.dialects import gpu
+
+    from gpuc.transforms.convert_parallel_loops_to_gpu import (
+        ConvertParallelLoopsToGpu,
+        outermost_mapped_loops,
+    )
+    from gpuc.transforms.gpu_kernel_outlining import GpuKernelOutlining
+
+    if outermost_mapped_loops(op):
+        ConvertParallelLoopsToGpu().apply(ctx, op)
+    if any(isinstance(o, gpu.LaunchOp) for o in op.walk()):
+        GpuKernelOutlining().apply(ctx, op)

@@ -7,6 +7,11 @@ the symbol its finalization record gives), and offers
 `launch(name, grid, block, args)`. Executors are imported only when a module
 is first launched, so compiling never pays for pyopencl, llvmlite's JIT or the
 CUDA driver.
+
+An executor with device memory of its own (spirv, ptx, amdgpu) also offers
+what `DeviceArrays` lists, and its `launch` takes `stream=` and `shared=`;
+the Python API gives an executor without them (native) host arrays and
+synchronous streams (`gpuc.runtime.arrays.HostArrays`). docs/arrays.md.
 """
 
 from __future__ import annotations
@@ -44,6 +49,18 @@ class Executor(Protocol):
     def launch(
         self, name: str, grid: object, block: object, args: Sequence[object]
     ) -> None: ...
+
+
+class DeviceArrays(Protocol):
+    """What an executor with its own device memory offers besides `launch`."""
+
+    def to_device(self, host: Any, stream: Any = None) -> Any: ...
+
+    def empty(self, shape: object, dtype: object) -> Any: ...
+
+    def stream(self) -> Any: ...
+
+    def synchronize(self) -> None: ...
 
 
 def executor_class(target: type[Target] | Target) -> Any:

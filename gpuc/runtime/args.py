@@ -1,5 +1,7 @@
 """Launch checking shared by every executor: a kernel's host-visible signature,
-its arguments and its launch geometry, each checked before anything runs.
+its arguments (numpy or device arrays, scalars, dynamic shared memory; the
+sizes of a memref kernel taken from its arrays' shapes) and its launch
+geometry, each checked before anything runs.
 
 A bad launch is a `LaunchError` naming the kernel and the argument (or grid,
 block, shared memory) and saying what to pass instead: executors never hand
@@ -18,6 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
+
+from gpuc.runtime.arrays import DeviceArray, SharedMemory
 
 Dim3 = tuple[int, int, int]
 ParamKind = Literal["pointer", "int", "float"]
@@ -52,6 +56,9 @@ class Param:
     name: str
     type_name: str
     space: str | None = None
+    read_only: bool = False
+    """The kernel never writes through this pointer (the compiler found only
+    loads): a read-only array is accepted and nothing is copied back."""
 
     @property
     def kind(self) -> ParamKind:
@@ -65,8 +72,11 @@ class Param:
 
     @property
     def written(self) -> bool:
-        """Whether the kernel may write through this pointer (all but constant)."""
-        return self.space is not None and self.space != "constant"
+        """Whether the kernel may write through this pointer: not a constant
+        pointer, nor one the compiler found only loads through."""
+        return (
+            self.space is not None and self.space != "constant" and not self.read_only
+        )
 
     @property
     def spelling(self) -> str:
@@ -74,12 +84,48 @@ class Param:
             return self.type_name
         return f"!gpuc.ptr<{self.type_name}, {self.space}>"
 
-    def to_json(self) -> dict[str, str | None]:
-        return {"name": self.name, "type": self.type_name, "space": self.space}
+    def to_json(self) -> dict[str, str | bool | None]:
+        return {
+            "name": self.name,
+            "type": self.type_name,
+            "space": self.space,
+            "read_only": self.read_only,
+        }
 
     @staticmethod
-    def from_json(data: Mapping[str, str | None]) -> Param:
-        return Param(str(data["name"]), str(data["type"]), data.get("space"))
+    def from_json(data: Mapping[str, str | bool | None]) -> Param:
+        space = data.get("space")
+        return Param(
+            str(data["name"]),
+            str(data["type"]),
+            str(space) if space is not None else None,
+            bool(data.get("read_only", False)),
+        )
+
+
+@dataclass(frozen=True)
+class ArrayShape:
+    """A pointer parameter that the import made from a memref: the memref's
+    dimensions (None where dynamic). Each dynamic size is an `index`
+    parameter right after the pointer, in dimension order, which a launch
+    fills from the array's shape (or checks against it when passed)."""
+
+    pointer: int
+    """The pointer parameter's position."""
+    dims: tuple[int | None, ...]
+
+    @property
+    def size_params(self) -> range:
+        """The positions of the size parameters."""
+        dynamic = sum(1 for d in self.dims if d is None)
+        return range(self.pointer + 1, self.pointer + 1 + dynamic)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pointer": self.pointer, "dims": list(self.dims)}
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> ArrayShape:
+        return ArrayShape(int(data["pointer"]), tuple(data["dims"]))
 
 
 @dataclass(frozen=True)
@@ -96,6 +142,8 @@ class KernelSignature:
     block_size: tuple[int, ...] | None = None
     """The block the kernel is known to run with (`gpu.known_block_size`):
     any other is refused, since the compiler may have relied on it."""
+    shapes: tuple[ArrayShape, ...] = ()
+    """The pointer parameters imported from memrefs, with their sizes."""
 
     @property
     def launch_symbol(self) -> str:
@@ -109,6 +157,7 @@ class KernelSignature:
             "static_shared_bytes": self.static_shared_bytes,
             "symbol": self.launch_symbol,
             "block_size": list(self.block_size) if self.block_size else None,
+            "shapes": [shape.to_json() for shape in self.shapes],
         }
 
     @staticmethod
@@ -120,6 +169,7 @@ class KernelSignature:
             int(data["static_shared_bytes"]),
             str(data.get("symbol", "")),
             tuple(data["block_size"]) if data.get("block_size") else None,
+            tuple(ArrayShape.from_json(s) for s in data.get("shapes", ())),
         )
 
 
@@ -187,10 +237,32 @@ def dim3(value: object, what: str, kernel: str) -> Dim3:
     return (dims[0], dims[1], dims[2])
 
 
+def shared_bytes(value: object, kernel: str) -> int:
+    """A launch's dynamic shared-memory size in bytes (an int, at least 0)."""
+    if isinstance(value, bool | np.bool_):
+        raise LaunchError(f"kernel '{kernel}': shared is a bool, not a byte count")
+    try:
+        size = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise LaunchError(
+            f"kernel '{kernel}': shared (dynamic shared memory) must be a number "
+            f"of bytes, got {type(value).__name__} {value!r}"
+        ) from None
+    if size < 0:
+        raise LaunchError(f"kernel '{kernel}': shared is {size} bytes; at least 0")
+    return size
+
+
 def check_geometry(
-    sig: KernelSignature, grid: object, block: object, limits: Limits
+    sig: KernelSignature,
+    grid: object,
+    block: object,
+    limits: Limits,
+    shared: object = 0,
 ) -> tuple[Dim3, Dim3]:
-    """Normalized (grid, block) for `sig`, or a LaunchError saying what is too big."""
+    """Normalized (grid, block) for `sig` with `shared` bytes of dynamic shared
+    memory, or a LaunchError saying what is too big."""
+    dynamic = shared_bytes(shared, sig.name)
     g = dim3(grid, "grid", sig.name)
     b = dim3(block, "block", sig.name)
     for what, dims, top in (
@@ -221,6 +293,12 @@ def check_geometry(
             f"memory per block; this executor provides at most "
             f"{limits.max_shared_bytes} bytes: allocate less with gpuc.shared_alloc"
         )
+    if sig.static_shared_bytes + dynamic > limits.max_shared_bytes:
+        raise LaunchError(
+            f"kernel '{sig.name}': {dynamic} bytes of dynamic shared memory and "
+            f"{sig.static_shared_bytes} static exceed the {limits.max_shared_bytes} "
+            "bytes per block this executor provides"
+        )
     return g, b
 
 
@@ -234,6 +312,8 @@ HOST_UNREACHABLE_SPACES = {
 def _check_passable(kernel: str, param: Param, position: int) -> None:
     """A LaunchError unless the host has a value for `param`: a numpy dtype
     for a scalar or a pointee, memory it can point into for a pointer."""
+    if param.space not in HOST_UNREACHABLE_SPACES and param.type_name in SCALAR_DTYPES:
+        return
     where = _where(kernel, param, position)
     if param.space in HOST_UNREACHABLE_SPACES:
         raise LaunchError(
@@ -251,10 +331,27 @@ def _check_passable(kernel: str, param: Param, position: int) -> None:
 
 
 def _pointer_arg(kernel: str, param: Param, position: int, value: object) -> Any:
+    if isinstance(value, DeviceArray):
+        if _dtype_matches(value.dtype, param):
+            return value
+    elif (
+        isinstance(value, np.ndarray)
+        and _dtype_matches(value.dtype, param)
+        and value.flags.c_contiguous
+        and (value.flags.writeable or not param.written)
+    ):
+        return value
     where = _where(kernel, param, position)
+    if isinstance(value, DeviceArray):
+        if not _dtype_matches(value.dtype, param):
+            raise LaunchError(
+                f"{where} must be an array of {param.dtype}, got a device array "
+                f"of {value.dtype}"
+            )
+        return value
     if not isinstance(value, np.ndarray):
         raise LaunchError(
-            f"{where} must be a numpy array of {param.dtype}, "
+            f"{where} must be a numpy array or a device array of {param.dtype}, "
             f"got {type(value).__name__}"
         )
     if not _dtype_matches(value.dtype, param):
@@ -269,8 +366,8 @@ def _pointer_arg(kernel: str, param: Param, position: int, value: object) -> Any
         )
     if param.written and not value.flags.writeable:
         raise LaunchError(
-            f"{where} is read-only, but a {param.space} pointer may be written "
-            "through: pass a writeable copy"
+            f"{where} is read-only, but the kernel may write through this "
+            f"{param.space} pointer: pass a writeable copy"
         )
     return value
 
@@ -285,6 +382,8 @@ def _dtype_matches(dtype: np.dtype[Any], param: Param) -> bool:
 
 
 def _int_arg(kernel: str, param: Param, position: int, value: object) -> Any:
+    if type(value) is param.dtype.type:  # already the parameter's type
+        return value
     where = _where(kernel, param, position)
     if param.type_name == "i1":
         if isinstance(value, bool | np.bool_ | int | np.integer) and value in (0, 1):
@@ -309,6 +408,8 @@ def _int_arg(kernel: str, param: Param, position: int, value: object) -> Any:
 
 
 def _float_arg(kernel: str, param: Param, position: int, value: object) -> Any:
+    if type(value) is param.dtype.type:  # already the parameter's type
+        return value
     where = _where(kernel, param, position)
     if isinstance(value, bool | np.bool_) or not isinstance(
         value, int | float | np.integer | np.floating
@@ -332,30 +433,136 @@ def _float_arg(kernel: str, param: Param, position: int, value: object) -> Any:
     )
 
 
-def check_args(sig: KernelSignature, args: Iterable[object]) -> list[Any]:
+_FROM_SHAPE = object()
+"""Stands for a size parameter the launch fills from its array's shape."""
+
+
+def _with_implicit_sizes(sig: KernelSignature, values: list[object]) -> list[object]:
+    """`values` with a placeholder for each size parameter a memref import
+    added, when the caller passed the arrays alone."""
+    implicit = {p for shape in sig.shapes for p in shape.size_params}
+    if not implicit or len(values) != len(sig.params) - len(implicit):
+        return values
+    given = iter(values)
+    return [
+        _FROM_SHAPE if i in implicit else next(given) for i in range(len(sig.params))
+    ]
+
+
+def _fill_sizes(sig: KernelSignature, checked: list[Any]) -> None:
+    """Each memref parameter's sizes from its array's shape, or the sizes
+    passed checked against it: a wrong size would let the kernel overrun."""
+    for shape in sig.shapes:
+        array = checked[shape.pointer]
+        param = sig.params[shape.pointer]
+        where = _where(sig.name, param, shape.pointer)
+        dims = shape.dims
+        spelled = "x".join("?" if d is None else str(d) for d in dims)
+        positions = iter(shape.size_params)
+        passed = {d: next(positions) for d, size in enumerate(dims) if size is None}
+        implicit = any(checked[p] is _FROM_SHAPE for p in passed.values())
+        if array.ndim != len(dims):
+            if implicit:
+                raise LaunchError(
+                    f"{where} comes from a memref<{spelled}>: pass an array of "
+                    f"rank {len(dims)} (its shape gives the sizes), got shape "
+                    f"{array.shape}"
+                )
+            # A flat array with the sizes passed: the element counts must agree.
+            count = math.prod(
+                int(checked[passed[d]]) if size is None else size
+                for d, size in enumerate(dims)
+            )
+            if array.size != count:
+                raise LaunchError(
+                    f"{where} comes from a memref<{spelled}> of {count} elements "
+                    f"with the sizes passed; the array has {array.size}"
+                )
+            continue
+        for d, size in enumerate(dims):
+            actual = int(array.shape[d])
+            if size is not None:
+                if actual != size:
+                    raise LaunchError(
+                        f"{where} comes from a memref<{spelled}>, so its dimension "
+                        f"{d} is {size}; the array's shape is {array.shape}"
+                    )
+                continue
+            position = passed[d]
+            value = checked[position]
+            if value is _FROM_SHAPE:
+                checked[position] = np.int64(actual)
+            elif int(value) != actual:
+                raise LaunchError(
+                    f"{_where(sig.name, sig.params[position], position)} = "
+                    f"{int(value)} disagrees with argument {shape.pointer} "
+                    f"('{param.name}'), an array of shape {array.shape}: pass "
+                    f"{actual}, or leave the sizes out and gpuc takes them from "
+                    "the shape"
+                )
+
+
+def _shared_arg(
+    kernel: str, param: Param, position: int, value: object, takes: bool
+) -> SharedMemory:
+    """The dynamic shared memory a launch allocates for a shared pointer
+    parameter, where the executor can pass it (`takes`)."""
+    where = _where(kernel, param, position)
+    if not isinstance(value, SharedMemory):
+        raise LaunchError(
+            f"{where} is a shared pointer, which the host cannot point into: pass "
+            f"gpuc.SharedMemory(count), and the launch allocates count "
+            f"{param.type_name} per block (spirv), got {type(value).__name__}"
+        )
+    if not takes:
+        raise LaunchError(
+            f"{where} is a shared pointer, which the host cannot pass to this "
+            "executor: only the spirv executor gives shared pointer parameters "
+            "dynamic shared memory (an OpenCL local-memory argument); allocate "
+            "it in the kernel with gpuc.shared_alloc"
+        )
+    return value
+
+
+def check_args(
+    sig: KernelSignature, args: Iterable[object], shared_params: bool = False
+) -> list[Any]:
     """The arguments converted for `sig` (arrays unchanged, scalars as numpy
-    scalars of the parameter's type), or a LaunchError naming the first bad one."""
+    scalars of the parameter's type), or a LaunchError naming the first bad one.
+    A kernel imported from memrefs also takes its arrays without their sizes.
+    `shared_params`: the executor passes `SharedMemory` for shared pointers."""
     if not isinstance(args, Iterable) or isinstance(args, str | bytes | Mapping):
         raise LaunchError(
             f"kernel '{sig.name}': pass its arguments as a tuple or list, "
             f"got {type(args).__name__} {args!r}"
         )
-    values = list(args)
+    values = _with_implicit_sizes(sig, list(args))
     if len(values) != len(sig.params):
         spelled = ", ".join(f"{p.name}: {p.spelling}" for p in sig.params)
+        short = ""
+        if sig.shapes:
+            sizes = sum(len(shape.size_params) for shape in sig.shapes)
+            short = f" (or {len(sig.params) - sizes} without the memrefs' sizes)"
         raise LaunchError(
-            f"kernel '{sig.name}' takes {len(sig.params)} arguments ({spelled}), "
-            f"got {len(values)}"
+            f"kernel '{sig.name}' takes {len(sig.params)} arguments{short} "
+            f"({spelled}), got {len(values)}"
         )
     checked: list[Any] = []
     for position, (param, value) in enumerate(zip(sig.params, values, strict=True)):
+        if param.space == "shared" and param.type_name in SCALAR_DTYPES:
+            checked.append(_shared_arg(sig.name, param, position, value, shared_params))
+            continue
         _check_passable(sig.name, param, position)
-        if param.kind == "pointer":
+        if value is _FROM_SHAPE:
+            checked.append(value)
+        elif param.kind == "pointer":
             checked.append(_pointer_arg(sig.name, param, position, value))
         elif param.kind == "int":
             checked.append(_int_arg(sig.name, param, position, value))
         else:
             checked.append(_float_arg(sig.name, param, position, value))
+    if sig.shapes:
+        _fill_sizes(sig, checked)
     return checked
 
 
@@ -376,10 +583,21 @@ class Launch:
     def threads(self) -> int:
         return self.block[0] * self.block[1] * self.block[2]
 
+    shared: int = 0
+    """Dynamic shared-memory bytes per block (the launch's, and those of its
+    `SharedMemory` arguments)."""
+
     def arrays(self) -> Iterator[tuple[Param, np.ndarray[Any, Any]]]:
-        """The array arguments (pointer parameters) with their parameters."""
+        """The numpy array arguments (pointer parameters) with their
+        parameters: what an executor with its own memory copies."""
         for param, value in zip(self.sig.params, self.values, strict=True):
             if isinstance(value, np.ndarray):
+                yield param, value
+
+    def device_arrays(self) -> Iterator[tuple[Param, DeviceArray]]:
+        """The device array arguments with their parameters."""
+        for param, value in zip(self.sig.params, self.values, strict=True):
+            if isinstance(value, DeviceArray):
                 yield param, value
 
 
@@ -390,8 +608,47 @@ def check_launch(
     block: object,
     args: Iterable[object],
     limits: Callable[[str], Limits],
+    shared: object = 0,
+    shared_params: bool = False,
 ) -> Launch:
-    """Everything an executor checks before a launch, in one call."""
+    """Everything an executor checks before a launch, in one call: `shared`
+    is the launch's dynamic shared memory in bytes; `shared_params`, whether
+    the executor passes `SharedMemory` for shared pointer parameters (their
+    bytes count against the same limit)."""
     sig = find_kernel(kernels, name)
-    g, b = check_geometry(sig, grid, block, limits(name))
-    return Launch(sig, g, b, check_args(sig, args))
+    values = check_args(sig, args, shared_params)
+    dynamic = shared_bytes(shared, name) + sum(
+        value.count * param.dtype.itemsize
+        for param, value in zip(sig.params, values, strict=True)
+        if isinstance(value, SharedMemory)
+    )
+    g, b = _geometry(sig, grid, block, limits(name), dynamic)
+    return Launch(sig, g, b, values, dynamic)
+
+
+_GEOMETRIES: dict[tuple[Any, ...], tuple[Dim3, Dim3]] = {}
+_GEOMETRY_MEMO = 4096
+
+
+def _geometry(
+    sig: KernelSignature, grid: object, block: object, limits: Limits, shared: int
+) -> tuple[Dim3, Dim3]:
+    """`check_geometry`, remembered for launches that repeat one (a loop of
+    small launches then pays one dict lookup): only plain ints and tuples of
+    ints are remembered, and only geometries that passed."""
+    if not (_plain(grid) and _plain(block)):
+        return check_geometry(sig, grid, block, limits, shared)
+    key = (sig, grid, block, limits, shared)
+    found = _GEOMETRIES.get(key)
+    if found is None:
+        found = check_geometry(sig, grid, block, limits, shared)
+        if len(_GEOMETRIES) >= _GEOMETRY_MEMO:
+            _GEOMETRIES.clear()
+        _GEOMETRIES[key] = found
+    return found
+
+
+def _plain(dims: object) -> bool:
+    if type(dims) is int:
+        return True
+    return type(dims) is tuple and all(type(d) is int for d in dims)

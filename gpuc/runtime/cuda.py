@@ -1,6 +1,7 @@
 """The ptx executor: loads gpuc's PTX with the CUDA driver API through
-`cuda-bindings` (pip install 'gpuc[cuda]'), copies arrays in, launches, and
-copies them back.
+`cuda-bindings` (pip install 'gpuc[cuda]'), copies numpy arrays in, launches,
+and copies them back; device arrays are `cuMemAlloc` memory, streams and
+events the driver's (gpuc/runtime/device.py).
 
 PTX that launches kernels from the device (`cudaLaunchDeviceV2`) is
 relocatable: the executor links it with the CUDA device runtime
@@ -260,18 +261,69 @@ class CudaExecutor(DeviceExecutor):
         check(self.driver.cuMemcpyDtoH(host, pointer, nbytes), what)
 
     def _launch_kernel(
-        self, name: str, dims: tuple[int, ...], stream: Any, params: int | None
+        self,
+        name: str,
+        dims: tuple[int, ...],
+        stream: Any,
+        params: int | None,
+        shared: int = 0,
     ) -> None:
         check(
             self.driver.cuLaunchKernel(
                 self.function(name),
                 *dims,
-                0,
+                shared,
                 0 if stream is None else stream,  # 0: the null stream
                 0 if params is None else params,
                 0,
             ),
             f"launching kernel '{name}' (cuLaunchKernel)",
+        )
+
+    @property
+    def owner(self) -> Any:
+        return ("cuda", int(self.device))
+
+    def _copy_async(
+        self, to_device: bool, dst: int, src: int, nbytes: int, stream: Any
+    ) -> None:
+        if to_device:
+            check(
+                self.driver.cuMemcpyHtoDAsync(dst, src, nbytes, stream),
+                "copying to the device (cuMemcpyHtoDAsync)",
+            )
+        else:
+            check(
+                self.driver.cuMemcpyDtoHAsync(dst, src, nbytes, stream),
+                "copying from the device (cuMemcpyDtoHAsync)",
+            )
+
+    def _stream_create(self) -> Any:
+        flags = self.driver.CUstream_flags.CU_STREAM_DEFAULT
+        return check(self.driver.cuStreamCreate(flags), "cuStreamCreate")
+
+    def _stream_destroy(self, stream: Any) -> None:
+        check(self.driver.cuStreamDestroy(stream), "cuStreamDestroy")
+
+    def _stream_synchronize(self, stream: Any, what: str) -> None:
+        check(self.driver.cuStreamSynchronize(stream), what)
+
+    def _event_create(self) -> Any:
+        flags = self.driver.CUevent_flags.CU_EVENT_DEFAULT
+        return check(self.driver.cuEventCreate(flags), "cuEventCreate")
+
+    def _event_destroy(self, event: Any) -> None:
+        check(self.driver.cuEventDestroy(event), "cuEventDestroy")
+
+    def _event_record(self, event: Any, stream: Any) -> None:
+        check(self.driver.cuEventRecord(event, stream), "cuEventRecord")
+
+    def _event_synchronize(self, event: Any) -> None:
+        check(self.driver.cuEventSynchronize(event), "waiting for an event")
+
+    def _event_elapsed_ms(self, start: Any, end: Any) -> float:
+        return float(
+            check(self.driver.cuEventElapsedTime(start, end), "cuEventElapsedTime")
         )
 
     def make_current(self) -> None:

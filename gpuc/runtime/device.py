@@ -1,13 +1,14 @@
 """What the GPU executors (CUDA, HIP) share: checking a launch, copying
-arrays in and back, packing kernel parameters, caching function handles and
-limits. Each subclass supplies only its runtime's calls, through the hooks
-below, and so words its own errors.
+arrays in and back, device arrays, streams and events, packing kernel
+parameters, caching function handles and limits. Each subclass supplies only
+its runtime's calls, through the hooks below, and so words its own errors.
 """
 
 from __future__ import annotations
 
+import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -16,11 +17,20 @@ import numpy as np
 
 from gpuc.runtime.args import (
     KernelSignature,
+    Launch,
     LaunchError,
     Limits,
     check_launch,
     find_kernel,
 )
+from gpuc.runtime.arrays import DeviceArray, Event, Stream
+
+
+def _quietly(release: Callable[[Any], None], handle: Any) -> None:
+    """Release a runtime object when its Python object goes; at exit the
+    runtime may already be gone, and nothing can be reported then."""
+    with suppress(Exception):
+        release(handle)
 
 
 @dataclass(frozen=True)
@@ -35,7 +45,8 @@ class LimitAttributes:
 
 class DeviceExecutor(ABC):
     """Loads one module on one GPU and launches its kernels, copying numpy
-    arrays to device buffers and the written ones back."""
+    arrays to device buffers and the written ones back (and waiting), or
+    queueing the launch on a stream when every array is a device array."""
 
     code_field = "artefact"
     # What a fault inside a kernel leaves behind, added to a failed synchronize.
@@ -89,21 +100,57 @@ class DeviceExecutor(ABC):
 
     @abstractmethod
     def _launch_kernel(
-        self, name: str, dims: tuple[int, ...], stream: Any, params: int | None
+        self,
+        name: str,
+        dims: tuple[int, ...],
+        stream: Any,
+        params: int | None,
+        shared: int = 0,
     ) -> None:
         """Launch kernel `name` on `dims` (grid, then block) with `params`, the
         address of an array of pointers to each argument's bytes (None when it
-        takes none)."""
+        takes none), on `stream` (None: the null stream) with `shared` bytes
+        of dynamic shared memory."""
+
+    @property
+    @abstractmethod
+    def owner(self) -> Any:
+        """What device arrays and streams belong to (runtime and device):
+        every executor on one device takes the same ones."""
+
+    @abstractmethod
+    def _copy_async(
+        self, to_device: bool, dst: int, src: int, nbytes: int, stream: Any
+    ) -> None:
+        """Queue a copy between host and device memory on `stream`."""
+
+    @abstractmethod
+    def _stream_create(self) -> Any: ...
+
+    @abstractmethod
+    def _stream_destroy(self, stream: Any) -> None: ...
+
+    @abstractmethod
+    def _stream_synchronize(self, stream: Any, what: str) -> None: ...
+
+    @abstractmethod
+    def _event_create(self) -> Any: ...
+
+    @abstractmethod
+    def _event_destroy(self, event: Any) -> None: ...
+
+    @abstractmethod
+    def _event_record(self, event: Any, stream: Any) -> None: ...
+
+    @abstractmethod
+    def _event_synchronize(self, event: Any) -> None: ...
+
+    @abstractmethod
+    def _event_elapsed_ms(self, start: Any, end: Any) -> float: ...
 
     def alloc(self, nbytes: int) -> int:
         self.make_current()
         return self._alloc(max(1, nbytes))
-
-    def synchronize(self, what: str) -> None:
-        try:
-            self._synchronize(what)
-        except LaunchError as error:
-            raise LaunchError(f"{error} ({self.fault_note})") from None
 
     def function(self, name: str) -> Any:
         """The runtime's function handle of kernel `name`."""
@@ -135,6 +182,7 @@ class DeviceExecutor(ABC):
         block: tuple[int, int, int],
         values: Sequence[Any],
         stream: Any = None,
+        shared: int = 0,
     ) -> None:
         """Launch with already-checked values: numpy scalars, and device
         pointers as ints for pointer parameters. No copies, no synchronize."""
@@ -146,13 +194,117 @@ class DeviceExecutor(ABC):
         ]
         pointers = np.array([box.ctypes.data for box in boxes], np.uint64)
         params = int(pointers.ctypes.data) if boxes else None
-        self._launch_kernel(name, (*grid, *block), stream, params)
+        self._launch_kernel(name, (*grid, *block), stream, params, shared)
+
+    def stream(self) -> GpuStream:
+        """A new stream on this executor's device."""
+        self.make_current()
+        return GpuStream(self, self._stream_create())
+
+    def _stream_handle(self, stream: object) -> Any:
+        if stream is None:
+            return None
+        if isinstance(stream, GpuStream) and stream.owner == self.owner:
+            return stream.handle
+        raise LaunchError(
+            f"stream={stream!r} is not a stream of this executor's device: make "
+            "one with mod.stream()"
+        )
+
+    def synchronize(self, what: str = "waiting for the device") -> None:
+        """Wait for everything queued on the device."""
+        self.make_current()
+        try:
+            self._synchronize(what)
+        except LaunchError as error:
+            raise LaunchError(f"{error} ({self.fault_note})") from None
+
+    def empty(self, shape: object, dtype: object) -> GpuArray:
+        """An uninitialized device array."""
+        array = GpuArray(self, 0, shape, dtype)
+        array.handle = self.alloc(array.nbytes)
+        weakref.finalize(array, _quietly, self._release, array.handle)
+        return array
+
+    def _release(self, pointer: int) -> None:
+        self.make_current()
+        self.free(pointer)
+
+    def to_device(
+        self, host: np.ndarray[Any, Any], stream: Stream | None = None
+    ) -> GpuArray:
+        """A device array holding a copy of `host`."""
+        host = np.ascontiguousarray(host)
+        array = self.empty(host.shape, host.dtype)
+        array.copy_from_host(host, stream=stream)
+        return array
+
+    def copy(
+        self,
+        array: GpuArray,
+        host: np.ndarray[Any, Any],
+        to_device: bool,
+        stream: Stream | None,
+    ) -> None:
+        """Copy between `array` and `host`: finished on return without a
+        stream, queued on `stream` otherwise."""
+        if not array.nbytes:
+            return
+        self.make_current()
+        handle = self._stream_handle(stream)
+        what = "copying to the device" if to_device else "copying from the device"
+        if handle is None:
+            if to_device:
+                self._copy_to_device(array.handle, host.ctypes.data, array.nbytes, what)
+            else:
+                self._copy_from_device(
+                    host.ctypes.data, array.handle, array.nbytes, what
+                )
+        else:
+            assert isinstance(stream, GpuStream)
+            stream.keep.append(host)  # alive until the copy has run
+            if to_device:
+                self._copy_async(
+                    True, array.handle, host.ctypes.data, array.nbytes, handle
+                )
+            else:
+                self._copy_async(
+                    False, host.ctypes.data, array.handle, array.nbytes, handle
+                )
 
     def launch(
-        self, name: str, grid: object, block: object, args: Sequence[object]
+        self,
+        name: str,
+        grid: object,
+        block: object,
+        args: Sequence[object],
+        *,
+        stream: Stream | None = None,
+        shared: int = 0,
     ) -> None:
+        """Launch `name`; with numpy arrays among `args`, copy them in, run,
+        copy the written ones back and wait; with device arrays only, queue
+        the launch on `stream` (None: the null stream) and return."""
         self.make_current()
-        launch = check_launch(self.kernels, name, grid, block, args, self.limits)
+        handle = self._stream_handle(stream)
+        launch = check_launch(
+            self.kernels, name, grid, block, args, self.limits, shared
+        )
+        for param, array in launch.device_arrays():
+            if not isinstance(array, GpuArray) or array.owner != self.owner:
+                raise LaunchError(
+                    f"kernel '{name}': argument '{param.name}' is a device array "
+                    "of another device or executor; copy it to the host, or make "
+                    "it with this module's to_device"
+                )
+        if any(True for _ in launch.arrays()):
+            self._launch_copying(launch, handle)
+            return
+        values = [v.handle if isinstance(v, GpuArray) else v for v in launch.values]
+        self.launch_raw(name, launch.grid, launch.block, values, handle, launch.shared)
+
+    def _launch_copying(self, launch: Launch, stream: Any) -> None:
+        name = launch.sig.name
         pointers: dict[int, int] = {}
         try:
             for param, array in launch.arrays():
@@ -166,9 +318,21 @@ class DeviceExecutor(ABC):
                         array.nbytes,
                         f"copying argument '{param.name}' to the device",
                     )
-            values = [pointers.get(id(v), v) for v in launch.values]
-            self.launch_raw(name, launch.grid, launch.block, values)
-            self.synchronize(f"running kernel '{name}'")
+            values = [
+                v.handle if isinstance(v, GpuArray) else pointers.get(id(v), v)
+                for v in launch.values
+            ]
+            self.launch_raw(
+                name, launch.grid, launch.block, values, stream, launch.shared
+            )
+            what = f"running kernel '{name}'"
+            if stream is None:
+                self.synchronize(what)
+            else:
+                try:
+                    self._stream_synchronize(stream, what)
+                except LaunchError as error:
+                    raise LaunchError(f"{error} ({self.fault_note})") from None
             for param, array in launch.arrays():
                 if param.written and array.nbytes:
                     self._copy_from_device(
@@ -182,3 +346,73 @@ class DeviceExecutor(ABC):
                 # A failed free must not hide the error that ended the launch.
                 with suppress(LaunchError):
                     self.free(pointer)
+
+
+class GpuArray(DeviceArray):
+    """A CUDA or HIP executor's device array: `handle` is the device address.
+    Its memory is freed when the array is no longer referenced."""
+
+    def __init__(
+        self, executor: DeviceExecutor, pointer: int, shape: object, dtype: object
+    ) -> None:
+        super().__init__(executor.owner, pointer, shape, dtype)
+        self.executor = executor
+
+    def copy_to_host(
+        self, out: np.ndarray[Any, Any] | None = None, *, stream: Stream | None = None
+    ) -> np.ndarray[Any, Any]:
+        if out is None:
+            out = np.empty(self.shape, self.dtype)
+        self.executor.copy(self, self.check_host(out, "copy_to_host"), False, stream)
+        return out
+
+    def copy_from_host(
+        self, host: np.ndarray[Any, Any], *, stream: Stream | None = None
+    ) -> None:
+        self.executor.copy(self, self.check_host(host, "copy_from_host"), True, stream)
+
+
+class GpuEvent(Event):
+    """A CUDA or HIP event, recorded on a stream."""
+
+    def __init__(self, executor: DeviceExecutor, handle: Any) -> None:
+        self.executor = executor
+        self.handle = handle
+        weakref.finalize(self, _quietly, executor._event_destroy, handle)
+
+    def synchronize(self) -> None:
+        self.executor._event_synchronize(self.handle)
+
+    def elapsed_ms(self, start: Event) -> float:
+        if not isinstance(start, GpuEvent) or start.executor.owner != (
+            self.executor.owner
+        ):
+            raise LaunchError("elapsed_ms: both events must come from one device")
+        self.synchronize()
+        return self.executor._event_elapsed_ms(start.handle, self.handle)
+
+
+class GpuStream(Stream):
+    """A CUDA or HIP stream; destroyed when no longer referenced."""
+
+    def __init__(self, executor: DeviceExecutor, handle: Any) -> None:
+        self.executor = executor
+        self.owner = executor.owner
+        self.handle = handle
+        self.keep: list[np.ndarray[Any, Any]] = []
+        """Host arrays of queued copies, alive until the stream is waited for."""
+        weakref.finalize(self, _quietly, executor._stream_destroy, handle)
+
+    def synchronize(self) -> None:
+        self.executor.make_current()
+        try:
+            self.executor._stream_synchronize(self.handle, "synchronizing a stream")
+        except LaunchError as error:
+            raise LaunchError(f"{error} ({self.executor.fault_note})") from None
+        self.keep.clear()
+
+    def record(self) -> GpuEvent:
+        self.executor.make_current()
+        event = GpuEvent(self.executor, self.executor._event_create())
+        self.executor._event_record(event.handle, self.handle)
+        return event

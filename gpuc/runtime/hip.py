@@ -1,6 +1,7 @@
 """The amdgpu executor: loads gpuc's HSA code object (`.hsaco`) with the HIP
-runtime through `hip-python` (pip install 'gpuc[hip]'), copies arrays in,
-launches, and copies them back.
+runtime through `hip-python` (pip install 'gpuc[hip]'), copies numpy arrays
+in, launches, and copies them back; device arrays are `hipMalloc` memory,
+streams and events HIP's (gpuc/runtime/device.py).
 
 Arguments go to `hipModuleLaunchKernel` as `kernelParams`, an array of
 pointers to each argument's bytes, as the CUDA executor passes them: the HIP
@@ -153,13 +154,55 @@ class HipExecutor(DeviceExecutor):
         check(self.hip.hipMemcpy(host, pointer, nbytes, kind), what)
 
     def _launch_kernel(
-        self, name: str, dims: tuple[int, ...], stream: Any, params: int | None
+        self,
+        name: str,
+        dims: tuple[int, ...],
+        stream: Any,
+        params: int | None,
+        shared: int = 0,
     ) -> None:
         check(
             self.hip.hipModuleLaunchKernel(
-                self.function(name), *dims, 0, stream, params, None
+                self.function(name), *dims, shared, stream, params, None
             ),
             f"launching kernel '{name}' (hipModuleLaunchKernel)",
+        )
+
+    @property
+    def owner(self) -> Any:
+        return ("hip", self.device)
+
+    def _copy_async(
+        self, to_device: bool, dst: int, src: int, nbytes: int, stream: Any
+    ) -> None:
+        kinds = self.hip.hipMemcpyKind
+        kind = kinds.hipMemcpyHostToDevice if to_device else kinds.hipMemcpyDeviceToHost
+        check(self.hip.hipMemcpyAsync(dst, src, nbytes, kind, stream), "hipMemcpyAsync")
+
+    def _stream_create(self) -> Any:
+        return check(self.hip.hipStreamCreate(), "hipStreamCreate")
+
+    def _stream_destroy(self, stream: Any) -> None:
+        check(self.hip.hipStreamDestroy(stream), "hipStreamDestroy")
+
+    def _stream_synchronize(self, stream: Any, what: str) -> None:
+        check(self.hip.hipStreamSynchronize(stream), what)
+
+    def _event_create(self) -> Any:
+        return check(self.hip.hipEventCreate(), "hipEventCreate")
+
+    def _event_destroy(self, event: Any) -> None:
+        check(self.hip.hipEventDestroy(event), "hipEventDestroy")
+
+    def _event_record(self, event: Any, stream: Any) -> None:
+        check(self.hip.hipEventRecord(event, stream), "hipEventRecord")
+
+    def _event_synchronize(self, event: Any) -> None:
+        check(self.hip.hipEventSynchronize(event), "waiting for an event")
+
+    def _event_elapsed_ms(self, start: Any, end: Any) -> float:
+        return float(
+            check(self.hip.hipEventElapsedTime(start, end), "hipEventElapsedTime")
         )
 
     def make_current(self) -> None:

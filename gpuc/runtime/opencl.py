@@ -27,11 +27,14 @@ import numpy as np
 
 from gpuc.runtime.args import (
     KernelSignature,
+    Launch,
     LaunchError,
     Limits,
     check_launch,
     find_kernel,
+    shared_bytes,
 )
+from gpuc.runtime.arrays import DeviceArray, Event, SharedMemory, Stream
 
 SYSTEM_VENDORS = Path("/etc/OpenCL/vendors")
 SPIRV_MAGIC = 0x07230203
@@ -169,12 +172,37 @@ def select_device(version: tuple[int, int], wanted: str | None = None) -> Any:
     return (gpus or capable)[0]
 
 
+_contexts: dict[int, tuple[Any, Any]] = {}
+_contexts_lock = threading.Lock()
+
+
+def _device_context(device: Any) -> tuple[Any, Any]:
+    """The context and default queue (profiling enabled) of `device`, one per
+    device and process, so that every module's kernels take the same device
+    arrays and streams."""
+    import pyopencl as cl
+
+    with _contexts_lock:
+        key = int(device.int_ptr)
+        if key not in _contexts:
+            context = cl.Context([device])
+            queue = cl.CommandQueue(
+                context, properties=cl.command_queue_properties.PROFILING_ENABLE
+            )
+            _contexts[key] = (context, queue)
+        return _contexts[key]
+
+
 class OpenCLExecutor:
     """Builds one SPIR-V module for one OpenCL device and launches its kernels.
 
-    Arrays are copied to device buffers before each launch and back after it
-    (constant-space arrays only in); `context`, `queue` (profiling enabled) and
-    `kernel(name)` are there for benchmarks that time kernels with events.
+    Numpy arrays are copied to device buffers before each launch and back
+    after it (those the kernel only reads or may not write: only in), and the
+    launch waits. Device arrays (`to_device`, `empty`, or a
+    `pyopencl.array.Array` of this context) stay on the device: a launch that
+    takes only those is queued and returns at once. `context`, `queue` (the
+    default stream's, profiling enabled) and `kernel(name)` are there for
+    benchmarks and for mixing gpuc with pyopencl.
     """
 
     code_field = "artefact"
@@ -202,10 +230,7 @@ class OpenCLExecutor:
             )
         else:
             self.device = select_device(spirv_version(spirv), device)
-            self.context = cl.Context([self.device])
-            self.queue = cl.CommandQueue(
-                self.context, properties=cl.command_queue_properties.PROFILING_ENABLE
-            )
+            self.context, self.queue = _device_context(self.device)
         program = cl.Program(self.context, _source if _source is not None else spirv)
         try:
             with warnings.catch_warnings():
@@ -261,12 +286,151 @@ class OpenCLExecutor:
             )
         return self._limits[name]
 
-    def launch(
-        self, name: str, grid: object, block: object, args: Sequence[object]
-    ) -> None:
+    def stream(self) -> OpenCLStream:
+        """A new in-order command queue on this executor's device."""
         import pyopencl as cl
 
-        launch = check_launch(self.kernels, name, grid, block, args, self.limits)
+        queue = cl.CommandQueue(
+            self.context, properties=cl.command_queue_properties.PROFILING_ENABLE
+        )
+        return OpenCLStream(self, queue)
+
+    @property
+    def default_stream(self) -> OpenCLStream:
+        """The stream launches and copies without a stream go to (`queue`)."""
+        return OpenCLStream(self, self.queue)
+
+    def _queue(self, stream: object) -> Any:
+        if stream is None:
+            return self.queue
+        if isinstance(stream, OpenCLStream) and stream.owner is self.owner:
+            return stream.queue
+        raise LaunchError(
+            f"stream={stream!r} is not a stream of this spirv executor's context: "
+            "make one with mod.stream()"
+        )
+
+    @property
+    def owner(self) -> Any:
+        """What device arrays and streams belong to: the OpenCL context."""
+        return self.context
+
+    def synchronize(self) -> None:
+        """Wait for everything queued on the default stream."""
+        self.queue.finish()
+
+    def empty(self, shape: object, dtype: object) -> OpenCLArray:
+        """An uninitialized device array."""
+        import pyopencl as cl
+
+        array = OpenCLArray(self, None, shape, dtype)
+        array.handle = cl.Buffer(
+            self.context, cl.mem_flags.READ_WRITE, size=max(1, array.nbytes)
+        )
+        return array
+
+    def to_device(
+        self, host: np.ndarray[Any, Any], stream: Stream | None = None
+    ) -> OpenCLArray:
+        """A device array holding a copy of `host`."""
+        host = np.ascontiguousarray(host)
+        array = self.empty(host.shape, host.dtype)
+        array.copy_from_host(host, stream=stream)
+        return array
+
+    def adopt(self, value: Any) -> OpenCLArray:
+        """A `pyopencl.array.Array` of this context as a device array sharing
+        its buffer (nothing is copied)."""
+        where = f"a pyopencl array of shape {value.shape}"
+        if value.context != self.context:
+            raise LaunchError(f"{where} belongs to another OpenCL context")
+        if not value.flags.c_contiguous:
+            raise LaunchError(f"{where} is not contiguous")
+        buffer = value.base_data
+        if value.offset:
+            try:
+                buffer = buffer.get_sub_region(value.offset, max(1, value.nbytes))
+            except Exception as error:
+                raise LaunchError(
+                    f"{where} starts {value.offset} bytes into its buffer, which "
+                    f"this device cannot address as a sub-buffer ({error}): pass "
+                    "a copy"
+                ) from None
+        return OpenCLArray(self, buffer, value.shape, value.dtype)
+
+    def _adopted(self, args: Sequence[object]) -> list[object]:
+        import pyopencl.array as cla
+
+        return [self.adopt(a) if isinstance(a, cla.Array) else a for a in args]
+
+    def launch(
+        self,
+        name: str,
+        grid: object,
+        block: object,
+        args: Sequence[object],
+        *,
+        stream: Stream | None = None,
+        shared: int = 0,
+    ) -> None:
+        """Launch `name`; synchronous when numpy arrays are among `args`
+        (copied in and back), else queued on `stream` (default: `queue`)."""
+        import pyopencl as cl
+
+        queue = self._queue(stream)
+        if shared_bytes(shared, name):
+            raise LaunchError(
+                f"kernel '{name}': the spirv executor gives dynamic shared memory "
+                "through shared pointer parameters (an OpenCL local-memory "
+                "argument): pass gpuc.SharedMemory(count) for each, not shared="
+            )
+        launch = check_launch(
+            self.kernels, name, grid, block, self._adopted(args), self.limits, 0, True
+        )
+        for param, array in launch.device_arrays():
+            if not isinstance(array, OpenCLArray) or array.owner is not self.owner:
+                raise LaunchError(
+                    f"kernel '{name}': argument '{param.name}' is a device array "
+                    "of another executor; copy it to the host, or make it with "
+                    "this module's to_device"
+                )
+        try:
+            if any(True for _ in launch.arrays()):
+                self._launch_copying(launch, queue)
+            else:
+                self._enqueue(
+                    launch,
+                    queue,
+                    [
+                        d.handle if isinstance(d, OpenCLArray) else d
+                        for d in launch.values
+                    ],
+                )
+        except cl.Error as error:
+            raise LaunchError(
+                f"kernel '{name}' failed on {describe(self.device)}: {error}"
+            ) from None
+
+    def _enqueue(self, launch: Launch, queue: Any, values: Sequence[Any]) -> Any:
+        import pyopencl as cl
+
+        values = [
+            cl.LocalMemory(v.count * p.dtype.itemsize)
+            if isinstance(v, SharedMemory)
+            else v
+            for p, v in zip(launch.sig.params, values, strict=True)
+        ]
+        kernel = self.kernel(launch.sig.name)
+        g, b = launch.grid, launch.block
+        with self._lock:
+            kernel.set_args(*values)
+            return cl.enqueue_nd_range_kernel(
+                queue, kernel, (g[0] * b[0], g[1] * b[1], g[2] * b[2]), b
+            )
+
+    def _launch_copying(self, launch: Launch, queue: Any) -> None:
+        import pyopencl as cl
+
         flags = cl.mem_flags
         # An array passed several times is one buffer (aliased), written if
         # any of its parameters may be written through.
@@ -287,18 +451,76 @@ class OpenCLExecutor:
                 if written[key]:
                     copy_back.append((buffer, array))
             buffers[key] = buffer
-        kernel = self.kernel(name)
-        g, b = launch.grid, launch.block
-        try:
-            with self._lock:
-                kernel.set_args(*(buffers.get(id(v), v) for v in launch.values))
-                done = cl.enqueue_nd_range_kernel(
-                    self.queue, kernel, (g[0] * b[0], g[1] * b[1], g[2] * b[2]), b
-                )
-            done.wait()
-            for buffer, array in copy_back:
-                cl.enqueue_copy(self.queue, array, buffer, is_blocking=True)
-        except cl.Error as error:
-            raise LaunchError(
-                f"kernel '{name}' failed on {describe(self.device)}: {error}"
-            ) from None
+        values = [
+            v.handle if isinstance(v, OpenCLArray) else buffers.get(id(v), v)
+            for v in launch.values
+        ]
+        self._enqueue(launch, queue, values).wait()
+        for buffer, array in copy_back:
+            cl.enqueue_copy(queue, array, buffer, is_blocking=True)
+
+
+class OpenCLArray(DeviceArray):
+    """A spirv executor's device array: an OpenCL buffer (`handle`)."""
+
+    def __init__(
+        self, executor: OpenCLExecutor, buffer: Any, shape: object, dtype: object
+    ) -> None:
+        super().__init__(executor.owner, buffer, shape, dtype)
+        self.executor = executor
+
+    def copy_to_host(
+        self, out: np.ndarray[Any, Any] | None = None, *, stream: Stream | None = None
+    ) -> np.ndarray[Any, Any]:
+        import pyopencl as cl
+
+        if out is None:
+            out = np.empty(self.shape, self.dtype)
+        out = self.check_host(out, "copy_to_host")
+        if self.nbytes:
+            queue = self.executor._queue(stream)
+            cl.enqueue_copy(queue, out, self.handle, is_blocking=stream is None)
+        return out
+
+    def copy_from_host(
+        self, host: np.ndarray[Any, Any], *, stream: Stream | None = None
+    ) -> None:
+        import pyopencl as cl
+
+        host = self.check_host(host, "copy_from_host")
+        if self.nbytes:
+            queue = self.executor._queue(stream)
+            cl.enqueue_copy(queue, self.handle, host, is_blocking=stream is None)
+
+
+class OpenCLEvent(Event):
+    """A marker on a command queue; its profiling end is the time it completed."""
+
+    def __init__(self, event: Any) -> None:
+        self.event = event
+
+    def synchronize(self) -> None:
+        self.event.wait()
+
+    def elapsed_ms(self, start: Event) -> float:
+        if not isinstance(start, OpenCLEvent):
+            raise LaunchError("elapsed_ms: both events must come from OpenCL streams")
+        self.synchronize()
+        start.synchronize()
+        return float(self.event.profile.end - start.event.profile.end) / 1e6
+
+
+class OpenCLStream(Stream):
+    """A spirv executor's stream: an in-order OpenCL command queue."""
+
+    def __init__(self, executor: OpenCLExecutor, queue: Any) -> None:
+        self.owner = executor.owner
+        self.queue = queue
+
+    def synchronize(self) -> None:
+        self.queue.finish()
+
+    def record(self) -> OpenCLEvent:
+        import pyopencl as cl
+
+        return OpenCLEvent(cl.enqueue_marker(self.queue))

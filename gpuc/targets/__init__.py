@@ -49,6 +49,8 @@ RESERVED_OPTIONS = frozenset(
         *("fp_contract", "validate", "generators"),
         *("file", "emit", "library", "export", "output", "print_ir_after_all"),
         *("no_fp_contract", "help", "command"),
+        *("verbose", "cache", "no_cache", "dump_dir", "dump_filter"),
+        *("line_info", "gpu_module", "checked", "version"),
     }
 )
 """Names no target option may take: the compile options every target shares

@@ -13,8 +13,9 @@ atomic add uses SPV_EXT_shader_atomic_float_add (enabled); float atomic
 min/max become compare-exchange loops. Constant byte offsets from a global are
 hidden from the back-end's combiner before emission (`freeze_global_byte_offsets`),
 which miscompiles them. Code generation
-runs in a forked child: LLVM 22's back-end carries state from one module into
-the next, which made the output change between compiles of the same input.
+runs in a fresh process (gpuc/isolation.py): LLVM 22's back-end carries state
+from one module into the next, which made the output change between compiles
+of the same input.
 """
 
 from __future__ import annotations
@@ -187,21 +188,25 @@ class SPIRVTarget(Target):
         folds constants, which LLVM's SPIR-V back-end cannot always select."""
         from llvmlite import binding as llvm
 
+        from gpuc.isolation import MachineSpec, rebuildable
         from gpuc.lowering.llvm import PipelineTuning, tuned
 
         machine = llvm.Target.from_triple(self.triple).create_target_machine(
             opt=opt_level
+        )
+        machine = rebuildable(
+            machine, MachineSpec(self.triple, opt_level, self.llvm_options())
         )
         return tuned(
             machine, PipelineTuning(loop_unrolling=False, fold_constants_at_o0=True)
         )
 
     def emit(self, module: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes:
-        # In a child process: LLVM 22's SPIR-V back-end leaks state from one
-        # module into the next (see `in_child_process`).
+        # In a fresh process: LLVM 22's SPIR-V back-end leaks state from one
+        # module into the next (see gpuc/isolation.py).
         from llvmlite import binding as llvm
 
-        from gpuc.lowering.llvm import in_child_process
+        from gpuc.isolation import emit_object
 
         text = str(module)
         rewritten = freeze_global_byte_offsets(text)
@@ -209,9 +214,11 @@ class SPIRVTarget(Target):
             module = llvm.parse_assembly(rewritten)
             module.verify()
 
-        binary = in_child_process(
-            lambda: bytes(tm.emit_object(module)), "SPIR-V emission"
-        )
+        binary = emit_object(module, tm, "SPIR-V emission")
+        if "\n!llvm.dbg.cu = " in rewritten:
+            from gpuc.targets.spirv_lines import add_line_table
+
+            return add_line_table(binary, rewritten)
         return bytes(binary)
 
     def render(self, kind: str, c: Compilation) -> bytes | str:
@@ -303,10 +310,10 @@ BYTE_OFFSET_EXPR = re.compile(
 """A constant expression: a constant byte offset from a global."""
 BYTE_OFFSET_INST = re.compile(
     rf"^(\s+)(%[-\w.$]+) = getelementptr((?: \w+)*) i8, ({POINTER}) ({GLOBAL}), "
-    r"i64 (-?\d+)$",
+    r"i64 (-?\d+)((?:, ![-\w.]+ !\d+)*)$",
     re.MULTILINE,
 )
-"""The same as an instruction."""
+"""The same as an instruction (with its metadata attachments: `!dbg`)."""
 LABEL = re.compile(r'^(?:[-\w.$]+|"[^"]*"):')
 
 
@@ -345,7 +352,7 @@ def _freeze_in_body(body: str) -> str:
     body = BYTE_OFFSET_EXPR.sub(partial(_as_value, body=body, names=names), body)
     body = BYTE_OFFSET_INST.sub(
         r"\1\2.offset = freeze i64 \6\n\1\2 = getelementptr\3 i8, \4 \5, "
-        r"i64 \2.offset",
+        r"i64 \2.offset\7",
         body,
     )
     definitions: list[str] = []

@@ -16,12 +16,15 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     AnyFloat,
+    ArrayAttr,
+    DenseArrayBase,
     IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
     NoneAttr,
     StridedLayoutAttr,
+    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
@@ -159,6 +162,19 @@ def expand_type(t: Attribute) -> list[Attribute]:
     if not isinstance(t, MemRefType):
         return [t]
     return [pointer_type(t), *(IndexType() for _ in dynamic_dims(t))]
+
+
+def memref_params(inputs: Sequence[Attribute]) -> ArrayAttr[DenseArrayBase] | None:
+    """A signature's `gpuc.memref_params` record (MEMREF_PARAMS_ATTR), None
+    without memrefs."""
+    records: list[DenseArrayBase] = []
+    position = 0
+    for t in inputs:
+        if isinstance(t, MemRefType):
+            shape = [-1 if d == DYNAMIC_INDEX else d for d in t.get_shape()]
+            records.append(DenseArrayBase.from_list(i64, [position, *shape]))
+        position += len(expand_type(t))
+    return ArrayAttr(records) if records else None
 
 
 def constant_index(value: SSAValue) -> int | None:

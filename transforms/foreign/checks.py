@@ -14,11 +14,13 @@ from typing import TypeAlias
 from xdsl.dialects import func, gpu, memref
 from xdsl.dialects.builtin import (
     AnyFloat,
+    DenseArrayBase,
     MemRefType,
     TensorType,
     UnitAttr,
     UnrankedMemRefType,
     UnrankedTensorType,
+    UnregisteredOp,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -34,6 +36,7 @@ from gpuc.transforms.foreign.bare_pointers import (
     constant_index,
     memref_problem,
 )
+from gpuc.transforms.foreign.memref_dialect import ATOMIC_RMW_OPS
 
 GPU_OPS = (
     "gpu.module",
@@ -178,8 +181,31 @@ def _value_problems(op: Operation) -> Iterator[Problem]:
                     yield from _use_problems(arg)
 
 
+def _abi_problem(op: ForeignFuncOp) -> str | None:
+    """Why `op`'s `spirv.entry_point_abi` cannot be honoured, if it cannot."""
+    from gpuc.transforms.foreign.spirv_abi import ENTRY_POINT_ABI, workgroup_size
+
+    abi = op.attributes.get(ENTRY_POINT_ABI)
+    if abi is None:
+        return None
+    size = workgroup_size(abi)
+    if isinstance(size, str):
+        return size
+    if not is_kernel(op):
+        return f"{ENTRY_POINT_ABI} is on a helper; only a kernel has a block size"
+    known = op.attributes.get("gpu.known_block_size")
+    if isinstance(known, DenseArrayBase) and tuple(known.get_values()) != size:
+        return (
+            f"{ENTRY_POINT_ABI} gives workgroup size {list(size)} but "
+            f"gpu.known_block_size is {list(known.get_values())}"
+        )
+    return None
+
+
 def _function_problems(op: ForeignFuncOp) -> Iterator[Problem]:
     name = f"@{symbol_name(op)}"
+    if (problem := _abi_problem(op)) is not None:
+        yield op, f"{name}: {problem}"
     for t in op.function_type.inputs.data:
         if (problem := type_problem(t)) is not None:
             yield op, f"{name} has a parameter whose {problem}"
@@ -230,16 +256,26 @@ def _global_problem(op: memref.GlobalOp) -> str | None:
     return None
 
 
+def op_name(op: Operation) -> str:
+    """The op's name as written; an unregistered op's too (`gpuc-opt
+    --allow-unregistered-dialect` keeps `"gpu.printf"` as one)."""
+    if isinstance(op, UnregisteredOp):
+        return op.op_name.data
+    return op.name
+
+
 def _unsupported(op: Operation) -> bool:
-    dialect = op.name.split(".")[0]
-    return dialect in SUPPORTED and op.name not in SUPPORTED[dialect]
+    name = op_name(op)
+    dialect = name.split(".")[0]
+    return dialect in SUPPORTED and name not in SUPPORTED[dialect]
 
 
 def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | None:
     if _unsupported(op):
+        what = f"'{op_name(op)}', " if isinstance(op, UnregisteredOp) else ""
         return (
-            f"cannot be imported{where(op)}; the import accepts "
-            f"{', '.join(SUPPORTED[op.name.split('.')[0]])}"
+            f"{what}cannot be imported{where(op)}; the import accepts "
+            f"{', '.join(SUPPORTED[op_name(op).split('.')[0]])}"
         )
     if isinstance(op, memref.AllocaOp | memref.AllocOp):
         return _allocation_problem(op)
@@ -264,7 +300,7 @@ def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | Non
             return (
                 f"needs a dimension{where(op)} that is an arith.constant in [0, {rank})"
             )
-    if isinstance(op, memref.AtomicRMWOp):
+    if isinstance(op, ATOMIC_RMW_OPS):
         kind = op.kind.value.data
         if kind not in ATOMIC_KIND_BY_NUMBER:
             return (

@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import NoReturn
 
 from xdsl.dialects import func, gpu, memref
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    i32,
+)
 from xdsl.ir import Operation
 from xdsl.rewriter import Rewriter
 
@@ -27,7 +33,8 @@ from gpuc.dialects.index import (
     ThreadIdOp,
 )
 from gpuc.dialects.symbols import symbol_name
-from gpuc.transforms.foreign.bare_pointers import expand_type
+from gpuc.kernel_params import MEMREF_PARAMS_ATTR
+from gpuc.transforms.foreign.bare_pointers import expand_type, memref_params
 from gpuc.transforms.foreign.checks import (
     ForeignFuncOp,
     Problem,
@@ -53,7 +60,12 @@ FUNCTION_ATTRS = (
     "gpu.kernel",
     "kernel",
     "workgroup_attributions",
+    "spirv.entry_point_abi",
 )
+
+
+GPU_MODULE_ATTR = "gpuc.gpu_module"
+"""On an imported kernel: the gpu.module it came from (`module::name`)."""
 
 
 def fail(problems: list[Problem]) -> NoReturn:
@@ -83,8 +95,8 @@ def hoist_gpu_modules(module: ModuleOp, gpu_modules: list[gpu.ModuleOp]) -> None
                 continue
             if name in seen:
                 message = (
-                    f"defines @{name}, already defined in gpu.module @{seen[name]}; "
-                    "the import merges the gpu.modules, so rename one"
+                    f"defines @{name}, already defined in gpu.module @{seen[name]}, "
+                    f"which also names a symbol @{name}; rename one"
                 )
                 clashes.append((op, message))
             seen[name] = gm.sym_name.data
@@ -97,6 +109,8 @@ def hoist_gpu_modules(module: ModuleOp, gpu_modules: list[gpu.ModuleOp]) -> None
                 module.body.block.insert_op_before(inner, op)
         Rewriter.erase_op(op, safe_erase=False)
     module.attributes.pop("gpu.container_module", None)
+    # MLIR's SPIR-V environment; gpuc's target is #gpuc.target (spirv_abi.py).
+    module.attributes.pop("spirv.target_env", None)
 
 
 def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
@@ -150,12 +164,74 @@ def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> 
     new.attributes |= {
         k: v for k, v in op.attributes.items() if k not in FUNCTION_ATTRS
     }
+    if (abi := op.attributes.get("spirv.entry_point_abi")) is not None:
+        from gpuc.transforms.foreign.spirv_abi import workgroup_size
+
+        size = workgroup_size(abi)
+        assert not isinstance(size, str), size  # checks.py reported it
+        new.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, size)
+    if role is Role.KERNEL and (shapes := memref_params(signature.inputs.data)):
+        new.attributes[MEMREF_PARAMS_ATTR] = shapes
     Rewriter.replace_op(op, new)
 
 
-def import_functions(module: ModuleOp) -> None:
-    """Check `module`'s device code, then convert it (all or nothing)."""
+def qualify_clashing_symbols(gpu_modules: list[gpu.ModuleOp]) -> None:
+    """Make each gpu.module its own namespace: a symbol that several of them
+    define becomes `@"module::name"` in each (its uses there follow), and
+    every kernel records its gpu.module (GPU_MODULE_ATTR), so that it is
+    addressed as `module::name` whether or not it was renamed."""
+    defined: dict[str, int] = {}
+    for gm in gpu_modules:
+        for op in gm.body.ops:
+            if (name := symbol_name(op)) is not None:
+                defined[name] = defined.get(name, 0) + 1
+    for gm in gpu_modules:
+        prefix = gm.sym_name.data
+        renames = {
+            name: f"{prefix}::{name}"
+            for op in gm.body.ops
+            if (name := symbol_name(op)) is not None and defined[name] > 1
+        }
+        for op in gm.walk():
+            if op is gm:
+                continue
+            for table in (op.properties, op.attributes):
+                for key, attr in list(table.items()):
+                    if isinstance(attr, SymbolRefAttr):
+                        root = attr.root_reference.data
+                        if root in renames:
+                            table[key] = SymbolRefAttr(
+                                renames[root], attr.nested_references
+                            )
+                    elif key == "sym_name" and isinstance(attr, StringAttr):
+                        if op.parent_op() is gm and attr.data in renames:
+                            table[key] = StringAttr(renames[attr.data])
+            if op.parent_op() is gm and is_kernel(op):
+                op.attributes[GPU_MODULE_ATTR] = StringAttr(prefix)
+
+
+def select_gpu_module(module: ModuleOp, name: str) -> None:
+    """Keep only gpu.module @name of `module` (the host code goes anyway)."""
+    gpu_modules = [op for op in module.ops if isinstance(op, gpu.ModuleOp)]
+    names = [gm.sym_name.data for gm in gpu_modules]
+    if name not in names:
+        raise OpError(
+            module,
+            f"has no gpu.module @{name} to compile; its gpu.modules: "
+            + (", ".join(f"@{n}" for n in names) or "none"),
+        )
+    for gm in gpu_modules:
+        if gm.sym_name.data != name:
+            Rewriter.erase_op(gm, safe_erase=False)
+
+
+def import_functions(module: ModuleOp, gpu_module: str | None = None) -> None:
+    """Check `module`'s device code, then convert it (all or nothing); with
+    `gpu_module`, only that gpu.module's."""
+    if gpu_module is not None:
+        select_gpu_module(module, gpu_module)
     device = device_code(module)
+    qualify_clashing_symbols([d for d in device if isinstance(d, gpu.ModuleOp)])
     globals = {
         g.sym_name.data: g
         for top in device

@@ -26,6 +26,7 @@ from gpuc.transforms.foreign.bare_pointers import (
     pointer_type,
     view_sizes,
 )
+from gpuc.transforms.foreign.memref_dialect import ATOMIC_RMW_OPS
 
 
 def _alignment(attr: IntegerAttr | None) -> int | None:
@@ -80,7 +81,7 @@ class FunctionMemory:
             view = self.views[op.memref]
             index = view.element_index(op.indices, op)
             Rewriter.replace_op(op, StoreOp(op.value, view.ptr, index))
-        elif isinstance(op, memref.AtomicRMWOp):
+        elif isinstance(op, ATOMIC_RMW_OPS):
             view = self.views[op.memref]
             index = view.element_index(op.indices, op)
             kind = ATOMIC_KIND_BY_NUMBER[op.kind.value.data]

@@ -18,15 +18,20 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     FunctionType,
+    IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
     UnitAttr,
     i32,
 )
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.irdl import AttrSizedOperandSegments, AttrSizedResultSegments, IRDLOperation
 from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import ParseError
+
+from gpuc.diagnostics import LocatingParser
+from gpuc.transforms.foreign.atomic_kinds import AMBIGUOUS_KINDS
 
 if TYPE_CHECKING:
     from xdsl.dialects import gpu, memref
@@ -122,11 +127,22 @@ def _upgrade_gpu_func(op: gpu.FuncOp) -> None:
         entry.erase_arg(arg)
 
 
+def _upgrade_parallel_yield(op: Operation) -> None:
+    """MLIR <= 18 ends an `scf.parallel` body with `scf.yield`; later MLIR and
+    xDSL with `scf.reduce`."""
+    parent = op.parent_op()
+    if parent is not None and parent.name == "scf.parallel" and not op.operands:
+        from xdsl.dialects import scf
+
+        Rewriter.replace_op(op, scf.ReduceOp())
+
+
 _UPGRADES: dict[str, Callable[[Any], None]] = {
     "memref.global": _complete_global,
     "gpu.func": _upgrade_gpu_func,
     "gpu.launch_func": _widen_launch_segments,
     "gpu.launch": _widen_launch_segments,
+    "scf.yield": _upgrade_parallel_yield,
 }
 """Op name -> its upgrade (the op is then an instance of xDSL's class)."""
 
@@ -137,7 +153,7 @@ def upgrade_foreign_ops(module: Operation) -> None:
     Idempotent; a module xDSL produced itself is left as it is.
     """
     module_ends: list[Operation] = []
-    for op in module.walk():
+    for op in list(module.walk()):
         _rename_segment_sizes(op)
         if op.name == "gpu.module_end":
             module_ends.append(op)
@@ -161,6 +177,49 @@ def hoist_trailing_aliases(text: str) -> tuple[str, int]:
     return "".join(moved) + "".join(lines[:end]), len(moved)
 
 
+def ambiguous_kind_message(number: int) -> str:
+    old, new = AMBIGUOUS_KINDS[number]
+    return (
+        f"memref.atomic_rmw with kind = {number} in properties (`<{{kind = "
+        f"{number} : i64}}>`, as MLIR 18 and later print it) cannot be read: "
+        f"MLIR 18-19 number it {old}, MLIR 22 {new}, and the text does not say "
+        "which printed it; print the op in custom form (mlir-opt without "
+        "--mlir-print-op-generic: `memref.atomic_rmw maxu ...`) or write "
+        "`{kind = N : i64}` with MLIR 16's number"
+    )
+
+
+class ForeignParser(LocatingParser):
+    """gpuc's parser for other tools' text: refuses what it would misread.
+
+    A generic `memref.atomic_rmw` is read by its number only where every MLIR
+    version means the same by it (`{kind = N}` is MLIR <= 17's attribute
+    form, so MLIR 16's numbering; in `<{...}>` only addf 0 and addi 1 agree).
+    """
+
+    _properties: dict[str, Attribute] | None = None
+
+    def parse_optional_properties_dict(self) -> dict[str, Attribute]:
+        properties = super().parse_optional_properties_dict()
+        self._properties = dict(properties)  # the parser adds to it later
+        return properties
+
+    def _parse_generic_operation(self, op_type: type[Operation]) -> Operation:
+        start = self.pos
+        self._properties = None
+        op = super()._parse_generic_operation(op_type)
+        # atomic_rmw has no regions: the last properties parsed are its own.
+        properties: dict[str, Attribute] = self._properties or {}
+        kind = properties.get("kind")
+        if (
+            op.name == "memref.atomic_rmw"
+            and isinstance(kind, IntegerAttr)
+            and kind.value.data in AMBIGUOUS_KINDS
+        ):
+            self.raise_error(ambiguous_kind_message(kind.value.data), start, self.pos)
+        return op
+
+
 def parse_foreign_module(
     text: str,
     ctx: Context | None = None,
@@ -168,21 +227,58 @@ def parse_foreign_module(
     *,
     line_offset: int = 0,
     allow_implicit_module: bool = True,
+    notes: list[str] | None = None,
 ) -> ModuleOp:
     """Parse module text from any tool (generic or custom form) and upgrade it.
+
+    Host code that does not parse (ops or types neither gpuc nor xDSL knows)
+    around `gpu.module`s is skipped unparsed (foreign/host_text.py), and a note
+    saying so is added to `notes`.
 
     Ops get their `file:line:col` (or the `loc(...)` the text gives them) for
     diagnostics; `line_offset` is the number of lines before `text` in its file
     (a `--split-input-file` chunk). A parse error is xDSL's ParseError.
     """
-    from gpuc.diagnostics import LocatingParser
-
     if ctx is None:
         from gpuc.context import make_context
 
         ctx = make_context()
     text, moved = hoist_trailing_aliases(text)
-    parser = LocatingParser(ctx, text, name, line_offset=line_offset - moved)
-    module = parser.parse_module(allow_implicit_module)
+    offset = line_offset - moved
+    try:
+        module = ForeignParser(ctx, text, name, offset).parse_module(
+            allow_implicit_module
+        )
+    except ParseError as error:
+        module = _parse_device_code(text, ctx, name, offset, error, notes)
     upgrade_foreign_ops(module)
+    return module
+
+
+def _parse_device_code(
+    text: str,
+    ctx: Context,
+    name: str,
+    line_offset: int,
+    error: ParseError,
+    notes: list[str] | None,
+) -> ModuleOp:
+    """The gpu.modules of `text` alone, when `error` lies in the host code
+    around them; else `error` is the input's fault and is raised."""
+    from gpuc.transforms.foreign.host_text import device_text, gpu_module_spans, line_of
+
+    spans = gpu_module_spans(text)
+    at = error.span.start
+    if not spans or any(s.start <= at < s.end for s in spans):
+        raise error
+    module = ForeignParser(
+        ctx, device_text(text, spans), name, line_offset
+    ).parse_module(True)
+    if notes is not None:
+        first = error.msg.splitlines()[0] if error.msg else "a parse error"
+        notes.append(
+            f"{name}:{line_of(text, at) + line_offset}: the host code around the "
+            f"{len(spans)} gpu.module(s) was skipped, not parsed ({first}); only "
+            "the gpu.modules are compiled"
+        )
     return module

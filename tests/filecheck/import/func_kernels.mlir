@@ -12,7 +12,7 @@
 // CHECK-NEXT:     %[[V:.*]] = gpuc.load %arg0[%[[IDX]]] : !gpuc.ptr<f32, global>
 // CHECK-NEXT:     %[[E:.*]] = gpuc.call @expf(%[[V]]) : (f32) -> f32
 // CHECK-NEXT:     gpuc.return %[[E]] : f32
-// CHECK:        gpuc.func @exp2d(%arg0: !gpuc.ptr<f32, global>, %arg0_dim0: index, %arg0_dim1: index, %arg1: !gpuc.ptr<f32, global>, %arg1_dim0: index, %arg1_dim1: index, %arg2: !gpuc.ptr<i32, global>) kernel {
+// CHECK:        gpuc.func @exp2d(%arg0: !gpuc.ptr<f32, global>, %arg0_dim0: index, %arg0_dim1: index, %arg1: !gpuc.ptr<f32, global>, %arg1_dim0: index, %arg1_dim1: index, %arg2: !gpuc.ptr<i32, global>) kernel attributes {gpuc.memref_params = [array<i64: 0, -1, -1>, array<i64: 3, -1, -1>, array<i64: 6, 16>]} {
 // CHECK:          %[[I:.*]] = gpuc.global_id y
 // CHECK-NEXT:     %[[J:.*]] = gpuc.global_id x
 // CHECK-NEXT:     %{{.*}} = gpuc.thread_id x

@@ -5,7 +5,7 @@
 // gpuc-opt upgrades what MLIR 16 spells differently while parsing, so it verifies.
 //
 // CHECK:      builtin.module {
-// CHECK-NEXT:   gpuc.func @block_sum(%arg0: !gpuc.ptr<f32, global>, %arg0_dim0: index, %arg1: !gpuc.ptr<f32, global>, %arg1_dim0: index) kernel {
+// CHECK-NEXT:   gpuc.func @block_sum(%arg0: !gpuc.ptr<f32, global>, %arg0_dim0: index, %arg1: !gpuc.ptr<f32, global>, %arg1_dim0: index) kernel attributes {gpuc.gpu_module = "reduce", gpuc.memref_params = [array<i64: 0, -1>, array<i64: 2, -1>]} {
 // CHECK-NEXT:     %[[TILE:.*]] = gpuc.shared_alloc 128 : !gpuc.ptr<f32, shared>
 // CHECK-NEXT:     %[[T:.*]] = gpuc.thread_id x
 // CHECK-NEXT:     %[[B:.*]] = gpuc.block_id x
@@ -17,7 +17,7 @@
 // CHECK:          scf.for
 // CHECK-NEXT:       gpuc.load %[[TILE]][%{{.*}}] : !gpuc.ptr<f32, shared>
 // CHECK:          gpuc.store %{{.*}}, %arg1[%[[B]]] : !gpuc.ptr<f32, global>
-// CHECK:        gpuc.func @total(%arg0: !gpuc.ptr<f32, global>, %arg0_dim0: index, %arg1: !gpuc.ptr<f32, global>) kernel {
+// CHECK:        gpuc.func @total(%arg0: !gpuc.ptr<f32, global>, %arg0_dim0: index, %arg1: !gpuc.ptr<f32, global>) kernel attributes {gpuc.gpu_module = "reduce", gpuc.memref_params = [array<i64: 0, -1>, array<i64: 2>]} {
 // CHECK-NEXT:     %[[PARTIAL:.*]] = gpuc.shared_alloc 128 : !gpuc.ptr<f32, shared>
 // CHECK:          gpuc.store %{{.*}}, %[[PARTIAL]][%{{.*}}] : !gpuc.ptr<f32, shared>
 // CHECK-NEXT:     gpuc.barrier

@@ -5,7 +5,7 @@
 // gpuc-opt upgrades what MLIR 16 spells differently while parsing, so it verifies.
 //
 // CHECK:      builtin.module {
-// CHECK-NEXT:   gpuc.func @saxpy(%arg0: f32, %arg1: !gpuc.ptr<f32, global>, %arg1_dim0: index, %arg2: !gpuc.ptr<f32, global>, %arg2_dim0: index) kernel {
+// CHECK-NEXT:   gpuc.func @saxpy(%arg0: f32, %arg1: !gpuc.ptr<f32, global>, %arg1_dim0: index, %arg2: !gpuc.ptr<f32, global>, %arg2_dim0: index) kernel attributes {gpuc.gpu_module = "kernels", gpuc.memref_params = [array<i64: 1, -1>, array<i64: 3, -1>]} {
 // CHECK-NEXT:     %[[I:.*]] = gpuc.global_id x
 // CHECK-NEXT:     %{{.*}} = arith.constant 0 : index
 // CHECK-NEXT:     %[[IN:.*]] = arith.cmpi ult, %[[I]], %arg2_dim0 : index

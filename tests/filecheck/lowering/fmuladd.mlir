@@ -1,3 +1,4 @@
+// REQUIRES: spirv-dis
 // With contraction on (the default), a product whose only use is an add or
 // subtract in the same block becomes llvm.fmuladd, as clang emits `a * b + c`:
 // SPIR-V cannot carry `contract`, so an OpenCL runtime fuses only fmuladd

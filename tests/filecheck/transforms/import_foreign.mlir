@@ -60,10 +60,10 @@ builtin.module attributes {gpu.container_module} {
 }
 
 // CHECK-LABEL: builtin.module {
-// CHECK-NEXT:    gpuc.func @k1(%a: f32) kernel attributes {gpu.known_block_size = array<i32: 64, 1, 1>} {
+// CHECK-NEXT:    gpuc.func @k1(%a: f32) kernel attributes {gpu.known_block_size = array<i32: 64, 1, 1>, gpuc.gpu_module = "kernels"} {
 // CHECK-NEXT:      gpuc.return
 // CHECK-NEXT:    }
-// CHECK-NEXT:    gpuc.func @k2() kernel {
+// CHECK-NEXT:    gpuc.func @k2() kernel attributes {gpuc.gpu_module = "kernels"} {
 // CHECK-NEXT:      gpuc.return
 // CHECK-NEXT:    }
 // CHECK-NEXT:    gpuc.func @device_fn(%a: f32) -> f32 helper {
@@ -73,7 +73,8 @@ builtin.module attributes {gpu.container_module} {
 
 // -----
 
-// Several gpu.modules are merged, in order.
+// Several gpu.modules are compiled together, in order; each kernel records
+// its gpu.module (`a::first` in the API).
 
 "gpu.module"() <{sym_name = "a"}> ({
   func.func @first() attributes {gpu.kernel} {
@@ -87,8 +88,46 @@ builtin.module attributes {gpu.container_module} {
 }) : () -> ()
 
 // CHECK-LABEL: builtin.module {
-// CHECK-NEXT:    gpuc.func @first() kernel {
-// CHECK:         gpuc.func @second() kernel {
+// CHECK-NEXT:    gpuc.func @first() kernel attributes {gpuc.gpu_module = "a"} {
+// CHECK:         gpuc.func @second() kernel attributes {gpuc.gpu_module = "b"} {
+
+// -----
+
+// Each gpu.module is its own namespace: a name two of them define becomes
+// @"module::name" in each, and their uses in it follow; others keep theirs.
+
+"gpu.module"() <{sym_name = "a"}> ({
+  func.func @k(%x: f32) attributes {gpu.kernel} {
+    %y = func.call @helper(%x) : (f32) -> f32
+    func.return
+  }
+  func.func private @helper(%x: f32) -> f32 {
+    func.return %x : f32
+  }
+  func.func @only_a() attributes {gpu.kernel} {
+    func.return
+  }
+}) : () -> ()
+"gpu.module"() <{sym_name = "b"}> ({
+  func.func @k(%x: f32) attributes {gpu.kernel} {
+    %y = func.call @helper(%x) : (f32) -> f32
+    func.return
+  }
+  func.func private @helper(%x: f32) -> f32 {
+    %z = arith.addf %x, %x : f32
+    func.return %z : f32
+  }
+}) : () -> ()
+
+// CHECK-LABEL: builtin.module {
+// CHECK-NEXT:    gpuc.func @"a::k"(%x: f32) kernel attributes {gpuc.gpu_module = "a"} {
+// CHECK-NEXT:      gpuc.call @"a::helper"(%x)
+// CHECK:         gpuc.func private @"a::helper"(%x: f32) -> f32 helper {
+// CHECK:         gpuc.func @only_a() kernel attributes {gpuc.gpu_module = "a"} {
+// CHECK:         gpuc.func @"b::k"(%x: f32) kernel attributes {gpuc.gpu_module = "b"} {
+// CHECK-NEXT:      gpuc.call @"b::helper"(%x)
+// CHECK:         gpuc.func private @"b::helper"(%x: f32) -> f32 helper {
+// CHECK-NEXT:      arith.addf
 
 // -----
 
@@ -128,7 +167,7 @@ func.func @static(%v: memref<8xf32>, %m: memref<4x8xf32>, %c: memref<2x3x4xi32>,
   func.return
 }
 
-// CHECK-LABEL: gpuc.func @static(%v: !gpuc.ptr<f32, global>, %m: !gpuc.ptr<f32, global>, %c: !gpuc.ptr<i32, global>, %s: !gpuc.ptr<f32, global>, %i: index, %j: index, %k: index) kernel {
+// CHECK-LABEL: gpuc.func @static(%v: !gpuc.ptr<f32, global>, %m: !gpuc.ptr<f32, global>, %c: !gpuc.ptr<i32, global>, %s: !gpuc.ptr<f32, global>, %i: index, %j: index, %k: index) kernel attributes {gpuc.memref_params = [array<i64: 0, 8>, array<i64: 1, 4, 8>, array<i64: 2, 2, 3, 4>, array<i64: 3>]} {
 // CHECK-NEXT:    %a = gpuc.load %v[%i] : !gpuc.ptr<f32, global>
 // CHECK-NEXT:    %[[EIGHT:.*]] = arith.constant 8 : index
 // CHECK-NEXT:    %[[ROW:.*]] = arith.muli %i, %[[EIGHT]] : index
@@ -159,7 +198,7 @@ func.func @dynamic(%a: memref<?x?xf32>, %b: memref<4x?xf32>, %n: i32) attributes
   func.return
 }
 
-// CHECK-LABEL: gpuc.func @dynamic(%a: !gpuc.ptr<f32, global>, %a_dim0: index, %a_dim1: index, %b: !gpuc.ptr<f32, global>, %b_dim1: index, %n: i32) kernel {
+// CHECK-LABEL: gpuc.func @dynamic(%a: !gpuc.ptr<f32, global>, %a_dim0: index, %a_dim1: index, %b: !gpuc.ptr<f32, global>, %b_dim1: index, %n: i32) kernel attributes {gpuc.memref_params = [array<i64: 0, -1, -1>, array<i64: 3, 4, -1>]} {
 // CHECK-NEXT:    %c0 = arith.constant 0 : index
 // CHECK-NEXT:    %c1 = arith.constant 1 : index
 // CHECK-NEXT:    %four = arith.constant 4 : index
@@ -187,7 +226,7 @@ func.func @caller(%m: memref<16xf32>, %v: f32) attributes {gpu.kernel} {
 }
 
 // CHECK-LABEL: gpuc.func private @fill(%m: !gpuc.ptr<f32, global>, %m_dim0: index, %v: f32) helper {
-// CHECK:       gpuc.func @caller(%m: !gpuc.ptr<f32, global>, %v: f32) kernel {
+// CHECK:       gpuc.func @caller(%m: !gpuc.ptr<f32, global>, %v: f32) kernel attributes {gpuc.memref_params = [array<i64: 0, 16>]} {
 // CHECK-NEXT:    %[[SIXTEEN:.*]] = arith.constant 16 : index
 // CHECK-NEXT:    gpuc.call @fill(%m, %[[SIXTEEN]], %v) : (!gpuc.ptr<f32, global>, index, f32) -> ()
 // CHECK-NEXT:    gpuc.return
@@ -254,17 +293,17 @@ func.func @shared(%i: index) attributes {gpu.kernel} {
 // MLIR lowers them.
 
 func.func @atomics(%f: memref<4xf32>, %n: memref<4xi32>, %v: f32, %w: i32, %i: index) {
-  %0 = "memref.atomic_rmw"(%v, %f, %i) <{kind = 0 : i64}> : (f32, memref<4xf32>, index) -> f32
-  %1 = "memref.atomic_rmw"(%w, %n, %i) <{kind = 1 : i64}> : (i32, memref<4xi32>, index) -> i32
-  %2 = "memref.atomic_rmw"(%w, %n, %i) <{kind = 2 : i64}> : (i32, memref<4xi32>, index) -> i32
-  %3 = "memref.atomic_rmw"(%v, %f, %i) <{kind = 3 : i64}> : (f32, memref<4xf32>, index) -> f32
-  %4 = "memref.atomic_rmw"(%w, %n, %i) <{kind = 4 : i64}> : (i32, memref<4xi32>, index) -> i32
-  %5 = "memref.atomic_rmw"(%w, %n, %i) <{kind = 5 : i64}> : (i32, memref<4xi32>, index) -> i32
-  %6 = "memref.atomic_rmw"(%v, %f, %i) <{kind = 6 : i64}> : (f32, memref<4xf32>, index) -> f32
-  %7 = "memref.atomic_rmw"(%w, %n, %i) <{kind = 7 : i64}> : (i32, memref<4xi32>, index) -> i32
-  %8 = "memref.atomic_rmw"(%w, %n, %i) <{kind = 8 : i64}> : (i32, memref<4xi32>, index) -> i32
-  %9 = "memref.atomic_rmw"(%w, %n, %i) <{kind = 11 : i64}> : (i32, memref<4xi32>, index) -> i32
-  %10 = "memref.atomic_rmw"(%w, %n, %i) <{kind = 12 : i64}> : (i32, memref<4xi32>, index) -> i32
+  %0 = "memref.atomic_rmw"(%v, %f, %i) {kind = 0 : i64} : (f32, memref<4xf32>, index) -> f32
+  %1 = "memref.atomic_rmw"(%w, %n, %i) {kind = 1 : i64} : (i32, memref<4xi32>, index) -> i32
+  %2 = "memref.atomic_rmw"(%w, %n, %i) {kind = 2 : i64} : (i32, memref<4xi32>, index) -> i32
+  %3 = "memref.atomic_rmw"(%v, %f, %i) {kind = 3 : i64} : (f32, memref<4xf32>, index) -> f32
+  %4 = "memref.atomic_rmw"(%w, %n, %i) {kind = 4 : i64} : (i32, memref<4xi32>, index) -> i32
+  %5 = "memref.atomic_rmw"(%w, %n, %i) {kind = 5 : i64} : (i32, memref<4xi32>, index) -> i32
+  %6 = "memref.atomic_rmw"(%v, %f, %i) {kind = 6 : i64} : (f32, memref<4xf32>, index) -> f32
+  %7 = "memref.atomic_rmw"(%w, %n, %i) {kind = 7 : i64} : (i32, memref<4xi32>, index) -> i32
+  %8 = "memref.atomic_rmw"(%w, %n, %i) {kind = 8 : i64} : (i32, memref<4xi32>, index) -> i32
+  %9 = "memref.atomic_rmw"(%w, %n, %i) {kind = 11 : i64} : (i32, memref<4xi32>, index) -> i32
+  %10 = "memref.atomic_rmw"(%w, %n, %i) {kind = 12 : i64} : (i32, memref<4xi32>, index) -> i32
   func.return
 }
 

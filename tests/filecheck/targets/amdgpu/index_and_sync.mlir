@@ -1,3 +1,4 @@
+// REQUIRES: ld.lld
 // Index ops read the work-item and work-group ids and, for block sizes and
 // counts, the code object v5 implicit arguments; the lane is `mbcnt`; the
 // barrier is `s.barrier` between workgroup-scope fences; a shared allocation

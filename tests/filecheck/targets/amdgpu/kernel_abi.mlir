@@ -1,3 +1,4 @@
+// REQUIRES: ld.lld
 // Kernels are `amdgpu_kernel` taking global pointers as `ptr addrspace(1)`; a
 // private helper is internal, an exported one stays visible; the code object
 // describes each kernel (a `.kd` descriptor, its metadata in the notes).

@@ -1,3 +1,4 @@
+// REQUIRES: libdevice
 // Math without a PTX instruction comes from libdevice, linked in only when
 // used (and then inlined); sqrt and friends are instructions.
 // RUN: gpuc-opt %s -t ptx | FileCheck %s

@@ -1,3 +1,4 @@
+// REQUIRES: spirv-dis
 // Float atomic add uses SPV_EXT_shader_atomic_float_add; float atomic max has
 // no instruction gpuc enables, so it is a compare-exchange loop.
 // RUN: gpuc-opt %s -t spirv | FileCheck %s

@@ -1,3 +1,4 @@
+// REQUIRES: spirv-dis
 // A kernel is an OpenCL entry point; index ops are built-in variables read
 // without any Linkage capability; the barrier is OpControlBarrier at workgroup
 // scope ordering local and global memory.

@@ -1,0 +1,65 @@
+"""What a launch needs to know of a kernel's parameters, read from the IR
+after the dialect pipeline: which pointer parameters the kernel may write
+through, and which came from memrefs (with the sizes the import added).
+
+The write analysis is conservative: a pointer is read-only only when every
+use of it, through `gpuc.offset` and `gpuc.addrspace_cast`, is the address of
+a `gpuc.load`. Anything else (a store or atomic through it, passing it to a
+call, storing it, a block argument, a comparison) counts as a write.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import DenseArrayBase
+from xdsl.ir import SSAValue
+
+from gpuc.dialects.attrs import PtrType
+from gpuc.dialects.functions import FuncOp
+from gpuc.dialects.memory import AddrSpaceCastOp, LoadOp, OffsetOp
+
+MEMREF_PARAMS_ATTR = "gpuc.memref_params"
+"""On a kernel the import made from memrefs: per memref parameter, its
+pointer parameter's position then the memref's shape (-1 where dynamic), so
+that a launch fills the size parameters from an array's shape."""
+
+
+def only_loaded(pointer: SSAValue) -> bool:
+    """Whether every use of `pointer` (and of pointers derived from it) loads."""
+    work = [pointer]
+    while work:
+        value = work.pop()
+        for use in value.uses:
+            op = use.operation
+            if isinstance(op, LoadOp) and op.ptr is value:
+                continue
+            if isinstance(op, OffsetOp) and op.ptr is value:
+                work.append(op.result)
+            elif isinstance(op, AddrSpaceCastOp):
+                work.append(op.result)
+            else:
+                return False
+    return True
+
+
+def read_only_params(kernel: FuncOp) -> tuple[bool, ...]:
+    """Per parameter: a pointer the kernel never writes through."""
+    if kernel.is_declaration:
+        return tuple(False for _ in kernel.function_type.inputs.data)
+    return tuple(
+        isinstance(arg.type, PtrType) and only_loaded(arg)
+        for arg in kernel.body.blocks[0].args
+    )
+
+
+def memref_shapes(kernel: FuncOp) -> tuple[tuple[int, tuple[int | None, ...]], ...]:
+    """The import's record of `kernel`'s memref parameters: (pointer position,
+    the memref's dimensions with None where dynamic), in order."""
+    record = kernel.attributes.get(MEMREF_PARAMS_ATTR)
+    if record is None:
+        return ()
+    shapes: list[tuple[int, tuple[int | None, ...]]] = []
+    for entry in getattr(record, "data", ()):
+        if isinstance(entry, DenseArrayBase):
+            position, *dims = (int(v) for v in entry.get_values())
+            shapes.append((position, tuple(None if d < 0 else d for d in dims)))
+    return tuple(shapes)

@@ -1,0 +1,238 @@
+"""`convert-parallel-loops-to-gpu`: mapped `scf.parallel` nests become `gpu.launch`.
+
+MLIR's pass of the same name: an outermost `scf.parallel` whose `mapping`
+(`#gpu.loop_dim_map`s, as `gpu-map-parallel-loops` writes them) names block
+and thread dimensions becomes one `gpu.launch`; each mapped dimension's trip
+count `ceildiv(ub - lb, step)` is that launch dimension's size, computed
+before the launch, and its induction variable is `id * step + lb`; unmapped
+launch dimensions are 1; `sequential` dimensions become `scf.for`. Nested
+mapped loops join the same launch. What MLIR's pass also refuses is a
+diagnostic here: reductions, non-identity maps, bounds computed inside the
+nest, one hardware dimension given two different sizes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, gpu, scf
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+)
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from gpuc.diagnostics import OpError
+
+LAUNCH_ARGS = ("block_x", "block_y", "block_z", "thread_x", "thread_y", "thread_z")
+"""The processors in the order of gpu.launch's first six body arguments (block
+ids, thread ids; the grid and block sizes follow)."""
+
+
+def loop_mapping(op: Operation) -> list[gpu.LoopDimMapAttr] | None:
+    mapping = op.attributes.get("mapping")
+    if isinstance(mapping, ArrayAttr) and all(
+        isinstance(m, gpu.LoopDimMapAttr) for m in mapping.data
+    ):
+        return list(mapping.data)
+    return None
+
+
+def _constant(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+class LaunchBuilder:
+    """One gpu.launch being filled from a mapped loop nest."""
+
+    def __init__(self, outermost: scf.ParallelOp) -> None:
+        self.outermost = outermost
+        self.host = outermost.parent_block()
+        assert self.host is not None
+        self.body = Block(arg_types=[IndexType()] * 12)
+        self.sizes: dict[str, SSAValue] = {}
+
+    def host_op(self, op: Operation) -> SSAValue:
+        self.host.insert_op_before(op, self.outermost)  # type: ignore[union-attr]
+        return op.results[0]
+
+    def host_value(self, value: SSAValue, loop: scf.ParallelOp) -> SSAValue:
+        """`value` (a loop bound) as available before the launch."""
+        if not self._inside(value):
+            return value
+        if (c := _constant(value)) is not None:
+            return self.host_op(arith.ConstantOp(IntegerAttr(c, IndexType())))
+        raise OpError(
+            loop,
+            "has a bound computed inside the mapped loop nest; a gpu.launch's "
+            "sizes are computed before it, so compute the bound before the "
+            "outermost mapped scf.parallel",
+        )
+
+    def _inside(self, value: SSAValue) -> bool:
+        """Whether `value` is defined in the nest (or already moved into the launch)."""
+        owner = value.owner
+        block = owner.parent_block() if isinstance(owner, Operation) else owner
+        while block is not None:
+            if block is self.body:
+                return True
+            parent = block.parent_op()
+            if parent is self.outermost:
+                return True
+            block = parent.parent_block() if parent is not None else None
+        return False
+
+    def trip_count(self, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAValue:
+        known = (_constant(lb), _constant(ub), _constant(step))
+        if None not in known:
+            low, high, by = known
+            assert low is not None and high is not None and by is not None
+            count = max(0, -(-(high - low) // by))
+            return self.host_op(arith.ConstantOp(IntegerAttr(count, IndexType())))
+        span = self.host_op(arith.SubiOp(ub, lb)) if known[0] != 0 else ub
+        if known[2] == 1:
+            return span
+        return self.host_op(arith.CeilDivSIOp(span, step))
+
+    def size_for(self, processor: str, count: SSAValue, loop: scf.ParallelOp) -> None:
+        known = self.sizes.get(processor)
+        if known is None:
+            self.sizes[processor] = count
+            return
+        same = known is count or (
+            _constant(known) is not None and _constant(known) == _constant(count)
+        )
+        if not same:
+            raise OpError(
+                loop,
+                f"maps a loop to {processor}, which another loop of the nest "
+                "already maps with a different trip count; map each hardware "
+                "dimension once per nest, or give the loops the same bounds",
+            )
+
+    def convert(
+        self, loop: scf.ParallelOp, into: Block, before: Operation | None
+    ) -> None:
+        """Replace `loop` by its body for each mapped dimension, placed in
+        `into` (before `before`), sequential dimensions as scf.for."""
+        mapping = loop_mapping(loop)
+        assert mapping is not None
+        if loop.initVals:
+            raise OpError(loop, "has reductions, which gpu.launch cannot express")
+        ivs = loop.body.block.args
+        if len(mapping) != len(ivs):
+            raise OpError(
+                loop,
+                f"has {len(ivs)} induction variables but {len(mapping)} mappings",
+            )
+        identity = AffineMap.identity(1)
+        target, target_before = into, before
+        replacements: list[SSAValue] = []
+        for dim, attr in enumerate(mapping):
+            if attr.map.data != identity or attr.bound.data != identity:
+                raise OpError(
+                    loop,
+                    f"maps dimension {dim} with map {attr.map.data} and bound "
+                    f"{attr.bound.data}; only the identity maps are supported",
+                )
+            lb = self.host_value(loop.lowerBound[dim], loop)
+            ub = self.host_value(loop.upperBound[dim], loop)
+            step = self.host_value(loop.step[dim], loop)
+            processor = attr.processor.data.value
+            if processor == "sequential":
+                for_op = scf.ForOp(
+                    lb, ub, step, [], Region(Block(arg_types=[IndexType()]))
+                )
+                _insert(target, target_before, for_op)
+                for_op.body.block.add_op(scf.YieldOp())
+                target, target_before = for_op.body.block, for_op.body.block.last_op
+                replacements.append(for_op.body.block.args[0])
+                continue
+            self.size_for(processor, self.trip_count(lb, ub, step), loop)
+            index: SSAValue = self.body.args[LAUNCH_ARGS.index(processor)]
+            if _constant(step) != 1:
+                index = _emit(target, target_before, arith.MuliOp(index, step))
+            if _constant(lb) != 0:
+                index = _emit(target, target_before, arith.AddiOp(index, lb))
+            replacements.append(index)
+        for iv, value in zip(ivs, replacements, strict=True):
+            iv.replace_all_uses_with(value)
+        for op in list(loop.body.block.ops):
+            if isinstance(op, scf.YieldOp | scf.ReduceOp):
+                continue
+            loop.body.block.detach_op(op)
+            _insert(target, target_before, op)
+            if isinstance(op, scf.ParallelOp) and loop_mapping(op) is not None:
+                self.convert(op, target, op)
+                Rewriter.erase_op(op)
+
+    def launch(self) -> gpu.LaunchOp:
+        one = None
+        sizes: list[SSAValue] = []
+        for processor in LAUNCH_ARGS:
+            if processor in self.sizes:
+                sizes.append(self.sizes[processor])
+                continue
+            if one is None:
+                one = self.host_op(arith.ConstantOp(IntegerAttr(1, IndexType())))
+            sizes.append(one)
+        self.body.add_op(gpu.TerminatorOp.create())
+        return gpu.LaunchOp(Region(self.body), sizes[:3], sizes[3:])
+
+
+def _insert(block: Block, before: Operation | None, op: Operation) -> None:
+    if before is None:
+        block.add_op(op)
+    else:
+        block.insert_op_before(op, before)
+
+
+def _emit(block: Block, before: Operation | None, op: Operation) -> SSAValue:
+    _insert(block, before, op)
+    return op.results[0]
+
+
+def convert_loop_nest(loop: scf.ParallelOp) -> gpu.LaunchOp:
+    """Replace the mapped nest rooted at `loop` by a gpu.launch."""
+    builder = LaunchBuilder(loop)
+    builder.convert(loop, builder.body, None)
+    launch = builder.launch()
+    builder.host.insert_op_before(launch, loop)  # type: ignore[union-attr]
+    Rewriter.erase_op(loop)
+    return launch
+
+
+def outermost_mapped_loops(module: ModuleOp) -> list[scf.ParallelOp]:
+    """Mapped scf.parallel ops with no mapped loop, launch or gpu.module above."""
+    found: list[scf.ParallelOp] = []
+    for op in module.walk():
+        if not isinstance(op, scf.ParallelOp) or loop_mapping(op) is None:
+            continue
+        parent = op.parent_op()
+        while parent is not None and not isinstance(
+            parent, scf.ParallelOp | gpu.LaunchOp | gpu.ModuleOp
+        ):
+            parent = parent.parent_op()
+        if parent is None:
+            found.append(op)
+    return found
+
+
+@dataclass(frozen=True)
+class ConvertParallelLoopsToGpu(ModulePass):
+    """Turn mapped scf.parallel loop nests into gpu.launch ops (MLIR's pass)."""
+
+    name = "convert-parallel-loops-to-gpu"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for loop in outermost_mapped_loops(op):
+            convert_loop_nest(loop)
