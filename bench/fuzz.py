@@ -29,17 +29,26 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--size", type=int, default=12,
-                        help="statements per kernel, about (default 12)")
-    parser.add_argument("--timeout", type=float, default=60.0,
-                        help="seconds one program may take (default 60)")
+    parser.add_argument(
+        "--size", type=int, default=12, help="statements per kernel, about (default 12)"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="seconds one program may take (default 60)",
+    )
     parser.add_argument("--no-minimize", action="store_true")
-    parser.add_argument("--avoid", default="",
-                        help="comma-separated known bugs not to generate, or "
-                        "'known' for all of them: " + ", ".join(KNOWN))
+    parser.add_argument(
+        "--avoid",
+        default="",
+        help="comma-separated known bugs not to generate, or "
+        "'known' for all of them: " + ", ".join(KNOWN),
+    )
     args = parser.parse_args()
-    avoid = frozenset(KNOWN if args.avoid == "known" else
-                      filter(None, args.avoid.split(",")))
+    avoid = frozenset(
+        KNOWN if args.avoid == "known" else filter(None, args.avoid.split(","))
+    )
     unknown = avoid - set(KNOWN)
     if unknown:
         parser.error(f"--avoid: no known bug named {', '.join(sorted(unknown))}")
@@ -49,25 +58,33 @@ def main() -> int:
     start = time.monotonic()
     try:
         for seed in range(args.seed, args.seed + args.count):
-            answer = runner.check(seed, args.size, minimize=not args.no_minimize,
-                                  avoid=avoid)
+            answer = runner.check(
+                seed, args.size, minimize=not args.no_minimize, avoid=avoid
+            )
             if answer.get("invalid"):
                 invalid += 1
-                print(f"seed {seed}: the generator made an invalid program: "
-                      f"{answer['invalid']}", flush=True)
+                print(
+                    f"seed {seed}: the generator made an invalid program: "
+                    f"{answer['invalid']}",
+                    flush=True,
+                )
             found = answer["findings"]
             if found and found[0]["target"] == "?":  # crashed or hung: whose?
                 found = []
                 for target in TARGETS:
-                    alone = runner.check(seed, args.size, targets=(target,),
-                                         avoid=avoid)
+                    alone = runner.check(
+                        seed, args.size, targets=(target,), avoid=avoid
+                    )
                     for f in alone["findings"]:
                         f["target"] = target if f["target"] == "?" else f["target"]
                         found.append(f)
             for f in found:
                 findings[(f["target"], f["kind"])] += 1
-                print(f"seed {seed}: {f['target']} {f['kind']}:\n  "
-                      + f["detail"].replace("\n", "\n  "), flush=True)
+                print(
+                    f"seed {seed}: {f['target']} {f['kind']}:\n  "
+                    + f["detail"].replace("\n", "\n  "),
+                    flush=True,
+                )
             if found and "minimized" in answer:
                 m = answer["minimized"]
                 print(f"seed {seed}: minimized program ({m['target']}):\n{m['text']}")
@@ -76,17 +93,27 @@ def main() -> int:
             elif found and not args.no_minimize:  # a crash or a hang
                 f = found[0]
                 text = runner.minimize(seed, args.size, avoid, f["target"], f["kind"])
-                print(f"seed {seed}: minimized program ({f['target']} {f['kind']}):\n{text}")
+                print(
+                    f"seed {seed}: minimized program ({f['target']} "
+                    f"{f['kind']}):\n{text}"
+                )
             done = seed - args.seed + 1
             if done % 50 == 0:
-                print(f"... {done} programs, {sum(findings.values())} findings, "
-                      f"{time.monotonic() - start:.0f} s", flush=True)
+                print(
+                    f"... {done} programs, {sum(findings.values())} findings, "
+                    f"{time.monotonic() - start:.0f} s",
+                    flush=True,
+                )
     finally:
         runner.close()
     summary = ", ".join(f"{t} {k}: {n}" for (t, k), n in sorted(findings.items()))
-    print(f"fuzz: {args.count} programs (seeds {args.seed}..{args.seed + args.count - 1}"
-          f", size {args.size}, avoiding {', '.join(sorted(avoid)) or 'nothing'}) in {time.monotonic() - start:.0f} s; "
-          f"{invalid} invalid; findings: {summary or 'none'}")
+    print(
+        f"fuzz: {args.count} programs (seeds {args.seed}..{args.seed + args.count - 1}"
+        f", size {args.size}, avoiding "
+        f"{', '.join(sorted(avoid)) or 'nothing'}) "
+        f"in {time.monotonic() - start:.0f} s; "
+        f"{invalid} invalid; findings: {summary or 'none'}"
+    )
     return 1 if findings or invalid else 0
 
 

@@ -363,7 +363,7 @@ class TargetAttr(ParametrizedAttribute):
         options: dict[str, Attribute] = {}
         while parser.parse_optional_punctuation(",") is not None:
             pos = parser.pos
-            key = parser.parse_identifier(" (a target option name)")
+            key = parser.parse_identifier(context_msg=" (a target option name)")
             if key in options:
                 parser.raise_error(f"target option '{key}' given twice", pos)
             parser.parse_punctuation("=")
@@ -483,7 +483,7 @@ class FinalizedAttr(ParametrizedAttribute):
         while first or parser.parse_optional_punctuation(",") is not None:
             first = False
             pos = parser.pos
-            key = parser.parse_identifier("finalization record field")
+            key = parser.parse_identifier(context_msg="finalization record field")
             if key in values:
                 parser.raise_error(f"'{key}' given twice in #gpuc.finalized", pos)
             if key in ("symbol", "cconv"):

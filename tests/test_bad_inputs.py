@@ -62,272 +62,696 @@ HELPER = "gpuc.func private @h(%a: f32) -> f32 helper {\n  gpuc.return %a : f32\
 C0 = "%c0 = arith.constant 0 : index"
 
 DIALECT = [
-    Bad("unknown-op", kernel("%x = arith.bogus %c : f32 // here", "%c: f32"),
-        ("unknown operation 'arith.bogus'",)),
-    Bad("unknown-dialect", kernel("%x = foo.bar %c : f32 // here", "%c: f32"),
-        ("foo.bar",)),
+    Bad(
+        "unknown-op",
+        kernel("%x = arith.bogus %c : f32 // here", "%c: f32"),
+        ("unknown operation 'arith.bogus'",),
+    ),
+    Bad(
+        "unknown-dialect",
+        kernel("%x = foo.bar %c : f32 // here", "%c: f32"),
+        ("foo.bar",),
+    ),
     # Reported where the region ends, not at the use (xDSL's parser).
-    Bad("undefined-value", kernel("gpuc.store %v, %p : " + PTR + " // here"),
-        ("values used but not defined: [%v]",), line=5, col=1),
-    Bad("redefined-value", kernel(C0 + "\n%c0 = arith.constant 1 : index // here"),
-        ("%c0",), col=3),
-    Bad("load-index-not-index",
-        kernel("%i = arith.constant 0 : i32\n%v = gpuc.load %p[%i] : " + PTR + " // here"),
-        ("used with type index", "i32"), col=21),
-    Bad("store-wrong-type",
+    Bad(
+        "undefined-value",
+        kernel("gpuc.store %v, %p : " + PTR + " // here"),
+        ("values used but not defined: [%v]",),
+        line=5,
+        col=1,
+    ),
+    Bad(
+        "redefined-value",
+        kernel(C0 + "\n%c0 = arith.constant 1 : index // here"),
+        ("%c0",),
+        col=3,
+    ),
+    Bad(
+        "load-index-not-index",
+        kernel(
+            "%i = arith.constant 0 : i32\n%v = gpuc.load %p[%i] : " + PTR + " // here"
+        ),
+        ("used with type index", "i32"),
+        col=21,
+    ),
+    Bad(
+        "store-wrong-type",
         kernel("%v = arith.constant 1 : i32\ngpuc.store %v, %p : " + PTR + " // here"),
-        ("used with type f32",), col=14),
-    Bad("offset-float-index",
-        kernel("%i = arith.constant 1.0 : f32\n%q = gpuc.offset %p[%i] : " + PTR + " // here"),
-        ("used with type index",), col=23),
-    Bad("cast-global-to-shared",
-        kernel(f"%s = gpuc.addrspace_cast %p : {PTR} to !gpuc.ptr<f32, shared> // here"),
-        ("generic",)),
-    Bad("cast-changes-element",
-        kernel(f"%s = gpuc.addrspace_cast %p : {PTR} to !gpuc.ptr<i32, generic> // here"),
-        ("element",)),
-    Bad("shared-alloc-zero",
+        ("used with type f32",),
+        col=14,
+    ),
+    Bad(
+        "offset-float-index",
+        kernel(
+            "%i = arith.constant 1.0 : f32\n%q = gpuc.offset %p[%i] : "
+            + PTR
+            + " // here"
+        ),
+        ("used with type index",),
+        col=23,
+    ),
+    Bad(
+        "cast-global-to-shared",
+        kernel(
+            f"%s = gpuc.addrspace_cast %p : {PTR} to !gpuc.ptr<f32, shared> // here"
+        ),
+        ("generic",),
+    ),
+    Bad(
+        "cast-changes-element",
+        kernel(
+            f"%s = gpuc.addrspace_cast %p : {PTR} to !gpuc.ptr<i32, generic> // here"
+        ),
+        ("element",),
+    ),
+    Bad(
+        "shared-alloc-zero",
         kernel("%s = gpuc.shared_alloc 0 : !gpuc.ptr<f32, shared> // here"),
-        ("gpuc.shared_alloc",)),
-    Bad("shared-alloc-overflow",
-        kernel("%s = gpuc.shared_alloc 9223372036854775807 : !gpuc.ptr<f32, shared> // here"),
-        ("shared_alloc",)),
-    Bad("shared-alloc-global",
+        ("gpuc.shared_alloc",),
+    ),
+    Bad(
+        "shared-alloc-overflow",
+        kernel(
+            "%s = gpuc.shared_alloc 9223372036854775807 : !gpuc.ptr<f32, "
+            "shared> // here"
+        ),
+        ("shared_alloc",),
+    ),
+    Bad(
+        "shared-alloc-global",
         kernel(f"%s = gpuc.shared_alloc 4 : {PTR} // here"),
-        ("shared",)),
-    Bad("shared-alloc-align",
+        ("shared",),
+    ),
+    Bad(
+        "shared-alloc-align",
         kernel("%s = gpuc.shared_alloc 4 align 3 : !gpuc.ptr<f32, shared> // here"),
-        ("align",)),
-    Bad("atomic-and-on-float",
-        kernel(f"%v = arith.constant 1.0 : f32\n%o = gpuc.atomic_rmw and %p, %v : {PTR} // here"),
-        ("and",)),
-    Bad("atomic-umax-on-float",
-        kernel(f"%v = arith.constant 1.0 : f32\n%o = gpuc.atomic_rmw umax %p, %v : {PTR} // here"),
-        ("umax",)),
-    Bad("cmpxchg-on-float",
-        kernel(f"%v = arith.constant 1.0 : f32\n%o = gpuc.atomic_cmpxchg %p, %v, %v : {PTR} // here"),
-        ("integer",)),
-    Bad("atomic-unknown-kind",
-        kernel(f"%v = arith.constant 1.0 : f32\n%o = gpuc.atomic_rmw nand %p, %v : {PTR} // here"),
-        ("Expected `add`",), col=24),
-    Bad("atomic-unknown-ordering",
-        kernel(f"%v = arith.constant 1.0 : f32\n%o = gpuc.atomic_rmw add %p, %v sloppy : {PTR} // here"),
-        ("Expected `relaxed`",), col=35),
-    Bad("dimension-w", kernel("%t = gpuc.thread_id w // here"), ("Expected `x`",), col=23),
+        ("align",),
+    ),
+    Bad(
+        "atomic-and-on-float",
+        kernel(
+            "%v = arith.constant 1.0 : f32\n%o = gpuc.atomic_rmw and %p, %v : "
+            f"{PTR} // here"
+        ),
+        ("and",),
+    ),
+    Bad(
+        "atomic-umax-on-float",
+        kernel(
+            "%v = arith.constant 1.0 : f32\n%o = gpuc.atomic_rmw umax %p, %v "
+            f": {PTR} // here"
+        ),
+        ("umax",),
+    ),
+    Bad(
+        "cmpxchg-on-float",
+        kernel(
+            "%v = arith.constant 1.0 : f32\n%o = gpuc.atomic_cmpxchg %p, %v, "
+            f"%v : {PTR} // here"
+        ),
+        ("integer",),
+    ),
+    Bad(
+        "atomic-unknown-kind",
+        kernel(
+            "%v = arith.constant 1.0 : f32\n%o = gpuc.atomic_rmw nand %p, %v "
+            f": {PTR} // here"
+        ),
+        ("Expected `add`",),
+        col=24,
+    ),
+    Bad(
+        "atomic-unknown-ordering",
+        kernel(
+            "%v = arith.constant 1.0 : f32\n%o = gpuc.atomic_rmw add %p, %v "
+            f"sloppy : {PTR} // here"
+        ),
+        ("Expected `relaxed`",),
+        col=35,
+    ),
+    Bad(
+        "dimension-w",
+        kernel("%t = gpuc.thread_id w // here"),
+        ("Expected `x`",),
+        col=23,
+    ),
     # gpuc.barrier takes no operands: `%c0` starts the next op, which fails.
-    Bad("barrier-with-operand", kernel(C0 + "\ngpuc.barrier %c0 // here"),
-        ("Expected '='",), line=4, col=3),
-    Bad("unknown-address-space", kernel("gpuc.return // here", "%p: !gpuc.ptr<f32, bogus>"),
-        ("unknown address space 'bogus'",), line=1, col=33),
-    Bad("pointer-to-i0", kernel(f"%v = gpuc.load %p : !gpuc.ptr<i0, global> // here",
-                                "%p: !gpuc.ptr<i0, global>"), ("cannot point to i0",),
-        line=1, col=1),
-    Bad("pointer-to-none", kernel("%v = gpuc.load %p : !gpuc.ptr<none, global> // here",
-                                  "%p: !gpuc.ptr<none, global>"),
-        ("cannot point to none",), line=1, col=1),
-    Bad("bf16-load", kernel("%v = gpuc.load %p : !gpuc.ptr<bf16, global> // here",
-                            "%p: !gpuc.ptr<bf16, global>"), ("bf16",)),
-    Bad("complex-load", kernel("%v = gpuc.load %p : !gpuc.ptr<complex<f32>, global> // here",
-                               "%p: !gpuc.ptr<complex<f32>, global>"), ("complex",)),
-    Bad("vector-load", kernel("%v = gpuc.load %p : !gpuc.ptr<vector<4xf32>, global> // here",
-                              "%p: !gpuc.ptr<vector<4xf32>, global>"), ("vector",)),
-    Bad("kernel-returns-value",
+    Bad(
+        "barrier-with-operand",
+        kernel(C0 + "\ngpuc.barrier %c0 // here"),
+        ("Expected '='",),
+        line=4,
+        col=3,
+    ),
+    Bad(
+        "unknown-address-space",
+        kernel("gpuc.return // here", "%p: !gpuc.ptr<f32, bogus>"),
+        ("unknown address space 'bogus'",),
+        line=1,
+        col=33,
+    ),
+    Bad(
+        "pointer-to-i0",
+        kernel(
+            "%v = gpuc.load %p : !gpuc.ptr<i0, global> // here",
+            "%p: !gpuc.ptr<i0, global>",
+        ),
+        ("cannot point to i0",),
+        line=1,
+        col=1,
+    ),
+    Bad(
+        "pointer-to-none",
+        kernel(
+            "%v = gpuc.load %p : !gpuc.ptr<none, global> // here",
+            "%p: !gpuc.ptr<none, global>",
+        ),
+        ("cannot point to none",),
+        line=1,
+        col=1,
+    ),
+    Bad(
+        "bf16-load",
+        kernel(
+            "%v = gpuc.load %p : !gpuc.ptr<bf16, global> // here",
+            "%p: !gpuc.ptr<bf16, global>",
+        ),
+        ("bf16",),
+    ),
+    Bad(
+        "complex-load",
+        kernel(
+            "%v = gpuc.load %p : !gpuc.ptr<complex<f32>, global> // here",
+            "%p: !gpuc.ptr<complex<f32>, global>",
+        ),
+        ("complex",),
+    ),
+    Bad(
+        "vector-load",
+        kernel(
+            "%v = gpuc.load %p : !gpuc.ptr<vector<4xf32>, global> // here",
+            "%p: !gpuc.ptr<vector<4xf32>, global>",
+        ),
+        ("vector",),
+    ),
+    Bad(
+        "kernel-returns-value",
         "gpuc.func @k(%a: f32) -> f32 kernel { // here\n  gpuc.return %a : f32\n}\n",
-        ("kernel",), col=1),
-    Bad("missing-role", "gpuc.func @k(%a: f32) { // here\n  gpuc.return\n}\n",
-        ("unknown function role", "kernel, helper"), col=23),
-    Bad("role-typo", "gpuc.func @k(%a: f32) kernal { // here\n  gpuc.return\n}\n",
-        ("unknown function role 'kernal'",), col=23),
-    Bad("inline-hint-typo",
+        ("kernel",),
+        col=1,
+    ),
+    Bad(
+        "missing-role",
+        "gpuc.func @k(%a: f32) { // here\n  gpuc.return\n}\n",
+        ("unknown function role", "kernel, helper"),
+        col=23,
+    ),
+    Bad(
+        "role-typo",
+        "gpuc.func @k(%a: f32) kernal { // here\n  gpuc.return\n}\n",
+        ("unknown function role 'kernal'",),
+        col=23,
+    ),
+    Bad(
+        "inline-hint-typo",
         "gpuc.func private @h(%a: f32) -> f32 helper forceinline { // here\n"
-        "  gpuc.return %a : f32\n}\n", ("forceinline",), col=45),
-    Bad("empty-symbol-name", 'gpuc.func @"" () kernel { // here\n  gpuc.return\n}\n',
-        ("name",), col=1),
-    Bad("duplicate-function",
+        "  gpuc.return %a : f32\n}\n",
+        ("forceinline",),
+        col=45,
+    ),
+    Bad(
+        "empty-symbol-name",
+        'gpuc.func @"" () kernel { // here\n  gpuc.return\n}\n',
+        ("name",),
+        col=1,
+    ),
+    Bad(
+        "duplicate-function",
         kernel("", extra="gpuc.func @k(%p: f32) kernel { // here\n  gpuc.return\n}\n"),
-        ('Redefinition of symbol "k"',), line=1, col=1),
-    Bad("return-count",
+        ('Redefinition of symbol "k"',),
+        line=1,
+        col=1,
+    ),
+    Bad(
+        "return-count",
         "gpuc.func private @h(%a: f32) -> f32 helper {\n  gpuc.return // here\n}\n"
         + kernel("%r = gpuc.call @h(%a) : (f32) -> f32", "%a: f32"),
-        ("gpuc.return",)),
-    Bad("return-type",
-        "gpuc.func private @h(%a: f32) -> i32 helper {\n  gpuc.return %a : f32 // here\n}\n"
+        ("gpuc.return",),
+    ),
+    Bad(
+        "return-type",
+        "gpuc.func private @h(%a: f32) -> i32 helper "
+        "{\n  gpuc.return %a : f32 // here\n}\n"
         + kernel("%r = gpuc.call @h(%a) : (f32) -> i32", "%a: f32"),
-        ("gpuc.return",)),
-    Bad("missing-terminator", "gpuc.func @k(%a: f32) kernel { // here\n"
-        "  %b = arith.addf %a, %a : f32\n}\n", ("is not a terminator",), line=2, col=8),
-    Bad("unbalanced-brace", "gpuc.func @k(%a: f32) kernel {\n  gpuc.return\n // here",
-        ("in block definition",), col=1),
-    Bad("call-unknown", kernel("%r = gpuc.call @nope(%a) : (f32) -> f32 // here", "%a: f32"),
-        ("@nope",)),
-    Bad("call-arg-count",
-        kernel("%r = gpuc.call @h(%a, %a) : (f32, f32) -> f32 // here", "%a: f32", HELPER),
-        ("gpuc.call",)),
-    Bad("call-arg-type",
-        kernel("%i = arith.constant 1 : i32\n%r = gpuc.call @h(%i) : (i32) -> f32 // here",
-               "%a: f32", HELPER), ("gpuc.call",)),
-    Bad("call-result-type",
+        ("gpuc.return",),
+    ),
+    Bad(
+        "missing-terminator",
+        "gpuc.func @k(%a: f32) kernel { // here\n  %b = arith.addf %a, %a : f32\n}\n",
+        ("is not a terminator",),
+        line=2,
+        col=8,
+    ),
+    Bad(
+        "unbalanced-brace",
+        "gpuc.func @k(%a: f32) kernel {\n  gpuc.return\n // here",
+        ("in block definition",),
+        col=1,
+    ),
+    Bad(
+        "call-unknown",
+        kernel("%r = gpuc.call @nope(%a) : (f32) -> f32 // here", "%a: f32"),
+        ("@nope",),
+    ),
+    Bad(
+        "call-arg-count",
+        kernel(
+            "%r = gpuc.call @h(%a, %a) : (f32, f32) -> f32 // here", "%a: f32", HELPER
+        ),
+        ("gpuc.call",),
+    ),
+    Bad(
+        "call-arg-type",
+        kernel(
+            "%i = arith.constant 1 : i32\n%r = gpuc.call @h(%i) : (i32) -> f32 // here",
+            "%a: f32",
+            HELPER,
+        ),
+        ("gpuc.call",),
+    ),
+    Bad(
+        "call-result-type",
         kernel("%r = gpuc.call @h(%a) : (f32) -> i32 // here", "%a: f32", HELPER),
-        ("gpuc.call",)),
-    Bad("call-a-kernel",
-        kernel("gpuc.call @k2() : () -> () // here", "%a: f32",
-               "gpuc.func @k2() kernel {\n  gpuc.return\n}\n"), ("kernel",)),
-    Bad("func-addr-unknown",
-        kernel("%f = gpuc.func_addr @nope : !gpuc.funcptr<() -> ()> // here", "%a: f32"),
-        ("@nope",)),
-    Bad("call-indirect-type",
-        kernel("%f = gpuc.func_addr @h : !gpuc.funcptr<(f32) -> f32>\n"
-               "%r = gpuc.call_indirect %f(%a) : !gpuc.funcptr<(i32) -> f32> // here",
-               "%a: f32", HELPER), ("used with type !gpuc.funcptr<(i32) -> f32>",), col=27),
-    Bad("launch-a-helper",
-        kernel(C0.replace("0 :", "1 :") + "\ngpuc.launch @h grid(%c1) block(%c1) (%a) : (f32) // here",
-               "%a: f32", HELPER.replace("%c0", "%c1")).replace("%c0", "%c1"),
-        ("kernel",)),
-    Bad("launch-arg-count",
-        kernel("%c1 = arith.constant 1 : index\n"
-               "gpuc.launch @k2 grid(%c1) block(%c1) () : () // here", "%a: f32",
-               "gpuc.func @k2(%x: f32) kernel {\n  gpuc.return\n}\n"), ("gpuc.launch",)),
-    Bad("addi-mixed-types",
-        kernel("%x = arith.constant 1 : i32\n%y = arith.constant 1 : i64\n"
-               "%z = arith.addi %x, %y : i32 // here", "%a: f32"), ("i64",), col=23),
-    Bad("scf-yield-type",
-        kernel("%c = arith.constant true\n%r = scf.if %c -> (f32) {\n"
-               "  %i = arith.constant 1 : i32\n  scf.yield %i : i32 // here\n"
-               "} else {\n  scf.yield %a : f32\n}", "%a: f32"), ("scf.yield",), col=5,
+        ("gpuc.call",),
+    ),
+    Bad(
+        "call-a-kernel",
+        kernel(
+            "gpuc.call @k2() : () -> () // here",
+            "%a: f32",
+            "gpuc.func @k2() kernel {\n  gpuc.return\n}\n",
+        ),
+        ("kernel",),
+    ),
+    Bad(
+        "func-addr-unknown",
+        kernel(
+            "%f = gpuc.func_addr @nope : !gpuc.funcptr<() -> ()> // here", "%a: f32"
+        ),
+        ("@nope",),
+    ),
+    Bad(
+        "call-indirect-type",
+        kernel(
+            "%f = gpuc.func_addr @h : !gpuc.funcptr<(f32) -> f32>\n"
+            "%r = gpuc.call_indirect %f(%a) : !gpuc.funcptr<(i32) -> f32> // here",
+            "%a: f32",
+            HELPER,
+        ),
+        ("used with type !gpuc.funcptr<(i32) -> f32>",),
+        col=27,
+    ),
+    Bad(
+        "launch-a-helper",
+        kernel(
+            C0.replace("0 :", "1 :")
+            + "\ngpuc.launch @h grid(%c1) block(%c1) (%a) : (f32) // here",
+            "%a: f32",
+            HELPER.replace("%c0", "%c1"),
+        ).replace("%c0", "%c1"),
+        ("kernel",),
+    ),
+    Bad(
+        "launch-arg-count",
+        kernel(
+            "%c1 = arith.constant 1 : index\n"
+            "gpuc.launch @k2 grid(%c1) block(%c1) () : () // here",
+            "%a: f32",
+            "gpuc.func @k2(%x: f32) kernel {\n  gpuc.return\n}\n",
+        ),
+        ("gpuc.launch",),
+    ),
+    Bad(
+        "addi-mixed-types",
+        kernel(
+            "%x = arith.constant 1 : i32\n%y = arith.constant 1 : i64\n"
+            "%z = arith.addi %x, %y : i32 // here",
+            "%a: f32",
+        ),
+        ("i64",),
+        col=23,
+    ),
+    Bad(
+        "scf-yield-type",
+        kernel(
+            "%c = arith.constant true\n%r = scf.if %c -> (f32) {\n"
+            "  %i = arith.constant 1 : i32\n  scf.yield %i : i32 // here\n"
+            "} else {\n  scf.yield %a : f32\n}",
+            "%a: f32",
+        ),
+        ("scf.yield",),
+        col=5,
         finding="scf.yield's types are not checked against scf.if's results: the "
-        "module reaches LLVM, whose verifier fails (an internal error, unlocated)"),
-    Bad("scf-if-results-without-else",
-        kernel("%c = arith.constant true\n%r = scf.if %c -> (f32) { // here\n"
-               "  scf.yield %a : f32\n}", "%a: f32"), ("else",),
+        "module reaches LLVM, whose verifier fails (an internal error, unlocated)",
+    ),
+    Bad(
+        "scf-if-results-without-else",
+        kernel(
+            "%c = arith.constant true\n%r = scf.if %c -> (f32) { // here\n"
+            "  scf.yield %a : f32\n}",
+            "%a: f32",
+        ),
+        ("else",),
         finding="an scf.if with results and no else region is accepted: LLVM's "
-        "verifier fails (an internal error, unlocated)"),
-    Bad("scf-for-step-zero",
-        kernel(C0 + "\n%n = arith.constant 4 : index\n"
-               "scf.for %i = %c0 to %n step %c0 { // here\n}", "%a: f32"), ("step",)),
-    Bad("cf-br-unknown-block", kernel("cf.br ^nowhere // here", "%a: f32"),
-        ("missing block declarations for block(s) nowhere",), line=5, col=1),
-    Bad("undefined-helper-called",
-        kernel("%r = gpuc.call @decl(%a) : (f32) -> f32 // here", "%a: f32",
-               "gpuc.func private @decl(f32) -> f32 helper\n"),
-        ("@decl",)),
-    Bad("assert-fails-to-lower-on-spirv",
-        kernel("%c = arith.constant false\ncf.assert %c, \"no\" // here", "%a: f32"),
-        ("assertion",), target="spirv"),
+        "verifier fails (an internal error, unlocated)",
+    ),
+    Bad(
+        "scf-for-step-zero",
+        kernel(
+            C0 + "\n%n = arith.constant 4 : index\n"
+            "scf.for %i = %c0 to %n step %c0 { // here\n}",
+            "%a: f32",
+        ),
+        ("step",),
+    ),
+    Bad(
+        "cf-br-unknown-block",
+        kernel("cf.br ^nowhere // here", "%a: f32"),
+        ("missing block declarations for block(s) nowhere",),
+        line=5,
+        col=1,
+    ),
+    Bad(
+        "undefined-helper-called",
+        kernel(
+            "%r = gpuc.call @decl(%a) : (f32) -> f32 // here",
+            "%a: f32",
+            "gpuc.func private @decl(f32) -> f32 helper\n",
+        ),
+        ("@decl",),
+    ),
+    Bad(
+        "assert-fails-to-lower-on-spirv",
+        kernel('%c = arith.constant false\ncf.assert %c, "no" // here', "%a: f32"),
+        ("assertion",),
+        target="spirv",
+    ),
 ]
 
 DEFERRED = [
-    Bad("deferred-unknown-source",
-        kernel("%r = gpuc.deferred_call @nope(%a) #gpuc.job<helper> : (f32) -> f32 // here",
-               "%a: f32"), ("@nope",)),
-    Bad("deferred-arg-count",
-        kernel("%r = gpuc.deferred_call @h(%a, %a) #gpuc.job<helper> : (f32, f32) -> f32 // here",
-               "%a: f32", HELPER), ("@h",)),
-    Bad("deferred-arg-type",
-        kernel("%i = arith.constant 1 : i32\n"
-               "%r = gpuc.deferred_call @h(%i) #gpuc.job<helper> : (i32) -> f32 // here",
-               "%a: f32", HELPER), ("@h",)),
-    Bad("deferred-result-type",
-        kernel("%r = gpuc.deferred_call @h(%a) #gpuc.job<helper> : (f32) -> i32 // here",
-               "%a: f32", HELPER), ("@h",)),
-    Bad("deferred-unknown-generator",
-        kernel('%r = gpuc.deferred_call @h(%a) #gpuc.job<helper, generator = "nope"> '
-               ": (f32) -> f32 // here", "%a: f32", HELPER), ("nope",)),
-    Bad("deferred-generator-unknown-param",
-        kernel('%r = gpuc.deferred_call @h(%a) #gpuc.job<helper, generator = '
-               '"mock_autodiff" {bogus = 1}> : (f32) -> f32 // here', "%a: f32", HELPER),
-        ("bogus",)),
-    Bad("deferred-generator-bad-flag",
-        kernel('%r = gpuc.deferred_call @h(%a) #gpuc.job<helper, generator = '
-               '"mock_autodiff" {always_inline = 3}> : (f32) -> f32 // here', "%a: f32",
-               HELPER), ("always_inline",)),
-    Bad("deferred-role-typo",
-        kernel("%r = gpuc.deferred_call @h(%a) #gpuc.job<helpr> : (f32) -> f32 // here",
-               "%a: f32", HELPER), ("unknown job role 'helpr'",), col=44),
-    Bad("deferred-call-kernel-job",
-        kernel("%r = gpuc.deferred_call @h(%a) #gpuc.job<kernel> : (f32) -> f32 // here",
-               "%a: f32", HELPER), ("kernel",)),
-    Bad("deferred-launch-helper-job",
-        kernel("%c1 = arith.constant 1 : index\n"
-               "gpuc.deferred_launch @k2 grid(%c1) block(%c1) (%a) #gpuc.job<helper> "
-               ": (f32) // here", "%a: f32",
-               "gpuc.func private @k2(%x: f32) kernel {\n  gpuc.return\n}\n"),
-        ("kernel",), col=None),
-    Bad("deferred-addr-unknown",
-        kernel("%f = gpuc.deferred_addr @nope #gpuc.job<helper> : !gpuc.funcptr<() -> ()> // here",
-               "%a: f32"), ("@nope",)),
-    Bad("deferred-source-without-body",
-        kernel("%r = gpuc.deferred_call @decl(%a) #gpuc.job<helper> : (f32) -> f32 // here",
-               "%a: f32", "gpuc.func private @decl(f32) -> f32 helper\n"), ("@decl",)),
-    Bad("deferred-always-inline-cycle",
-        kernel("%r = gpuc.deferred_call @a(%x) #gpuc.job<helper, always_inline> "
-               ": (f32) -> f32", "%x: f32",
-               "gpuc.func private @a(%v: f32) -> f32 helper {\n"
-               "  %r = gpuc.deferred_call @b(%v) #gpuc.job<helper, always_inline> : (f32) -> f32\n"
-               "  gpuc.return %r : f32\n}\n"
-               "gpuc.func private @b(%v: f32) -> f32 helper {\n"
-               "  %r = gpuc.deferred_call @a(%v) #gpuc.job<helper, always_inline> "
-               ": (f32) -> f32 // here\n"
-               "  gpuc.return %r : f32\n}\n"), ("recursive always-inline cycle", "no_inline")),
-    Bad("deferred-recursion-on-spirv",
-        kernel("%r = gpuc.deferred_call @a(%x) #gpuc.job<helper> : (f32) -> f32",
-               "%x: f32",
-               "gpuc.func private @a(%v: f32) -> f32 helper { // here\n"
-               "  %r = gpuc.deferred_call @a(%v) #gpuc.job<helper> : (f32) -> f32\n"
-               "  gpuc.return %r : f32\n}\n"), ("recursive",), target="spirv", col=1),
-    Bad("library-source-unknown",
-        kernel("%r = gpuc.deferred_call @lh(%x) #gpuc.job<helper> : (f32) -> f32", "%x: f32"),
+    Bad(
+        "deferred-unknown-source",
+        kernel(
+            "%r = gpuc.deferred_call @nope(%a) #gpuc.job<helper> : (f32) -> "
+            "f32 // here",
+            "%a: f32",
+        ),
+        ("@nope",),
+    ),
+    Bad(
+        "deferred-arg-count",
+        kernel(
+            "%r = gpuc.deferred_call @h(%a, %a) #gpuc.job<helper> : (f32, f32) "
+            "-> f32 // here",
+            "%a: f32",
+            HELPER,
+        ),
+        ("@h",),
+    ),
+    Bad(
+        "deferred-arg-type",
+        kernel(
+            "%i = arith.constant 1 : i32\n"
+            "%r = gpuc.deferred_call @h(%i) #gpuc.job<helper> : (i32) -> f32 // here",
+            "%a: f32",
+            HELPER,
+        ),
+        ("@h",),
+    ),
+    Bad(
+        "deferred-result-type",
+        kernel(
+            "%r = gpuc.deferred_call @h(%a) #gpuc.job<helper> : (f32) -> i32 // here",
+            "%a: f32",
+            HELPER,
+        ),
+        ("@h",),
+    ),
+    Bad(
+        "deferred-unknown-generator",
+        kernel(
+            '%r = gpuc.deferred_call @h(%a) #gpuc.job<helper, generator = "nope"> '
+            ": (f32) -> f32 // here",
+            "%a: f32",
+            HELPER,
+        ),
+        ("nope",),
+    ),
+    Bad(
+        "deferred-generator-unknown-param",
+        kernel(
+            "%r = gpuc.deferred_call @h(%a) #gpuc.job<helper, generator = "
+            '"mock_autodiff" {bogus = 1}> : (f32) -> f32 // here',
+            "%a: f32",
+            HELPER,
+        ),
+        ("bogus",),
+    ),
+    Bad(
+        "deferred-generator-bad-flag",
+        kernel(
+            "%r = gpuc.deferred_call @h(%a) #gpuc.job<helper, generator = "
+            '"mock_autodiff" {always_inline = 3}> : (f32) -> f32 // here',
+            "%a: f32",
+            HELPER,
+        ),
+        ("always_inline",),
+    ),
+    Bad(
+        "deferred-role-typo",
+        kernel(
+            "%r = gpuc.deferred_call @h(%a) #gpuc.job<helpr> : (f32) -> f32 // here",
+            "%a: f32",
+            HELPER,
+        ),
+        ("unknown job role 'helpr'",),
+        col=44,
+    ),
+    Bad(
+        "deferred-call-kernel-job",
+        kernel(
+            "%r = gpuc.deferred_call @h(%a) #gpuc.job<kernel> : (f32) -> f32 // here",
+            "%a: f32",
+            HELPER,
+        ),
+        ("kernel",),
+    ),
+    Bad(
+        "deferred-launch-helper-job",
+        kernel(
+            "%c1 = arith.constant 1 : index\n"
+            "gpuc.deferred_launch @k2 grid(%c1) block(%c1) (%a) #gpuc.job<helper> "
+            ": (f32) // here",
+            "%a: f32",
+            "gpuc.func private @k2(%x: f32) kernel {\n  gpuc.return\n}\n",
+        ),
+        ("kernel",),
+        col=None,
+    ),
+    Bad(
+        "deferred-addr-unknown",
+        kernel(
+            "%f = gpuc.deferred_addr @nope #gpuc.job<helper> : "
+            "!gpuc.funcptr<() -> ()> // here",
+            "%a: f32",
+        ),
+        ("@nope",),
+    ),
+    Bad(
+        "deferred-source-without-body",
+        kernel(
+            "%r = gpuc.deferred_call @decl(%a) #gpuc.job<helper> : (f32) -> "
+            "f32 // here",
+            "%a: f32",
+            "gpuc.func private @decl(f32) -> f32 helper\n",
+        ),
+        ("@decl",),
+    ),
+    Bad(
+        "deferred-always-inline-cycle",
+        kernel(
+            "%r = gpuc.deferred_call @a(%x) #gpuc.job<helper, always_inline> "
+            ": (f32) -> f32",
+            "%x: f32",
+            "gpuc.func private @a(%v: f32) -> f32 helper {\n"
+            "  %r = gpuc.deferred_call @b(%v) #gpuc.job<helper, always_inline> "
+            ": (f32) -> f32\n"
+            "  gpuc.return %r : f32\n}\n"
+            "gpuc.func private @b(%v: f32) -> f32 helper {\n"
+            "  %r = gpuc.deferred_call @a(%v) #gpuc.job<helper, always_inline> "
+            ": (f32) -> f32 // here\n"
+            "  gpuc.return %r : f32\n}\n",
+        ),
+        ("recursive always-inline cycle", "no_inline"),
+    ),
+    Bad(
+        "deferred-recursion-on-spirv",
+        kernel(
+            "%r = gpuc.deferred_call @a(%x) #gpuc.job<helper> : (f32) -> f32",
+            "%x: f32",
+            "gpuc.func private @a(%v: f32) -> f32 helper { // here\n"
+            "  %r = gpuc.deferred_call @a(%v) #gpuc.job<helper> : (f32) -> f32\n"
+            "  gpuc.return %r : f32\n}\n",
+        ),
+        ("recursive",),
+        target="spirv",
+        col=1,
+    ),
+    Bad(
+        "library-source-unknown",
+        kernel(
+            "%r = gpuc.deferred_call @lh(%x) #gpuc.job<helper> : (f32) -> f32",
+            "%x: f32",
+        ),
         ("@nope",),
         library="gpuc.func @lh(%v: f32) -> f32 helper {\n"
         "  %r = gpuc.deferred_call @nope(%v) #gpuc.job<helper> : (f32) -> f32 // here\n"
-        "  gpuc.return %r : f32\n}\n"),
-    Bad("library-does-not-parse",
-        kernel("%r = gpuc.deferred_call @lh(%x) #gpuc.job<helper> : (f32) -> f32", "%x: f32"),
+        "  gpuc.return %r : f32\n}\n",
+    ),
+    Bad(
+        "library-does-not-parse",
+        kernel(
+            "%r = gpuc.deferred_call @lh(%x) #gpuc.job<helper> : (f32) -> f32",
+            "%x: f32",
+        ),
         ("arith.bogus",),
         library="gpuc.func @lh(%v: f32) -> f32 helper {\n"
-        "  %r = arith.bogus %v : f32 // here\n  gpuc.return %r : f32\n}\n"),
-    Bad("library-signature-differs",
-        kernel("%r = gpuc.deferred_call @lh(%x) #gpuc.job<helper> : (f32) -> f32 // here",
-               "%x: f32"), ("@lh",),
-        library="gpuc.func @lh(%v: i32) -> i32 helper {\n  gpuc.return %v : i32\n}\n"),
+        "  %r = arith.bogus %v : f32 // here\n  gpuc.return %r : f32\n}\n",
+    ),
+    Bad(
+        "library-signature-differs",
+        kernel(
+            "%r = gpuc.deferred_call @lh(%x) #gpuc.job<helper> : (f32) -> f32 // here",
+            "%x: f32",
+        ),
+        ("@lh",),
+        library="gpuc.func @lh(%v: i32) -> i32 helper {\n  gpuc.return %v : i32\n}\n",
+    ),
 ]
 
 LIMITS = [
-    Bad("spirv-device-launch",
-        kernel("%c1 = arith.constant 1 : index\n"
-               "gpuc.launch @k2 grid(%c1) block(%c1) (%a) : (f32) // here", "%a: f32",
-               "gpuc.func @k2(%x: f32) kernel {\n  gpuc.return\n}\n"),
-        ("launches a kernel",), target="spirv"),
-    Bad("spirv-function-pointer",
-        kernel("%f = gpuc.func_addr @h : !gpuc.funcptr<(f32) -> f32> // here", "%a: f32", HELPER),
-        ("function pointer",), target="spirv"),
-    Bad("spirv-i128", kernel("%x = arith.constant 1 : i128 // here", "%a: f32"),
-        ("i128",), target="spirv"),
-    Bad("spirv-atomic-i16",
-        kernel("%v = arith.constant 1 : i16\n"
-               "%o = gpuc.atomic_rmw add %p, %v : !gpuc.ptr<i16, global> // here",
-               "%p: !gpuc.ptr<i16, global>"), ("i16",), target="spirv"),
-    Bad("spirv-atomic-f16",
-        kernel("%v = arith.constant 1.0 : f16\n"
-               "%o = gpuc.atomic_rmw add %p, %v : !gpuc.ptr<f16, global> // here",
-               "%p: !gpuc.ptr<f16, global>"), ("f16",), target="spirv"),
-    Bad("spirv-generic-kernel-param", "gpuc.func @k(%p: !gpuc.ptr<f32, generic>) kernel { // here\n"
-        "  gpuc.return\n}\n", ("generic",), target="spirv", col=1),
-    Bad("spirv-shared-over-limit",
+    Bad(
+        "spirv-device-launch",
+        kernel(
+            "%c1 = arith.constant 1 : index\n"
+            "gpuc.launch @k2 grid(%c1) block(%c1) (%a) : (f32) // here",
+            "%a: f32",
+            "gpuc.func @k2(%x: f32) kernel {\n  gpuc.return\n}\n",
+        ),
+        ("launches a kernel",),
+        target="spirv",
+    ),
+    Bad(
+        "spirv-function-pointer",
+        kernel(
+            "%f = gpuc.func_addr @h : !gpuc.funcptr<(f32) -> f32> // here",
+            "%a: f32",
+            HELPER,
+        ),
+        ("function pointer",),
+        target="spirv",
+    ),
+    Bad(
+        "spirv-i128",
+        kernel("%x = arith.constant 1 : i128 // here", "%a: f32"),
+        ("i128",),
+        target="spirv",
+    ),
+    Bad(
+        "spirv-atomic-i16",
+        kernel(
+            "%v = arith.constant 1 : i16\n"
+            "%o = gpuc.atomic_rmw add %p, %v : !gpuc.ptr<i16, global> // here",
+            "%p: !gpuc.ptr<i16, global>",
+        ),
+        ("i16",),
+        target="spirv",
+    ),
+    Bad(
+        "spirv-atomic-f16",
+        kernel(
+            "%v = arith.constant 1.0 : f16\n"
+            "%o = gpuc.atomic_rmw add %p, %v : !gpuc.ptr<f16, global> // here",
+            "%p: !gpuc.ptr<f16, global>",
+        ),
+        ("f16",),
+        target="spirv",
+    ),
+    Bad(
+        "spirv-generic-kernel-param",
+        "gpuc.func @k(%p: !gpuc.ptr<f32, generic>) kernel { // here\n"
+        "  gpuc.return\n}\n",
+        ("generic",),
+        target="spirv",
+        col=1,
+    ),
+    Bad(
+        "spirv-shared-over-limit",
         kernel("%s = gpuc.shared_alloc 8193 : !gpuc.ptr<f32, shared> // here"),
-        ("32772 bytes of static shared memory", "32768"), target="spirv", line=1, col=1),
-    Bad("ptx-shared-over-limit",
+        ("32772 bytes of static shared memory", "32768"),
+        target="spirv",
+        line=1,
+        col=1,
+    ),
+    Bad(
+        "ptx-shared-over-limit",
         kernel("%s = gpuc.shared_alloc 12289 : !gpuc.ptr<f32, shared> // here"),
-        ("49156 bytes of static shared memory", "49152"), target="ptx", line=1, col=1),
-    Bad("native-shared-over-limit",
+        ("49156 bytes of static shared memory", "49152"),
+        target="ptx",
+        line=1,
+        col=1,
+    ),
+    Bad(
+        "native-shared-over-limit",
         kernel("%s = gpuc.shared_alloc 1000000000 : !gpuc.ptr<f32, shared> // here"),
-        ("4000000000 bytes of static shared memory",), line=1, col=1),
-    Bad("ptx-mangled-names-collide",
+        ("4000000000 bytes of static shared memory",),
+        line=1,
+        col=1,
+    ),
+    Bad(
+        "ptx-mangled-names-collide",
         'gpuc.func @"a.b"() kernel {\n  gpuc.return\n}\n'
         'gpuc.func @"a_$_b"() kernel { // here\n  gpuc.return\n}\n',
-        ("both named 'a_$_b' in PTX",), target="ptx", col=1),
-    Bad("math-on-half",
+        ("both named 'a_$_b' in PTX",),
+        target="ptx",
+        col=1,
+    ),
+    Bad(
+        "math-on-half",
         kernel("%v = arith.constant 1.0 : f16\n%r = math.sin %v : f16 // here"),
-        ("half",)),
+        ("half",),
+    ),
+]
+
+LIMITS += [
+    Bad(
+        "native-barrier-under-thread-condition",
+        kernel(
+            "%t = gpuc.thread_id x\n%c0 = arith.constant 0 : index\n"
+            "%z = arith.cmpi eq, %t, %c0 : index\nscf.if %z {\n"
+            "  gpuc.barrier // here\n}"
+        ),
+        ("is not reached by every thread of the block",),
+    ),
+    Bad(
+        "native-barrier-in-thread-dependent-loop",
+        kernel(
+            "%t = gpuc.thread_id x\n%c0 = arith.constant 0 : index\n"
+            "%c1 = arith.constant 1 : index\n"
+            "scf.for %i = %c0 to %t step %c1 {\n  gpuc.barrier // here\n}"
+        ),
+        ("barrier", "thread"),
+    ),
 ]
 
 CATALOGUE = DIALECT + DEFERRED + LIMITS
@@ -348,23 +772,31 @@ def op_column(line: str) -> int:
     return m.end() + 1
 
 
-def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+def run_cli(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str, str]:
     status = cli.main(argv)
     captured = capsys.readouterr()
     return status, captured.out, captured.err
 
 
 @pytest.fixture(autouse=True)
-def private_cache(tmp_path_factory: pytest.TempPathFactory,
-                  monkeypatch: pytest.MonkeyPatch) -> None:
+def private_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GPUC_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     monkeypatch.delenv("GPUC_DEBUG", raising=False)
 
 
 def params(cases: list[Bad]) -> list[Any]:
     return [
-        pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.finding)]
-                     if c.finding else [])
+        pytest.param(
+            c,
+            id=c.id,
+            marks=[pytest.mark.xfail(strict=True, reason=c.finding)]
+            if c.finding
+            else [],
+        )
         for c in cases
     ]
 
@@ -400,19 +832,33 @@ def test_bad_module_is_a_located_diagnostic(
         assert word in stderr, stderr
     assert not out.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["bad.mlir"] + (["lib.mlir"] if case.library else []))
+        ["bad.mlir"] + (["lib.mlir"] if case.library else [])
+    )
 
 
-@pytest.mark.parametrize("case_id", ["unknown-op", "spirv-device-launch",
-                                     "deferred-unknown-source"])
+@pytest.mark.parametrize(
+    "case_id", ["unknown-op", "spirv-device-launch", "deferred-unknown-source"]
+)
 def test_the_command_itself_fails_the_same_way(case_id: str, tmp_path: Path) -> None:
     case = next(c for c in CATALOGUE if c.id == case_id)
     source = tmp_path / "bad.mlir"
     source.write_text(case.source.replace(" // here", ""))
     out = tmp_path / "out.bin"
     result = subprocess.run(
-        [sys.executable, "-m", "gpuc.cli", "compile", str(source), "--target",
-         case.target, "-o", str(out)], capture_output=True, text=True)
+        [
+            sys.executable,
+            "-m",
+            "gpuc.cli",
+            "compile",
+            str(source),
+            "--target",
+            case.target,
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+    )
     line, line_text = here(case.source)
     assert result.returncode == 1
     assert result.stdout == ""
@@ -447,14 +893,20 @@ class Call:
     """The exception must also be one of these (e.g. a KeyError)."""
 
 
-_modules: dict[str, gpuc.Module] = {}
+_modules: dict[tuple[str, str], gpuc.Module] = {}
 
 
-def module(name: str) -> gpuc.Module:
-    if name not in _modules:
+def module(name: str, target: str = "native") -> gpuc.Module:
+    if (name, target) not in _modules:
         source = {"saxpy": SAXPY, "reduce": REDUCE}.get(name)
-        _modules[name] = gpuc.compile(source if source else SHAPES, target="native")
-    return _modules[name]
+        _modules[name, target] = gpuc.compile(
+            source if source else SHAPES, target=target
+        )
+    return _modules[name, target]
+
+
+def spirv_saxpy(*args: Any, grid: Any = (1,), block: Any = (8,)) -> None:
+    module("saxpy", "spirv").launch("saxpy", grid=grid, block=block, args=args)
 
 
 def saxpy(*args: Any, grid: Any = (1,), block: Any = (8,)) -> None:
@@ -474,35 +926,69 @@ RO.setflags(write=False)
 CALLS = [
     Call("compile-int-source", lambda: gpuc.compile(123, target="native"), ("got",)),
     Call("compile-bytes", lambda: gpuc.compile(b"x", target="native"), ("decode",)),
-    Call("compile-syntax-error", lambda: gpuc.compile("gpuc.func @k(", target="native"),
-         ("error",)),
+    Call(
+        "compile-syntax-error",
+        lambda: gpuc.compile("gpuc.func @k(", target="native"),
+        ("error",),
+    ),
     Call("compile-unknown-target", lambda: gpuc.compile(SAXPY, target="tpu"), ("tpu",)),
-    Call("compile-unknown-option", lambda: gpuc.compile(SAXPY, target="native", bogus=1),
-         ("bogus",)),
-    Call("compile-opt-level-7", lambda: gpuc.compile(SAXPY, target="native", opt_level=7),
-         ("7",)),
-    Call("compile-sm-for-native", lambda: gpuc.compile(SAXPY, target="native", sm=80),
-         ("sm",)),
-    Call("compile-missing-file", lambda: gpuc.compile(ROOT / "nope.mlir", target="native"),
-         ("nope.mlir",)),
-    Call("compile-missing-library",
-         lambda: gpuc.compile(SAXPY, target="native", libraries=("/nonexistent.mlir",)),
-         ("nonexistent",)),
-    Call("compile-verifier-error",
-         lambda: gpuc.compile(DIALECT[4].source.replace(" // here", ""), target="native"),
-         ("index",)),
+    Call(
+        "compile-unknown-option",
+        lambda: gpuc.compile(SAXPY, target="native", bogus=1),
+        ("bogus",),
+    ),
+    Call(
+        "compile-opt-level-7",
+        lambda: gpuc.compile(SAXPY, target="native", opt_level=7),
+        ("7",),
+    ),
+    Call(
+        "compile-sm-for-native",
+        lambda: gpuc.compile(SAXPY, target="native", sm=80),
+        ("sm",),
+    ),
+    Call(
+        "compile-missing-file",
+        lambda: gpuc.compile(ROOT / "nope.mlir", target="native"),
+        ("nope.mlir",),
+    ),
+    Call(
+        "compile-missing-library",
+        lambda: gpuc.compile(SAXPY, target="native", libraries=("/nonexistent.mlir",)),
+        ("nonexistent",),
+    ),
+    Call(
+        "compile-verifier-error",
+        lambda: gpuc.compile(
+            DIALECT[4].source.replace(" // here", ""), target="native"
+        ),
+        ("index",),
+    ),
     Call("unknown-kernel-index", lambda: module("saxpy")["nope"], ("nope",), KeyError),
-    Call("unknown-kernel-launch", lambda: module("saxpy").launch("nope", 1, 1, ()),
-         ("nope",), KeyError),
+    Call(
+        "unknown-kernel-launch",
+        lambda: module("saxpy").launch("nope", 1, 1, ()),
+        ("nope",),
+        KeyError,
+    ),
     Call("too-few-args", lambda: saxpy(np.float32(1), X, X), ("argument",)),
     Call("too-many-args", lambda: saxpy(np.float32(1), X, X, 8, 9), ("argument",)),
     Call("array-for-scalar", lambda: saxpy(X, X, X, 8), ("f32",)),
     Call("scalar-for-array", lambda: saxpy(1.0, 1.0, X, 8), ("array",)),
-    Call("wrong-dtype", lambda: saxpy(1.0, np.zeros(8, np.float64), X, 8), ("float64",)),
-    Call("int-array-for-float", lambda: saxpy(1.0, np.zeros(8, np.int32), X, 8), ("int32",)),
+    Call(
+        "wrong-dtype", lambda: saxpy(1.0, np.zeros(8, np.float64), X, 8), ("float64",)
+    ),
+    Call(
+        "int-array-for-float",
+        lambda: saxpy(1.0, np.zeros(8, np.int32), X, 8),
+        ("int32",),
+    ),
     Call("read-only-written-array", lambda: saxpy(1.0, X, RO, 8), ("writ",)),
-    Call("non-contiguous-array", lambda: saxpy(1.0, np.zeros(16, np.float32)[::2], X, 8),
-         ("contiguous",)),
+    Call(
+        "non-contiguous-array",
+        lambda: saxpy(1.0, np.zeros(16, np.float32)[::2], X, 8),
+        ("contiguous",),
+    ),
     Call("list-for-array", lambda: saxpy(1.0, [0.0] * 8, X, 8), ("array",)),
     Call("float-for-int", lambda: shapes(X, 1.5, 1, 1.0, U), ("i32",)),
     Call("int-out-of-range", lambda: shapes(X, 2**40, 1, 1.0, U), ("i32",)),
@@ -518,12 +1004,31 @@ CALLS = [
     Call("block-zero", lambda: saxpy(1.0, X, X, 8, block=(0,)), ("block",)),
     Call("block-too-large", lambda: saxpy(1.0, X, X, 8, block=(1 << 20,)), ("block",)),
     Call("block-empty", lambda: saxpy(1.0, X, X, 8, block=()), ("block",)),
-    Call("kernel-without-config", lambda: module("saxpy")["saxpy"](1.0, X, X, 8),
-         ("launch",)),
+    Call(
+        "kernel-without-config",
+        lambda: module("saxpy")["saxpy"](1.0, X, X, 8),
+        ("launch",),
+    ),
     Call("kernel-grid-only", lambda: module("saxpy")["saxpy"][1], ("grid, block",)),
-    Call("barrier-block-over-shared",
-         lambda: module("reduce").launch("reduce", (1,), (2048,),
-                                         (X, np.zeros(1, np.float32), 8)), ("block",)),
+    Call("spirv-too-few-args", lambda: spirv_saxpy(np.float32(1), X, X), ("argument",)),
+    Call(
+        "spirv-wrong-dtype",
+        lambda: spirv_saxpy(1.0, np.zeros(8, np.float64), X, 8),
+        ("float64",),
+    ),
+    Call(
+        "spirv-block-too-large",
+        lambda: spirv_saxpy(1.0, X, X, 8, block=(1 << 20,)),
+        ("block",),
+    ),
+    Call("spirv-grid-zero", lambda: spirv_saxpy(1.0, X, X, 8, grid=(0,)), ("grid",)),
+    Call(
+        "barrier-block-over-shared",
+        lambda: module("reduce").launch(
+            "reduce", (1,), (2048,), (X, np.zeros(1, np.float32), 8)
+        ),
+        ("block",),
+    ),
 ]
 
 
@@ -540,3 +1045,34 @@ def test_bad_python_call_raises_a_gpuc_exception(case: Call) -> None:
     assert isinstance(error, case.base)
     for word in case.words:
         assert word in str(error), str(error)
+
+
+ASSERTS = """
+gpuc.func @k(%p: !gpuc.ptr<i32, global>) kernel {
+  %c = arith.constant false
+  cf.assert %c, "boom"
+  gpuc.return
+}
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a failing cf.assert on native ends the process with SIGILL "
+    "(llvm.trap) instead of raising a LaunchError (issue 12)",
+)
+def test_a_failing_assert_on_native_is_a_launch_error() -> None:
+    # In a child: today the launch kills the process that makes it.
+    script = (
+        "import numpy as np, gpuc, sys\n"
+        f"m = gpuc.compile({ASSERTS!r}, target='native')\n"
+        "try:\n"
+        "    m.launch('k', (1,), (1,), (np.zeros(1, np.int32),))\n"
+        "except gpuc.LaunchError as e:\n"
+        "    print('LaunchError:', e)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "LaunchError:" in result.stdout and "boom" in result.stdout

@@ -32,10 +32,16 @@ from .reference import NP_FLOAT, Interpreter, UndefinedBehaviour, parse
 
 TARGETS = ("native", "spirv", "ptx")
 RUN_TARGETS = ("native", "spirv")
-DTYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-          **NP_FLOAT}
-POISON = {"i8": 0xA5, "i16": 0xA5A5, "i32": 0xA5A5A5A5, "i64": 0xA5A5A5A5A5A5A5A5,
-          "f16": 0xDEAD, "f32": 0xDEADBEEF, "f64": 0xDEADBEEFDEADBEEF}
+DTYPES = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, **NP_FLOAT}
+POISON = {
+    "i8": 0xA5,
+    "i16": 0xA5A5,
+    "i32": 0xA5A5A5A5,
+    "i64": 0xA5A5A5A5A5A5A5A5,
+    "f16": 0xDEAD,
+    "f32": 0xDEADBEEF,
+    "f64": 0xDEADBEEFDEADBEEF,
+}
 """Output poison: finite floats, so that an element never written never
 compares equal to a NaN."""
 TOLERANCE = {"f32": 1e-5, "f64": 1e-11}
@@ -69,21 +75,26 @@ def unsigned(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return a.view(f"u{a.dtype.itemsize}")
 
 
-def make_args(kernel: g.Function, rng: np.random.Generator,
-              pyrng: Any) -> list[Any]:
+def make_args(kernel: g.Function, rng: np.random.Generator, pyrng: Any) -> list[Any]:
     """Fresh arguments of `kernel`, as its parameters' roles say."""
     args: list[Any] = []
     for p in kernel.params:
         if p.role == "scalar":
             if p.elem in NP_FLOAT:
                 bits = g.random_float_bits(pyrng, p.elem)
-                args.append(np.frombuffer(
-                    int(bits).to_bytes(g.FLOAT_BITS[p.elem] // 8, "little"),
-                    DTYPES[p.elem])[0])
+                args.append(
+                    np.frombuffer(
+                        int(bits).to_bytes(g.FLOAT_BITS[p.elem] // 8, "little"),
+                        DTYPES[p.elem],
+                    )[0]
+                )
             else:
                 raw = g.random_int(pyrng, g.WIDTH[p.elem])
-                args.append(DTYPES[p.elem](np.array(raw, f"u{g.WIDTH[p.elem] // 8}")
-                                           .view(DTYPES[p.elem])))
+                args.append(
+                    DTYPES[p.elem](
+                        np.array(raw, f"u{g.WIDTH[p.elem] // 8}").view(DTYPES[p.elem])
+                    )
+                )
             continue
         length = p.length
         if p.role == "out":
@@ -107,8 +118,9 @@ def copy_args(args: list[Any]) -> list[Any]:
     return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
 
 
-def compare(got: np.ndarray[Any, Any], want: np.ndarray[Any, Any], mode: str,
-            ty: str) -> np.ndarray[Any, Any]:
+def compare(
+    got: np.ndarray[Any, Any], want: np.ndarray[Any, Any], mode: str, ty: str
+) -> np.ndarray[Any, Any]:
     """Where `got` differs from `want` (a boolean array)."""
     bits_differ = unsigned(got) != unsigned(want)
     if ty not in NP_FLOAT or mode == g.BITS:
@@ -146,8 +158,10 @@ def mismatches(kernel: g.Function, got: list[Any], want: list[Any]) -> list[str]
                 if p.role == "out":
                     k = max(len(kernel.slots.get(p.elem, [])), 1)
                     where += f" (thread {i // k}, slot {i % k})"
-                lines.append(f"@{kernel.name} {where} ({mode}): got {fmt(a[i], p.elem)}"
-                             f", expected {fmt(b[i], p.elem)}")
+                lines.append(
+                    f"@{kernel.name} {where} ({mode}): got {fmt(a[i], p.elem)}"
+                    f", expected {fmt(b[i], p.elem)}"
+                )
     return lines
 
 
@@ -168,8 +182,9 @@ class Checker:
     def close(self) -> None:
         self.tmp.cleanup()
 
-    def check(self, program: g.Program, seed: int,
-              only: tuple[str, ...] | None = None) -> Outcome:
+    def check(
+        self, program: g.Program, seed: int, only: tuple[str, ...] | None = None
+    ) -> Outcome:
         text, library = program.text(), program.library_text()
         out = Outcome(seed, text=text, library=library)
         libraries: tuple[str, ...] = ()
@@ -207,14 +222,25 @@ class Checker:
                 out.findings.append(finding)
         return out
 
-    def check_target(self, program: g.Program, target: str, text: str,
-                     libraries: tuple[str, ...], launches: list[Any]) -> Finding | None:
+    def check_target(
+        self,
+        program: g.Program,
+        target: str,
+        text: str,
+        libraries: tuple[str, ...],
+        launches: list[Any],
+    ) -> Finding | None:
         import gpuc
 
         try:
-            mod = gpuc.compile(text, target=target, opt_level=program.opt_level,
-                               fp_contract=False, libraries=libraries,
-                               validate=target != "native")
+            mod = gpuc.compile(
+                text,
+                target=target,
+                opt_level=program.opt_level,
+                fp_contract=False,
+                libraries=libraries,
+                validate=target != "native",
+            )
         except Exception as e:  # noqa: BLE001 - every failure is a finding
             return Finding(target, "compile", describe(e))
         if target not in RUN_TARGETS:
@@ -238,9 +264,14 @@ def describe(e: BaseException) -> str:
     return text[:3000]
 
 
-def check_seed(checker: Checker, seed: int, size: int = 12,
-               avoid: frozenset[str] = frozenset(), removed: frozenset[int] = frozenset(),
-               dropped: frozenset[str] = frozenset()) -> Outcome:
+def check_seed(
+    checker: Checker,
+    seed: int,
+    size: int = 12,
+    avoid: frozenset[str] = frozenset(),
+    removed: frozenset[int] = frozenset(),
+    dropped: frozenset[str] = frozenset(),
+) -> Outcome:
     """Check the program of `seed`, less the nodes numbered `removed` (in
     `numbered` order) and the functions named `dropped`."""
     program = g.generate(seed, size, avoid)
@@ -254,7 +285,9 @@ def numbered(program: g.Program) -> list[g.Node]:
     return [n for f in program.functions() for n in f.all_nodes()]
 
 
-def reduce(program: g.Program, removed: frozenset[int], dropped: frozenset[str]) -> None:
+def reduce(
+    program: g.Program, removed: frozenset[int], dropped: frozenset[str]
+) -> None:
     for i, node in enumerate(numbered(program)):
         node.removed = i in removed
     for funcs in (program.kernels, program.helpers, program.library):
@@ -265,9 +298,14 @@ def reduce(program: g.Program, removed: frozenset[int], dropped: frozenset[str])
 # Minimization: delete nodes (deepest last) while the same finding persists.
 
 
-def minimize(checker: Checker, seed: int, finding: Finding, size: int = 12,
-             avoid: frozenset[str] = frozenset(),
-             budget: float = 90.0) -> tuple[str, str | None]:
+def minimize(
+    checker: Checker,
+    seed: int,
+    finding: Finding,
+    size: int = 12,
+    avoid: frozenset[str] = frozenset(),
+    budget: float = 90.0,
+) -> tuple[str, str | None]:
     """The smallest program found (and its library) that still shows
     `finding`'s kind on its target, within about `budget` seconds."""
     import time
@@ -282,7 +320,8 @@ def minimize(checker: Checker, seed: int, finding: Finding, size: int = 12,
         out = checker.check(program, seed, only=(finding.target,))
         return out.invalid is None and any(
             f.signature() == finding.signature() and same_kind(f, finding)
-            for f in out.findings)
+            for f in out.findings
+        )
 
     # Whole kernels first, then nodes, outermost first.
     for k in list(program.kernels):
@@ -291,6 +330,7 @@ def minimize(checker: Checker, seed: int, finding: Finding, size: int = 12,
             program.kernels.remove(k)
             if not still_fails():
                 program.kernels.insert(i, k)
+
     def drop_helpers() -> None:
         for funcs in (program.helpers, program.library):
             for f in list(funcs):
@@ -316,7 +356,8 @@ def minimize(checker: Checker, seed: int, finding: Finding, size: int = 12,
     drop_helpers()  # those the deleted nodes called
     library = program.library_text()
     return drop_unused_constants(program.text()), (
-        None if library is None else drop_unused_constants(library))
+        None if library is None else drop_unused_constants(library)
+    )
 
 
 CONSTANT_LINE = re.compile(r"^\s*%([\w.$-]+) = arith\.constant [^\n]*$", re.MULTILINE)
@@ -325,8 +366,11 @@ CONSTANT_LINE = re.compile(r"^\s*%([\w.$-]+) = arith\.constant [^\n]*$", re.MULT
 def drop_unused_constants(text: str) -> str:
     """`text` without the constants nothing uses (what deleted nodes left)."""
     while True:
-        unused = [m for m in CONSTANT_LINE.finditer(text)
-                  if not re.search(rf"%{re.escape(m.group(1))}\b(?! =)", text)]
+        unused = [
+            m
+            for m in CONSTANT_LINE.finditer(text)
+            if not re.search(rf"%{re.escape(m.group(1))}\b(?! =)", text)
+        ]
         if not unused:
             return text
         for m in reversed(unused):

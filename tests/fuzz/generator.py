@@ -174,7 +174,12 @@ class WhileNode(Node):
         before_args = ", ".join([f"%{before}"] + [f"%{b}" for b, _, _ in self.carried])
         after_args = ", ".join(
             [f"%{after}: i32"]
-            + [f"%{a}: {t}" for (_, a, _), (_, t) in zip(self.carried, self.results[1:])]
+            + [
+                f"%{a}: {t}"
+                for (_, a, _), (_, t) in zip(
+                    self.carried, self.results[1:], strict=True
+                )
+            ]
         )
         names = ", ".join(f"%{n}" for n, _ in self.results)
         more = f"{before}.more"
@@ -233,7 +238,10 @@ class Function:
             vis = "" if self.public else "private "
             hint = f" {self.role}" if self.role else ""
             assert self.ret is not None
-            head = f"gpuc.func {vis}@{self.name}({params}) -> {self.ret.ty} helper{hint} {{"
+            head = (
+                f"gpuc.func {vis}@{self.name}({params}) -> {self.ret.ty} "
+                f"helper{hint} {{"
+            )
         lines = [head, *("  " + line for line in self.prologue)]
         lines += render_nodes(self.nodes, "  ")
         if self.ret is not None:
@@ -283,17 +291,58 @@ class Program:
 # Values a program starts from: each type's extremes, zeros, NaNs with payloads.
 def special_floats(ty: str) -> list[int]:
     if ty == "f16":
-        return [0x0000, 0x8000, 0x3C00, 0xBC00, 0x7C00, 0xFC00, 0x7E00, 0x7E01,
-                0xFD55, 0x0001, 0x03FF, 0x7BFF, 0xFBFF, 0x0400, 0x3555]
+        return [
+            0x0000,
+            0x8000,
+            0x3C00,
+            0xBC00,
+            0x7C00,
+            0xFC00,
+            0x7E00,
+            0x7E01,
+            0xFD55,
+            0x0001,
+            0x03FF,
+            0x7BFF,
+            0xFBFF,
+            0x0400,
+            0x3555,
+        ]
     if ty == "f32":
-        return [0x00000000, 0x80000000, 0x3F800000, 0xBF800000, 0x7F800000,
-                0xFF800000, 0x7FC00000, 0x7FA00001, 0xFFC12345, 0x00000001,
-                0x007FFFFF, 0x7F7FFFFF, 0xFF7FFFFF, 0x00800000, 0x4B800001]
-    return [0, 1 << 63, 0x3FF0000000000000, 0xBFF0000000000000,
-            0x7FF0000000000000, 0xFFF0000000000000, 0x7FF8000000000000,
-            0x7FF4000000000001, 0xFFF8000000ABCDEF, 1, 0x000FFFFFFFFFFFFF,
-            0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF, 0x0010000000000000,
-            0x4340000000000001]
+        return [
+            0x00000000,
+            0x80000000,
+            0x3F800000,
+            0xBF800000,
+            0x7F800000,
+            0xFF800000,
+            0x7FC00000,
+            0x7FA00001,
+            0xFFC12345,
+            0x00000001,
+            0x007FFFFF,
+            0x7F7FFFFF,
+            0xFF7FFFFF,
+            0x00800000,
+            0x4B800001,
+        ]
+    return [
+        0,
+        1 << 63,
+        0x3FF0000000000000,
+        0xBFF0000000000000,
+        0x7FF0000000000000,
+        0xFFF0000000000000,
+        0x7FF8000000000000,
+        0x7FF4000000000001,
+        0xFFF8000000ABCDEF,
+        1,
+        0x000FFFFFFFFFFFFF,
+        0x7FEFFFFFFFFFFFFF,
+        0xFFEFFFFFFFFFFFFF,
+        0x0010000000000000,
+        0x4340000000000001,
+    ]
 
 
 def random_float_bits(rng: random.Random, ty: str) -> int:
@@ -333,7 +382,8 @@ def int_literal(value: int, ty: str) -> str:
 def is_nan_bits(bits: int, ty: str) -> bool:
     mant, exp = {"f16": (10, 5), "f32": (23, 8), "f64": (52, 11)}[ty]
     return (bits >> mant) & ((1 << exp) - 1) == (1 << exp) - 1 and bool(
-        bits & ((1 << mant) - 1))
+        bits & ((1 << mant) - 1)
+    )
 
 
 def float_literal(bits: int, ty: str, rng: random.Random) -> str:
@@ -346,18 +396,56 @@ def float_literal(bits: int, ty: str, rng: random.Random) -> str:
     return f"0x{bits:0{FLOAT_BITS[ty] // 4}X} : {ty}"
 
 
-INT_BINARY = ("addi", "subi", "muli", "andi", "ori", "xori",
-              "minsi", "maxsi", "minui", "maxui")
+INT_BINARY = (
+    "addi",
+    "subi",
+    "muli",
+    "andi",
+    "ori",
+    "xori",
+    "minsi",
+    "maxsi",
+    "minui",
+    "maxui",
+)
 SHIFTS = ("shli", "shrui", "shrsi")
-DIVISIONS = ("divui", "remui", "divsi", "remsi", "ceildivsi", "floordivsi",
-             "ceildivui")
+DIVISIONS = ("divui", "remui", "divsi", "remsi", "ceildivsi", "floordivsi", "ceildivui")
 CMPI = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
-CMPF = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-        "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true")
+CMPF = (
+    "false",
+    "oeq",
+    "ogt",
+    "oge",
+    "olt",
+    "ole",
+    "one",
+    "ord",
+    "ueq",
+    "ugt",
+    "uge",
+    "ult",
+    "ule",
+    "une",
+    "uno",
+    "true",
+)
 FLOAT_BINARY = ("addf", "subf", "mulf", "divf", "maximumf", "minimumf")
 EXACT_MATH = ("floor", "ceil", "trunc", "roundeven", "round")
-APPROX_MATH = ("sqrt", "exp", "log", "sin", "cos", "tanh", "exp2", "log2",
-               "erf", "atan", "cbrt", "expm1", "log1p")
+APPROX_MATH = (
+    "sqrt",
+    "exp",
+    "log",
+    "sin",
+    "cos",
+    "tanh",
+    "exp2",
+    "log2",
+    "erf",
+    "atan",
+    "cbrt",
+    "expm1",
+    "log1p",
+)
 INT_MATH = ("absi", "ctlz", "cttz", "ctpop")
 RMW_INT = ("add", "and", "or", "xor", "max", "min", "umax", "umin")
 RMW_FLOAT = ("add", "max", "min")
@@ -419,8 +507,13 @@ class Builder:
         if is_float(ty):
             bits = random_float_bits(self.rng, ty) if value is None else value
             if "nan-constants" in self.gen.avoid and is_nan_bits(bits, ty):
-                bits = 0x3C00 if ty == "f16" else 0x3F800000 if ty == "f32" else \
-                    0x3FF0000000000000
+                bits = (
+                    0x3C00
+                    if ty == "f16"
+                    else 0x3F800000
+                    if ty == "f32"
+                    else 0x3FF0000000000000
+                )
             lit = float_literal(bits, ty, self.rng)
         else:
             raw = random_int(self.rng, WIDTH[ty]) if value is None else value
@@ -463,7 +556,9 @@ class Builder:
         """`v & mask` (a fresh node, not in the pool)."""
         m = self.const(v.ty, mask)
         name = self.fresh("m")
-        self.emit([f"%{name} = arith.andi %{v.name}, %{m.name} : {v.ty}"], [(name, v.ty)])
+        self.emit(
+            [f"%{name} = arith.andi %{v.name}, %{m.name} : {v.ty}"], [(name, v.ty)]
+        )
         return Value(name, v.ty)
 
     def small_int(self) -> Value:
@@ -489,19 +584,32 @@ class Builder:
 
     def statement(self) -> None:
         choices: list[tuple[float, object]] = [
-            (10, self.int_binary), (3, self.shift), (3, self.division),
-            (4, self.cmpi), (4, self.select), (4, self.int_cast),
-            (2, self.mul_extended), (2, self.int_math), (8, self.float_binary),
-            (3, self.cmpf), (3, self.float_cast), (3, self.math_op),
-            (1, self.bitcast), (2, self.constant),
+            (10, self.int_binary),
+            (3, self.shift),
+            (3, self.division),
+            (4, self.cmpi),
+            (4, self.select),
+            (4, self.int_cast),
+            (2, self.mul_extended),
+            (2, self.int_math),
+            (8, self.float_binary),
+            (3, self.cmpf),
+            (3, self.float_cast),
+            (3, self.math_op),
+            (1, self.bitcast),
+            (2, self.constant),
         ]
         if self.gen.callable_helpers(self.func):
             choices.append((4, self.call))
         if self.depth < 2:
             choices += [(2, self.if_), (2, self.for_), (1, self.while_)]
         if self.kernel:
-            choices += [(5, self.load), (3, self.store), (2, self.global_atomic),
-                        (2, self.own_slot_atomic)]
+            choices += [
+                (5, self.load),
+                (3, self.store),
+                (2, self.global_atomic),
+                (2, self.own_slot_atomic),
+            ]
             if self.uniform and self.depth <= 1:
                 choices += [(2, self.shared_exchange), (1, self.shared_counter)]
         total = sum(w for w, _ in choices)
@@ -513,8 +621,11 @@ class Builder:
                 return
 
     def int_type(self, allow_index: bool = True, allow_i1: bool = True) -> str:
-        choices = tuple(t for t in (*INTS, "index") if (allow_index or t != "index")
-                        and (allow_i1 or t != "i1"))
+        choices = tuple(
+            t
+            for t in (*INTS, "index")
+            if (allow_index or t != "index") and (allow_i1 or t != "i1")
+        )
         return self.pick_type(choices)
 
     def constant(self) -> None:
@@ -542,7 +653,9 @@ class Builder:
         low = self.masked(b, mask)
         one = self.const(ty, 1)
         name = self.fresh("d")
-        self.emit([f"%{name} = arith.ori %{low.name}, %{one.name} : {ty}"], [(name, ty)])
+        self.emit(
+            [f"%{name} = arith.ori %{low.name}, %{one.name} : {ty}"], [(name, ty)]
+        )
         self.op(f"arith.{op} %{a.name}, %{name} : {ty}", ty)
 
     def cmpi(self) -> None:
@@ -554,8 +667,11 @@ class Builder:
     def select(self) -> None:
         ty = self.pick_type()
         c, a, b = self.pick("i1"), self.pick(ty), self.pick(ty)
-        self.op(f"arith.select %{c.name}, %{a.name}, %{b.name} : {ty}", ty,
-                self.joined(a, b))
+        self.op(
+            f"arith.select %{c.name}, %{a.name}, %{b.name} : {ty}",
+            ty,
+            self.joined(a, b),
+        )
 
     def int_cast(self) -> None:
         src = self.int_type()
@@ -584,10 +700,14 @@ class Builder:
         op = self.rng.choice(("mului_extended", "mulsi_extended", "addui_extended"))
         lo, hi = self.fresh("lo"), self.fresh("hi")
         hi_ty = "i1" if op == "addui_extended" else ty
-        self.emit([f"%{lo}, %{hi} = arith.{op} %{a.name}, %{b.name} : {ty}, {hi_ty}"
-                   if op == "addui_extended" else
-                   f"%{lo}, %{hi} = arith.{op} %{a.name}, %{b.name} : {ty}"],
-                  [(lo, ty), (hi, hi_ty)])
+        self.emit(
+            [
+                f"%{lo}, %{hi} = arith.{op} %{a.name}, %{b.name} : {ty}, {hi_ty}"
+                if op == "addui_extended"
+                else f"%{lo}, %{hi} = arith.{op} %{a.name}, %{b.name} : {ty}"
+            ],
+            [(lo, ty), (hi, hi_ty)],
+        )
         self.add(Value(lo, ty))
         self.add(Value(hi, hi_ty))
 
@@ -603,8 +723,12 @@ class Builder:
         if roll < 0.1:
             self.op(f"arith.negf %{a.name} : {ty}", ty, a.kind)
         elif roll < 0.15:
-            self.terminal(f"arith.{self.rng.choice(('maxnumf', 'minnumf'))} "
-                          f"%{a.name}, %{b.name} : {ty}", ty, NOZERO)
+            self.terminal(
+                f"arith.{self.rng.choice(('maxnumf', 'minnumf'))} "
+                f"%{a.name}, %{b.name} : {ty}",
+                ty,
+                NOZERO,
+            )
         else:
             ops = FLOAT_BINARY
             if "spirv-maximumf" in self.gen.avoid:
@@ -615,8 +739,9 @@ class Builder:
     def cmpf(self) -> None:
         ty = self.pick_type(FLOATS)
         a, b = self.pick(ty), self.pick(ty)
-        self.op(f"arith.cmpf {self.rng.choice(CMPF)}, %{a.name}, %{b.name} : {ty}",
-                "i1")
+        self.op(
+            f"arith.cmpf {self.rng.choice(CMPF)}, %{a.name}, %{b.name} : {ty}", "i1"
+        )
 
     def float_cast(self) -> None:
         roll = self.rng.random()
@@ -625,8 +750,11 @@ class Builder:
             dst = self.rng.choice([t for t in FLOATS if t != src])
             op = "extf" if FLOAT_BITS[dst] > FLOAT_BITS[src] else "truncf"
             v = self.pick(src)
-            self.op(f"arith.{op} %{v.name} : {src} to {dst}", dst,
-                    v.kind if op == "extf" else VALUE)
+            self.op(
+                f"arith.{op} %{v.name} : {src} to {dst}",
+                dst,
+                VALUE,  # LLVM leaves the payload of a NaN it converts unspecified
+            )
         elif roll < 0.75:
             src = self.int_type(allow_index=False)
             dst = self.rng.choice(FLOATS)
@@ -695,8 +823,13 @@ class Builder:
         self.op(text, helper.ret.ty, helper.ret.kind, "call")
 
     # -- control flow --------------------------------------------------------
-    def nested(self, nodes: list[Node], uniform: bool, count: int,
-               extra: dict[str, list[Value]] | None = None) -> dict[str, list[Value]]:
+    def nested(
+        self,
+        nodes: list[Node],
+        uniform: bool,
+        count: int,
+        extra: dict[str, list[Value]] | None = None,
+    ) -> dict[str, list[Value]]:
         """Generate `count` statements into `nodes` in a child scope; its pool."""
         saved = (self.nodes, self.pool, self.uniform)
         self.nodes = nodes
@@ -712,7 +845,9 @@ class Builder:
             self.nodes, self.pool, self.uniform = saved
             self.depth -= 1
 
-    def yield_values(self, pool: dict[str, list[Value]], types: list[str]) -> list[Value]:
+    def yield_values(
+        self, pool: dict[str, list[Value]], types: list[str]
+    ) -> list[Value]:
         saved = self.pool
         self.pool = pool
         try:
@@ -740,8 +875,9 @@ class Builder:
             node.results.append((name, ty))
             self.add(Value(name, ty, self.joined(then_vals[i], else_vals[i])))
 
-    def yield_in(self, nodes: list[Node], pool: dict[str, list[Value]],
-                 types: list[str]) -> list[Value]:
+    def yield_in(
+        self, nodes: list[Node], pool: dict[str, list[Value]], types: list[str]
+    ) -> list[Value]:
         saved = self.nodes
         self.nodes = nodes
         try:
@@ -760,15 +896,20 @@ class Builder:
             v = self.pick(self.int_type(allow_index=False, allow_i1=False))
             m = self.masked(v, 7)
             ub = self.fresh("ub")
-            self.emit([f"%{ub} = arith.index_cast %{m.name} : {m.ty} to index"],
-                      [(ub, "index")])
+            self.emit(
+                [f"%{ub} = arith.index_cast %{m.name} : {m.ty} to index"],
+                [(ub, "index")],
+            )
             node.lb, node.ub = self.index_const(0), ub
             node.step = self.index_const(self.rng.randint(1, 2))
         node.iv = self.fresh("iv")
         types = [self.pick_type() for _ in range(self.rng.randint(0, 2))]
         inits = [self.pick(t) for t in types]
-        args = [Value(self.fresh("acc"), t, i.kind) for t, i in zip(types, inits)]
-        node.carried = [(a.name, i.name) for a, i in zip(args, inits)]
+        args = [
+            Value(self.fresh("acc"), t, i.kind)
+            for t, i in zip(types, inits, strict=True)
+        ]
+        node.carried = [(a.name, i.name) for a, i in zip(args, inits, strict=True)]
         self.nodes.append(node)
         extra: dict[str, list[Value]] = {"index": [Value(node.iv, "index")]}
         for a in args:
@@ -776,7 +917,7 @@ class Builder:
         pool = self.nested(node.loop, uniform, self.rng.randint(1, 5), extra)
         yields = self.yield_in(node.loop, pool, types)
         node.yields = [y.name for y in yields]
-        for t, y, a in zip(types, yields, args):
+        for t, y, a in zip(types, yields, args, strict=True):
             name = self.fresh("for")
             node.results.append((name, t))
             self.add(Value(name, t, self.joined(y, a)))
@@ -795,8 +936,13 @@ class Builder:
         types = [self.pick_type() for _ in range(self.rng.randint(1, 2))]
         inits = [self.pick(t) for t in types]
         befores = [self.fresh("wb") for _ in types]
-        afters = [Value(self.fresh("wa"), t, i.kind) for t, i in zip(types, inits)]
-        node.carried = [(b, a.name, i.name) for b, a, i in zip(befores, afters, inits)]
+        afters = [
+            Value(self.fresh("wa"), t, i.kind)
+            for t, i in zip(types, inits, strict=True)
+        ]
+        node.carried = [
+            (b, a.name, i.name) for b, a, i in zip(befores, afters, inits, strict=True)
+        ]
         self.nodes.append(node)
         extra: dict[str, list[Value]] = {}
         for a in afters:
@@ -805,7 +951,7 @@ class Builder:
         yields = self.yield_in(node.loop, pool, types)
         node.yields = [y.name for y in yields]
         node.results.append((self.fresh("wn"), "i32"))
-        for t, y, a in zip(types, yields, afters):
+        for t, y, a in zip(types, yields, afters, strict=True):
             name = self.fresh("while")
             node.results.append((name, t))
             self.add(Value(name, t, self.joined(y, a)))
@@ -822,9 +968,13 @@ class Builder:
             m = self.masked(v, PAD - 1)
             k = self.fresh("o")
             i = self.fresh("i")
-            self.emit([f"%{k} = arith.index_cast %{m.name} : {m.ty} to index",
-                       f"%{i} = arith.addi %{kg.gid}, %{k} : index"],
-                      [(k, "index"), (i, "index")])
+            self.emit(
+                [
+                    f"%{k} = arith.index_cast %{m.name} : {m.ty} to index",
+                    f"%{i} = arith.addi %{kg.gid}, %{k} : index",
+                ],
+                [(k, "index"), (i, "index")],
+            )
             self.op(f"gpuc.load %{base}[%{i}] : {pty}", ty, hint="ld")
             return
         k = self.index_const(self.rng.randrange(PAD))
@@ -835,9 +985,13 @@ class Builder:
         else:
             i = self.fresh("i")
             g = ptr(ty, "generic")
-            self.emit([f"%{i} = arith.addi %{kg.gid}, %{k} : index",
-                       f"%{p} = gpuc.addrspace_cast %{base} : {pty} to {g}"],
-                      [(i, "index")])
+            self.emit(
+                [
+                    f"%{i} = arith.addi %{kg.gid}, %{k} : index",
+                    f"%{p} = gpuc.addrspace_cast %{base} : {pty} to {g}",
+                ],
+                [(i, "index")],
+            )
             self.op(f"gpuc.load %{p}[%{i}] : {g}", ty, hint="ld")
 
     def store(self) -> None:
@@ -875,8 +1029,13 @@ class Builder:
             v = self.pick(ty)
             kind = self.rng.choice(RMW_INT)
         old = self.fresh("old")
-        self.emit([f"%{old} = gpuc.atomic_rmw {kind} %{acc}[%{k}], %{v.name} "
-                   f"{self.ordering()}: {ptr(ty)}"], [(old, ty)])
+        self.emit(
+            [
+                f"%{old} = gpuc.atomic_rmw {kind} %{acc}[%{k}], %{v.name} "
+                f"{self.ordering()}: {ptr(ty)}"
+            ],
+            [(old, ty)],
+        )
 
     def ordering(self) -> str:
         return self.rng.choice(("", "", "seq_cst ", "acq_rel ", "relaxed "))
@@ -899,8 +1058,13 @@ class Builder:
                 expected = self.pick(ty).name
             desired = self.pick(ty)
             self.emit(lines, [])
-            self.emit([f"%{old} = gpuc.atomic_cmpxchg %{p}, %{expected}, "
-                       f"%{desired.name} {self.ordering()}: {ptr(ty)}"], [(old, ty)])
+            self.emit(
+                [
+                    f"%{old} = gpuc.atomic_cmpxchg %{p}, %{expected}, "
+                    f"%{desired.name} {self.ordering()}: {ptr(ty)}"
+                ],
+                [(old, ty)],
+            )
         else:
             kinds = ("exchange", *(RMW_FLOAT if is_float(ty) else RMW_INT))
             if is_float(ty) and "spirv-float-exchange" in self.gen.avoid:
@@ -911,8 +1075,13 @@ class Builder:
                 v = self.integral_float(ty)
             else:
                 v = self.pick(ty)
-            self.emit([f"%{old} = gpuc.atomic_rmw {kind} %{p}, %{v.name} "
-                       f"{self.ordering()}: {ptr(ty)}"], [(old, ty)])
+            self.emit(
+                [
+                    f"%{old} = gpuc.atomic_rmw {kind} %{p}, %{v.name} "
+                    f"{self.ordering()}: {ptr(ty)}"
+                ],
+                [(old, ty)],
+            )
         if is_float(ty):
             # A float atomic's result is a computed value (its NaN payload is
             # unspecified), and min/max may keep either zero of equal ones.
@@ -933,14 +1102,19 @@ class Builder:
         src = s
         if via_generic:
             src = self.fresh("gs")
-            node_lines.append(f"%{src} = gpuc.addrspace_cast %{s} : {ptr(ty, 'shared')}"
-                              f" to {ptr(ty, 'generic')}")
+            node_lines.append(
+                f"%{src} = gpuc.addrspace_cast %{s} : {ptr(ty, 'shared')}"
+                f" to {ptr(ty, 'generic')}"
+            )
         space = "generic" if via_generic else "shared"
         v = self.pick(ty)
         if self.depth == 0 and self.rng.random() < 0.4:
-            node = ForNode(lb=self.index_const(0),
-                           ub=self.index_const(self.rng.randint(1, 3)),
-                           step=self.index_const(1), iv=self.fresh("iv"))
+            node = ForNode(
+                lb=self.index_const(0),
+                ub=self.index_const(self.rng.randint(1, 3)),
+                step=self.index_const(1),
+                iv=self.fresh("iv"),
+            )
             acc = self.fresh("acc")
             node.carried = [(acc, v.name)]
             cur = acc
@@ -979,11 +1153,20 @@ class Builder:
         s = kg.shared(ty, count)
         pty = ptr(ty, "shared")
         is0 = self.fresh("first")
-        init = [self.const(ty) if not is_float(ty) else self.integral_float(ty)
-                for _ in range(count)]
+        init = [
+            self.const(ty) if not is_float(ty) else self.integral_float(ty)
+            for _ in range(count)
+        ]
         node = IfNode(cond=is0)
-        node.then = [Node([f"gpuc.store %{c.name}, %{s}[%{self.index_const(i)}] : {pty}"
-                           for i, c in enumerate(init)], [])]
+        node.then = [
+            Node(
+                [
+                    f"gpuc.store %{c.name}, %{s}[%{self.index_const(i)}] : {pty}"
+                    for i, c in enumerate(init)
+                ],
+                [],
+            )
+        ]
         k = self.index_const(self.rng.randrange(count))
         if is_float(ty):
             v = self.integral_float(ty)
@@ -992,8 +1175,10 @@ class Builder:
             v = self.pick(ty)
             kind = self.rng.choice(RMW_INT)
         old, r = self.fresh("old"), self.fresh("cnt")
-        self.emit([f"%{is0} = arith.cmpi eq, %{kg.tid}, %{self.index_const(0)} : index"],
-                  [(is0, "i1")])
+        self.emit(
+            [f"%{is0} = arith.cmpi eq, %{kg.tid}, %{self.index_const(0)} : index"],
+            [(is0, "i1")],
+        )
         # The phase is one node: deleting part of it would race.
         phase = PhaseNode(parts=[node], results=[(r, ty)])
         phase.tail = [
@@ -1036,8 +1221,11 @@ class KernelState:
     def param(self, role: str, ty: str) -> str:
         key = (role, ty)
         if key not in self.params:
-            length = {"in": self.func.threads + PAD, "acc": 4,
-                      "slot": self.func.threads}.get(role, 0)
+            length = {
+                "in": self.func.threads + PAD,
+                "acc": 4,
+                "slot": self.func.threads,
+            }.get(role, 0)
             pty = ty if role == "scalar" else ptr(ty)
             self.params[key] = Param(f"{role}_{ty}", pty, role, ty, length)
         return self.params[key].name
@@ -1055,20 +1243,31 @@ class KernelState:
     def shared(self, ty: str, count: int) -> str:
         name = self.gen.fresh("shared")
         self.shared_allocs.append(
-            f"%{name} = gpuc.shared_alloc {count} : {ptr(ty, 'shared')}")
+            f"%{name} = gpuc.shared_alloc {count} : {ptr(ty, 'shared')}"
+        )
         return name
 
     def prologue(self) -> list[str]:
         """Index computations and output bases (rendered once the body is done)."""
         lines: list[str] = []
-        if len(self.func.block) == 1 and len(self.func.grid) == 1 and \
-                self.gen.rng.random() < 0.5:
-            lines += ["%gid = gpuc.global_id x", "%tid = gpuc.thread_id x",
-                      "%bsize = gpuc.block_dim x"]
+        if (
+            len(self.func.block) == 1
+            and len(self.func.grid) == 1
+            and self.gen.rng.random() < 0.5
+        ):
+            lines += [
+                "%gid = gpuc.global_id x",
+                "%tid = gpuc.thread_id x",
+                "%bsize = gpuc.block_dim x",
+            ]
         else:
             for d in "xyz":
-                lines += [f"%t{d} = gpuc.thread_id {d}", f"%bd{d} = gpuc.block_dim {d}",
-                          f"%b{d} = gpuc.block_id {d}", f"%gd{d} = gpuc.grid_dim {d}"]
+                lines += [
+                    f"%t{d} = gpuc.thread_id {d}",
+                    f"%bd{d} = gpuc.block_dim {d}",
+                    f"%b{d} = gpuc.block_id {d}",
+                    f"%gd{d} = gpuc.grid_dim {d}",
+                ]
             lines += [
                 "%tyx = arith.muli %ty, %bdx : index",
                 "%bdxy = arith.muli %bdx, %bdy : index",
@@ -1090,17 +1289,20 @@ class KernelState:
         ]
         for ty, slots in self.func.slots.items():
             k = max(len(slots), 1)
-            lines += [f"%ok_{ty} = arith.constant {k} : index",
-                      f"%oi_{ty} = arith.muli %gid, %ok_{ty} : index",
-                      f"%ob_{ty} = gpuc.offset %out_{ty}[%oi_{ty}] : {ptr(ty)}"]
+            lines += [
+                f"%ok_{ty} = arith.constant {k} : index",
+                f"%oi_{ty} = arith.muli %gid, %ok_{ty} : index",
+                f"%ob_{ty} = gpuc.offset %out_{ty}[%oi_{ty}] : {ptr(ty)}",
+            ]
         return lines + self.shared_allocs
 
 
 class Generator:
     """`Generator(seed).program()`: the program of that seed."""
 
-    def __init__(self, seed: int, size: int = 12,
-                 avoid: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, seed: int, size: int = 12, avoid: frozenset[str] = frozenset()
+    ) -> None:
         self.avoid = avoid
         self.rng = random.Random(seed)
         self.seed = seed
@@ -1124,7 +1326,9 @@ class Generator:
 
     def helper(self, library: bool) -> Function:
         rng = self.rng
-        types = [rng.choice((*INTS, "index", *FLOATS)) for _ in range(rng.randint(1, 3))]
+        types = [
+            rng.choice((*INTS, "index", *FLOATS)) for _ in range(rng.randint(1, 3))
+        ]
         params = [Param(self.fresh("a"), t, "arg", t) for t in types]
         prefix = "lib" if library else "h"
         hint = "" if library else rng.choice(HINTS)
@@ -1155,8 +1359,11 @@ class Generator:
             b.add(Value(v, "index"))
         b.add(Value("tid_i32", "i32"))
         b.add(Value("gid_i64", "i64"))
-        scalars = [t for t in (*INTS[1:], *FLOATS)
-                   if t != "f16" or "native-f16-scalar" not in self.avoid]
+        scalars = [
+            t
+            for t in (*INTS[1:], *FLOATS)
+            if t != "f16" or "native-f16-scalar" not in self.avoid
+        ]
         for ty in rng.sample(scalars, rng.randint(0, 3)):
             b.add(Value(kg.param("scalar", ty), ty))
         for _ in range(rng.randint(1, 3)):

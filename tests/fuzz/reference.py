@@ -124,8 +124,10 @@ def round_exact(q: Fraction, ty: str, negative_zero: bool = False) -> Any:
     value = Fraction(n) * Fraction(2) ** (e - mant)
     if n >= 1 << (mant + 1) and e + 1 > bias or e > bias:
         return NP_FLOAT[ty](sign * math.inf)
-    return NP_FLOAT[ty](sign * float(value)) if ty != "f64" else np.float64(
-        sign * float(value)
+    return (
+        NP_FLOAT[ty](sign * float(value))
+        if ty != "f64"
+        else np.float64(sign * float(value))
     )
 
 
@@ -143,11 +145,18 @@ def is_nan(x: Any) -> bool:
 
 def int_binary(name: str, a: int, b: int, w: int) -> int:
     sa, sb = signed(a, w), signed(b, w)
-    if name in ("divui", "remui", "ceildivui", "divsi", "remsi", "ceildivsi",
-                "floordivsi") and b == 0:
+    if (
+        name
+        in ("divui", "remui", "ceildivui", "divsi", "remsi", "ceildivsi", "floordivsi")
+        and b == 0
+    ):
         raise UndefinedBehaviour(f"arith.{name} by zero")
-    if name in ("divsi", "ceildivsi", "floordivsi") and sa == -(1 << (w - 1)) \
-            and sb == -1 and w > 1:
+    if (
+        name in ("divsi", "ceildivsi", "floordivsi")
+        and sa == -(1 << (w - 1))
+        and sb == -1
+        and w > 1
+    ):
         raise UndefinedBehaviour(f"arith.{name} overflows")
     if name in ("shli", "shrui", "shrsi") and b >= w:
         raise UndefinedBehaviour(f"arith.{name} by {b} >= {w}")
@@ -211,8 +220,24 @@ CMPI: dict[str, Callable[[int, int, int], bool]] = {
     "uge": lambda a, b, w: a >= b,
 }
 CMPI_NAMES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
-CMPF_NAMES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
-              "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true")
+CMPF_NAMES = (
+    "false",
+    "oeq",
+    "ogt",
+    "oge",
+    "olt",
+    "ole",
+    "one",
+    "ord",
+    "ueq",
+    "ugt",
+    "uge",
+    "ult",
+    "ule",
+    "une",
+    "uno",
+    "true",
+)
 
 
 def cmpf(pred: str, a: Any, b: Any) -> bool:
@@ -229,8 +254,14 @@ def cmpf(pred: str, a: Any, b: Any) -> bool:
     if unordered:
         return pred[0] == "u"
     fa, fb = float(a), float(b)
-    return {"eq": fa == fb, "gt": fa > fb, "ge": fa >= fb, "lt": fa < fb,
-            "le": fa <= fb, "ne": fa != fb}[rel]
+    return {
+        "eq": fa == fb,
+        "gt": fa > fb,
+        "ge": fa >= fb,
+        "lt": fa < fb,
+        "le": fa <= fb,
+        "ne": fa != fb,
+    }[rel]
 
 
 def float_minmax(name: str, a: Any, b: Any, ty: str) -> Any:
@@ -324,12 +355,19 @@ def math_float(name: str, args: list[Any], ty: str) -> Any:
         # tolerance, so computed in double here.
         x = np.float64(a)
         fn: dict[str, Callable[[Any], Any]] = {
-            "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "sin": np.sin,
-            "cos": np.cos, "tanh": np.tanh, "exp2": np.exp2, "log2": np.log2,
-            "atan": np.arctan, "cbrt": np.cbrt, "expm1": np.expm1,
+            "sqrt": np.sqrt,
+            "exp": np.exp,
+            "log": np.log,
+            "sin": np.sin,
+            "cos": np.cos,
+            "tanh": np.tanh,
+            "exp2": np.exp2,
+            "log2": np.log2,
+            "atan": np.arctan,
+            "cbrt": np.cbrt,
+            "expm1": np.expm1,
             "log1p": np.log1p,
-            "erf": lambda v: math.erf(v) if math.isfinite(v) or math.isinf(v)
-            else v,
+            "erf": lambda v: math.erf(v) if math.isfinite(v) or math.isinf(v) else v,
         }
         return t(fn[name](x) if name != "erf" else fn[name](float(x)))
 
@@ -370,8 +408,12 @@ HEX_CONSTANT = re.compile(r"arith\.constant\s+(0x[0-9A-Fa-f]+)\s*:\s*(f16|f32|f6
 class Interpreter:
     """Runs kernels of `module` (its deferred jobs resolved against `libraries`)."""
 
-    def __init__(self, module: ModuleOp, libraries: Sequence[ModuleOp] = (),
-                 sources: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        module: ModuleOp,
+        libraries: Sequence[ModuleOp] = (),
+        sources: dict[str, str] | None = None,
+    ) -> None:
         from gpuc.dialects.functions import FuncOp
 
         self.funcs: dict[str, Any] = {}
@@ -379,20 +421,24 @@ class Interpreter:
             for op in m.ops:
                 if isinstance(op, FuncOp):
                     self.funcs[op.sym_name.data] = op
-        self.sources = {name: text.split("\n") for name, text in (sources or {}).items()}
+        self.sources = {
+            name: text.split("\n") for name, text in (sources or {}).items()
+        }
         self.steps = 0
         self.max_steps = 2_000_000
 
     # -- launching -----------------------------------------------------------
-    def launch(self, name: str, grid: Sequence[int], block: Sequence[int],
-               args: Sequence[Any]) -> None:
+    def launch(
+        self, name: str, grid: Sequence[int], block: Sequence[int], args: Sequence[Any]
+    ) -> None:
         func = self.funcs[name]
         g = (*grid, 1, 1, 1)[:3]
         b = (*block, 1, 1, 1)[:3]
         values: list[Any] = []
         buffers: list[Buffer] = []
-        for i, (arg, ty) in enumerate(zip(args, func.function_type.inputs.data,
-                                          strict=True)):
+        for i, (arg, ty) in enumerate(
+            zip(args, func.function_type.inputs.data, strict=True)
+        ):
             if isinstance(arg, np.ndarray):
                 elem = type_name(ty.element)  # type: ignore[attr-defined]
                 buf = Buffer(f"argument {i}", arg, elem)
@@ -409,10 +455,14 @@ class Interpreter:
                     for tz in range(b[2]):
                         for ty_ in range(b[1]):
                             for tx in range(b[0]):
-                                linear = block_count * b[0] * b[1] * b[2] + \
-                                    tx + b[0] * (ty_ + b[1] * tz)
-                                ctx = ThreadContext((tx, ty_, tz), (bx, by, bz), b, g,
-                                                    shared, linear)
+                                linear = (
+                                    block_count * b[0] * b[1] * b[2]
+                                    + tx
+                                    + b[0] * (ty_ + b[1] * tz)
+                                )
+                                ctx = ThreadContext(
+                                    (tx, ty_, tz), (bx, by, bz), b, g, shared, linear
+                                )
                                 threads.append(self.call(func, values, ctx))
                     self.run_block(threads, shared)
                     block_count += 1
@@ -477,8 +527,9 @@ class Interpreter:
             return NP_FLOAT[buf.ty](x)
         return wrap(int(x), width(buf.ty))
 
-    def store(self, p: Ptr, index: int, value: Any, ctx: ThreadContext,
-              how: str = "w") -> None:
+    def store(
+        self, p: Ptr, index: int, value: Any, ctx: ThreadContext, how: str = "w"
+    ) -> None:
         buf, i = p.at(index)
         self.access(buf, i, how, ctx)
         self.write(buf, i, value)
@@ -499,8 +550,13 @@ class Interpreter:
             raise UndefinedBehaviour(f"@{func.sym_name.data} has no body")
         return self.run_region_block(func.body.blocks[0], args, ctx)
 
-    def run_region_block(self, block: Block, args: Sequence[Any],
-                         ctx: ThreadContext, env: Env | None = None) -> Gen:
+    def run_region_block(
+        self,
+        block: Block,
+        args: Sequence[Any],
+        ctx: ThreadContext,
+        env: Env | None = None,
+    ) -> Gen:
         env = {} if env is None else env
         for a, v in zip(block.args, args, strict=True):
             env[a] = v
@@ -543,8 +599,12 @@ class Interpreter:
             t = NP_FLOAT[rty]
             with np.errstate(all="ignore"):
                 a, b = t(x[0]), t(x[1])
-                r = {"addf": np.add, "subf": np.subtract, "mulf": np.multiply,
-                     "divf": np.divide}[short](a, b)
+                r = {
+                    "addf": np.add,
+                    "subf": np.subtract,
+                    "mulf": np.multiply,
+                    "divf": np.divide,
+                }[short](a, b)
             return [t(r)]
         if short == "negf":
             return [NP_FLOAT[rty](-x[0])]
@@ -603,8 +663,9 @@ class Interpreter:
         value = float(attr.value.data)
         if math.isnan(value) or math.isinf(value):
             return NP_FLOAT[rty](value)
-        return round_exact(Fraction(value), rty,
-                           negative_zero=math.copysign(1, value) < 0)
+        return round_exact(
+            Fraction(value), rty, negative_zero=math.copysign(1, value) < 0
+        )
 
     def hex_bits(self, op: Operation) -> int | None:
         """The bits of a hex float literal at the op's location in its source."""
@@ -619,15 +680,22 @@ class Interpreter:
         m = HEX_CONSTANT.match(lines[loc.line.data - 1][loc.column.data - 1 :])
         return int(m.group(1), 16) if m else None
 
-    def gpuc(self, op: Operation, short: str, x: list[Any],
-             ctx: ThreadContext) -> list[Any]:
+    def gpuc(
+        self, op: Operation, short: str, x: list[Any], ctx: ThreadContext
+    ) -> list[Any]:
         dims = "xyz"
         if short in ("thread_id", "block_id", "block_dim", "grid_dim", "global_id"):
             d = dims.index(str(op.properties["dimension"].data.value).lower()[-1])  # type: ignore[attr-defined]
             if short == "global_id":
                 return [ctx.block[d] * ctx.block_dim[d] + ctx.thread[d]]
-            return [{"thread_id": ctx.thread, "block_id": ctx.block,
-                     "block_dim": ctx.block_dim, "grid_dim": ctx.grid_dim}[short][d]]
+            return [
+                {
+                    "thread_id": ctx.thread,
+                    "block_id": ctx.block,
+                    "block_dim": ctx.block_dim,
+                    "grid_dim": ctx.grid_dim,
+                }[short][d]
+            ]
         if short == "load":
             return [self.load(x[0], x[1] if len(x) > 1 else 0, ctx)]
         if short == "store":
@@ -642,11 +710,17 @@ class Interpreter:
             if op not in ctx.shared:
                 count = int(op.properties["count"].value.data)  # type: ignore[attr-defined]
                 elem = type_name(op.results[0].type.element)  # type: ignore[attr-defined]
-                dtype = NP_FLOAT[elem] if elem in NP_FLOAT else np.dtype(
-                    f"i{max(width(elem), 8) // 8}")
-                ctx.shared[op] = Buffer(f"shared {elem}[{count}]",
-                                        np.zeros(count, dtype), elem,
-                                        np.zeros(count, bool))
+                dtype = (
+                    NP_FLOAT[elem]
+                    if elem in NP_FLOAT
+                    else np.dtype(f"i{max(width(elem), 8) // 8}")
+                )
+                ctx.shared[op] = Buffer(
+                    f"shared {elem}[{count}]",
+                    np.zeros(count, dtype),
+                    elem,
+                    np.zeros(count, bool),
+                )
             return [Ptr(ctx.shared[op], 0)]
         if short == "atomic_rmw":
             return [self.atomic_rmw(op, x, ctx)]
@@ -678,16 +752,25 @@ class Interpreter:
         if ty in NP_FLOAT:
             t = NP_FLOAT[ty]
             with np.errstate(all="ignore"):
-                new = {"add": lambda: t(old + value), "exchange": lambda: value,
-                       "max": lambda: float_minmax("maxnumf", old, value, ty),
-                       "min": lambda: float_minmax("minnumf", old, value, ty)}[kind]()
+                new = {
+                    "add": lambda: t(old + value),
+                    "exchange": lambda: value,
+                    "max": lambda: float_minmax("maxnumf", old, value, ty),
+                    "min": lambda: float_minmax("minnumf", old, value, ty),
+                }[kind]()
         else:
             w = width(ty)
-            new = {"exchange": value, "add": wrap(old + value, w), "and": old & value,
-                   "or": old | value, "xor": old ^ value,
-                   "max": max(signed(old, w), signed(value, w)),
-                   "min": min(signed(old, w), signed(value, w)),
-                   "umax": max(old, value), "umin": min(old, value)}[kind]
+            new = {
+                "exchange": value,
+                "add": wrap(old + value, w),
+                "and": old & value,
+                "or": old | value,
+                "xor": old ^ value,
+                "max": max(signed(old, w), signed(value, w)),
+                "min": min(signed(old, w), signed(value, w)),
+                "umax": max(old, value),
+                "umin": min(old, value),
+            }[kind]
             new = wrap(new, w)
         self.write(buf, i, new)
         return old
@@ -709,13 +792,15 @@ class Interpreter:
         i = slb
         body = op.regions[0].blocks[0]
         while i < sub:
-            carried = yield from self.run_region_block(body, [wrap(i, w), *carried],
-                                                       ctx, env)
+            carried = yield from self.run_region_block(
+                body, [wrap(i, w), *carried], ctx, env
+            )
             i += sstep
         return carried
 
-    def scf_while(self, op: Operation, x: list[Any], ctx: ThreadContext,
-                  env: Env) -> Gen:
+    def scf_while(
+        self, op: Operation, x: list[Any], ctx: ThreadContext, env: Env
+    ) -> Gen:
         before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
         values = x
         while True:
@@ -724,13 +809,15 @@ class Interpreter:
                 return passed
             values = yield from self.run_region_block(after, passed, ctx, env)
 
-    def gpuc_call(self, op: Operation, x: list[Any], ctx: ThreadContext,
-                  env: Env) -> Gen:
+    def gpuc_call(
+        self, op: Operation, x: list[Any], ctx: ThreadContext, env: Env
+    ) -> Gen:
         callee = op.properties["callee"].root_reference.data  # type: ignore[attr-defined]
         return (yield from self.call(self.funcs[callee], x, ctx))
 
-    def deferred_call(self, op: Operation, x: list[Any], ctx: ThreadContext,
-                      env: Env) -> Gen:
+    def deferred_call(
+        self, op: Operation, x: list[Any], ctx: ThreadContext, env: Env
+    ) -> Gen:
         source = op.properties["source"].root_reference.data  # type: ignore[attr-defined]
         return (yield from self.call(self.funcs[source], x, ctx))
 
@@ -750,4 +837,3 @@ def parse(text: str, name: str) -> ModuleOp:
     from gpuc.diagnostics import LocatingParser
 
     return LocatingParser(make_context(), text, name).parse_module()
-

@@ -44,8 +44,11 @@ def serve() -> None:
             if outcome.findings and request.get("minimize"):
                 first = outcome.findings[0]
                 text, library = driver.minimize(checker, seed, first, size, avoid)
-                answer["minimized"] = {"target": first.target, "text": text,
-                                       "library": library}
+                answer["minimized"] = {
+                    "target": first.target,
+                    "text": text,
+                    "library": library,
+                }
             if outcome.findings or outcome.invalid:
                 answer["text"] = outcome.text
                 answer["library"] = outcome.library
@@ -66,21 +69,33 @@ class Runner:
     def _start(self) -> subprocess.Popen[str]:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(
-            [str(TESTS), *filter(None, [env.get("PYTHONPATH")])])
+            [str(TESTS), *filter(None, [env.get("PYTHONPATH")])]
+        )
         env.setdefault("PYTHONWARNINGS", "ignore")
         cmd = [sys.executable, "-m", "fuzz.worker"]
         if self.nice:
             cmd = ["nice", "-n", str(self.nice), *cmd]
-        return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, text=True, env=env,
-                                cwd=TESTS.parent)
+        return subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+            cwd=TESTS.parent,
+        )
 
-    def check(self, seed: int, size: int = 12, minimize: bool = False,
-              timeout: float | None = None,
-              targets: tuple[str, ...] | None = None,
-              avoid: frozenset[str] = frozenset(),
-              removed: frozenset[int] = frozenset(),
-              dropped: frozenset[str] = frozenset()) -> dict[str, Any]:
+    def check(
+        self,
+        seed: int,
+        size: int = 12,
+        minimize: bool = False,
+        timeout: float | None = None,
+        targets: tuple[str, ...] | None = None,
+        avoid: frozenset[str] = frozenset(),
+        removed: frozenset[int] = frozenset(),
+        dropped: frozenset[str] = frozenset(),
+    ) -> dict[str, Any]:
         if self.proc is None or self.proc.poll() is not None:
             self.proc = self._start()
         proc = self.proc
@@ -104,16 +119,39 @@ class Runner:
                 return dict(json.loads(line))
             status = proc.wait()
             self.proc = None
-            return {"seed": seed, "invalid": None, "findings": [
-                {"target": "?", "kind": "crash",
-                 "detail": f"the worker died (exit status {status})"}]}
+            return {
+                "seed": seed,
+                "invalid": None,
+                "findings": [
+                    {
+                        "target": "?",
+                        "kind": "crash",
+                        "detail": f"the worker died (exit status {status})",
+                    }
+                ],
+            }
         self.close()
-        return {"seed": seed, "invalid": None, "findings": [
-            {"target": "?", "kind": "timeout",
-             "detail": f"no answer within {limit:.0f} s"}]}
+        return {
+            "seed": seed,
+            "invalid": None,
+            "findings": [
+                {
+                    "target": "?",
+                    "kind": "timeout",
+                    "detail": f"no answer within {limit:.0f} s",
+                }
+            ],
+        }
 
-    def minimize(self, seed: int, size: int, avoid: frozenset[str], target: str,
-                 kind: str, budget: float = 180.0) -> str:
+    def minimize(
+        self,
+        seed: int,
+        size: int,
+        avoid: frozenset[str],
+        target: str,
+        kind: str,
+        budget: float = 180.0,
+    ) -> str:
         """A smaller program of `seed` that still makes `target` show `kind`,
         one worker request a try: for a crash or a hang, which end the
         worker, so that `driver.minimize` cannot run in it."""
@@ -131,8 +169,15 @@ class Runner:
 
         def fails() -> bool:
             self.close()  # a fresh worker: a crash may follow an earlier corruption
-            answer = self.check(seed, size, timeout=None, targets=(target,), avoid=avoid,
-                                removed=frozenset(removed), dropped=frozenset(dropped))
+            answer = self.check(
+                seed,
+                size,
+                timeout=None,
+                targets=(target,),
+                avoid=avoid,
+                removed=frozenset(removed),
+                dropped=frozenset(dropped),
+            )
             return any(f["kind"] == kind for f in answer["findings"])
 
         kernels = {k.name for k in program.kernels}
