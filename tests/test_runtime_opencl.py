@@ -175,3 +175,33 @@ def test_concurrent_launches_from_python_threads(ex: OpenCLExecutor) -> None:
         w.join()
     for x, out in zip(inputs, outputs, strict=True):
         np.testing.assert_array_equal(out, x.reshape(30, 100).sum(axis=1))
+
+
+def test_without_pyopencl_a_launch_says_how_to_install_it() -> None:
+    """The spirv executor without pyopencl: a LaunchError naming the packages,
+    not an ImportError traceback."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import sys
+        sys.modules["pyopencl"] = None  # as if it were not installed
+        import numpy as np
+        import gpuc
+        src = '''gpuc.func @k(%x: !gpuc.ptr<f32, global>) kernel {
+          gpuc.return
+        }'''
+        mod = gpuc.compile(src, target="spirv")
+        try:
+            mod["k"][1, 1](np.zeros(1, np.float32))
+        except gpuc.LaunchError as error:
+            print("refused:", error)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "refused: the spirv executor needs pyopencl" in done.stdout

@@ -141,12 +141,24 @@ def _spelled(device: Any) -> str:
     return f"{describe(device)} [{accepted}]"
 
 
+def _pyopencl() -> Any:
+    """pyopencl, or a LaunchError saying how to install it."""
+    try:
+        import pyopencl
+    except ImportError:
+        raise LaunchError(
+            "the spirv executor needs pyopencl and an OpenCL runtime: pip install "
+            "pyopencl intel-opencl-rt intel-cmplr-lib-rt (the test extra has them)"
+        ) from None
+    return pyopencl
+
+
 def select_device(version: tuple[int, int], wanted: str | None = None) -> Any:
     """The OpenCL device to run SPIR-V `version` on: the one whose description
     contains `wanted` (or $GPUC_OPENCL_DEVICE), else the first GPU, else the
     first device that accepts that version."""
     point_icd_loader_at_runtimes()
-    import pyopencl as cl
+    cl = _pyopencl()
 
     wanted = wanted or os.environ.get(DEVICE_ENV)
     try:
@@ -216,7 +228,7 @@ class OpenCLExecutor:
         _like: OpenCLExecutor | None = None,
         _source: str | None = None,
     ) -> None:
-        import pyopencl as cl
+        cl = _pyopencl()
 
         self.kernels = dict(kernels)
         self.device: Any
