@@ -219,3 +219,14 @@ def test_a_uniform_loop_over_shared_memory(
     terms = np.stack([v[:, [j]] * v[:, (t + j) % threads] for j in range(k)] or [0 * v])
     scale = np.abs(terms).sum(axis=0).ravel() + 1e-30
     assert_close(out, terms.sum(axis=0).ravel(), k * scale)
+
+
+@pytest.mark.parametrize("block", [1, 31, 96, 1000])
+def test_lane_id_and_shared_atomics_keep_their_meaning(block: int) -> None:
+    """On native a warp is 32 consecutive x indices (docs/native-abi.md); spirv's
+    sub-groups are the runtime's, so only native is checked for lane_id."""
+    blocks = 3
+    out = np.full(blocks * block, -(2**31) + 7, np.int32)
+    module("native")["lanes_and_atomics"][(blocks,), (block,)](out)
+    lane = np.tile(np.arange(block) % 32, blocks)
+    np.testing.assert_array_equal(out, (lane * 1000 + block).astype(np.int32))

@@ -378,3 +378,29 @@ gpuc.func @lanes(%x: !gpuc.ptr<f32, global>, %out: !gpuc.ptr<f32, global>,
   gpuc.store %acc, %out[%g] : !gpuc.ptr<f32, global>
   gpuc.return
 }
+
+// lanes_and_atomics: each thread adds 1 to a shared counter (an atomic), the
+// block syncs, and out[g] = lane_id * 1000 + the count (the block's threads).
+gpuc.func @lanes_and_atomics(%out: !gpuc.ptr<i32, global>) kernel {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %thousand = arith.constant 1000 : i32
+  %count = gpuc.shared_alloc 1 : !gpuc.ptr<i32, shared>
+  %t = gpuc.thread_id x
+  %g = gpuc.global_id x
+  %first = arith.cmpi eq, %t, %c0 : index
+  scf.if %first {
+    gpuc.store %zero, %count[%c0] : !gpuc.ptr<i32, shared>
+  }
+  gpuc.barrier
+  %old = gpuc.atomic_rmw add %count[%c0], %one : !gpuc.ptr<i32, shared>
+  gpuc.barrier
+  %n = gpuc.load %count[%c0] : !gpuc.ptr<i32, shared>
+  %lane = gpuc.lane_id
+  %lane32 = arith.index_cast %lane : index to i32
+  %l = arith.muli %lane32, %thousand : i32
+  %r = arith.addi %l, %n : i32
+  gpuc.store %r, %out[%g] : !gpuc.ptr<i32, global>
+  gpuc.return
+}
