@@ -72,13 +72,14 @@ it is, except `validate`, which makes nothing (a hit is validated again)."""
 
 def canonical_text(module: ModuleOp, locations: bool) -> str:
     """The module as the key sees it; locations only where a later stage reads
-    them (`line_info`), so a comment does not change a key."""
+    them (`line_info`, or a target whose artefact quotes them in its error
+    messages: native), so elsewhere a comment does not change a key."""
     from io import StringIO
 
-    from xdsl.printer import Printer
+    from gpuc.hexfloat import ExactFloatPrinter
 
     out = StringIO()
-    Printer(stream=out, print_debuginfo=locations).print_op(module)
+    ExactFloatPrinter(stream=out, print_debuginfo=locations).print_op(module)
     return out.getvalue()
 
 
@@ -110,7 +111,11 @@ def compile_key(c: Compilation) -> str:
         keyed,
         generators,
         tuple(cache_inputs()) if callable(cache_inputs) else (),
-        canonical_text(c.module, bool(getattr(c.options, "line_info", False))),
+        canonical_text(
+            c.module,
+            bool(getattr(c.options, "line_info", False))
+            or type(target).quotes_locations,
+        ),
     )
 
 

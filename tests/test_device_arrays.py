@@ -402,3 +402,14 @@ def test_signatures_round_trip_through_json() -> None:
     sig = mod.signatures["affine2d"]
     assert sig.shapes and any(p.read_only for p in sig.params)
     assert KernelSignature.from_json(sig.to_json()) == sig
+
+
+def test_copies_need_the_same_shape_and_dtype(axpy: gpuc.Module) -> None:
+    """No broadcasting, no casting, on every executor (native's device arrays
+    are numpy arrays, which would do both)."""
+    device = axpy.to_device(np.zeros(4, np.float32))
+    for bad in (np.zeros(1, np.float32), np.zeros(4, np.float64)):
+        with pytest.raises(ValueError, match="the device array is"):
+            device.copy_from_host(bad)
+    with pytest.raises(ValueError, match="the device array is"):
+        device.copy_to_host(np.zeros(10, np.float32))

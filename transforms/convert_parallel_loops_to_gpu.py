@@ -189,6 +189,15 @@ class LaunchBuilder:
         return gpu.LaunchOp(Region(self.body), sizes[:3], sizes[3:])
 
 
+def _inside_launch(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, gpu.LaunchOp):
+            return True
+        parent = parent.parent_op()
+    return False
+
+
 def _insert(block: Block, before: Operation | None, op: Operation) -> None:
     if before is None:
         block.add_op(op)
@@ -236,3 +245,15 @@ class ConvertParallelLoopsToGpu(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for loop in outermost_mapped_loops(op):
             convert_loop_nest(loop)
+        for left in op.walk():
+            # A mapped loop nested under another op (an scf.if, an unmapped
+            # loop) is not converted: say so here, where the reason is known.
+            if isinstance(left, scf.ParallelOp) and loop_mapping(left) is not None:
+                if _inside_launch(left):
+                    raise OpError(
+                        left,
+                        "is a mapped loop that is not directly in the body of "
+                        "the mapped loop around it (it is inside "
+                        f"'{left.parent_op().name}'), so it cannot become part "
+                        "of the gpu.launch; move it out of that op",
+                    )

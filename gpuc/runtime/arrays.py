@@ -153,13 +153,27 @@ class HostArray(np.ndarray[Any, Any]):
     ) -> np.ndarray[Any, Any]:
         if out is None:
             return np.array(self, copy=True).view(np.ndarray)
-        out[...] = self
+        self._same(out, "copy_to_host")[...] = self
         return out
 
     def copy_from_host(
         self, host: np.ndarray[Any, Any], *, stream: Stream | None = None
     ) -> None:
-        self[...] = host
+        self[...] = self._same(host, "copy_from_host")
+
+    def _same(self, host: object, what: str) -> np.ndarray[Any, Any]:
+        """`host` if it has this array's shape and dtype (what every other
+        executor's device arrays require: no broadcasting, no casting)."""
+        if not isinstance(host, np.ndarray):
+            raise ValueError(
+                f"{what}: expected a numpy array, got {type(host).__name__}"
+            )
+        if host.shape != self.shape or host.dtype != self.dtype:
+            raise ValueError(
+                f"{what}: the device array is {self.shape} {self.dtype}, the host "
+                f"array {host.shape} {host.dtype}"
+            )
+        return host
 
 
 class HostEvent(Event):

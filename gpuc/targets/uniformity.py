@@ -113,6 +113,15 @@ class Uniformity:
             any(v in self.thread_dependent for v in values),
         )
 
+    def _agreed(self, op: Operation, control: list[SSAValue]) -> tuple[bool, bool]:
+        """Whether `op`'s control (condition, selector, bounds) makes what it
+        computes varying, and thread-dependent. An op run at the block level
+        branches once for all threads, on a value they are checked to agree
+        on (or that is a diagnostic if thread-dependent), so its control makes
+        nothing varying there."""
+        varying, dependent = self._control(control)
+        return varying and not self.split(op), dependent
+
     def _op(self, op: Operation) -> None:
         self._classify_op(op)
         if op.regions and not self.split(op):
@@ -158,7 +167,7 @@ class Uniformity:
 
     def _branches(self, op: scf.IfOp | scf.IndexSwitchOp) -> None:
         selector = op.cond if isinstance(op, scf.IfOp) else op.arg
-        varying, dependent = self._control([selector])
+        varying, dependent = self._agreed(op, [selector])
         for region in op.regions:
             for block in region.blocks:
                 self.classify(block)
@@ -196,7 +205,7 @@ class Uniformity:
                 return
 
     def _for(self, op: scf.ForOp) -> None:
-        varying, dependent = self._control([op.lb, op.ub, op.step])
+        varying, dependent = self._agreed(op, [op.lb, op.ub, op.step])
         body = op.body.block
         iv, *iter_args = body.args
         self._mark(iv, varying, dependent)
@@ -212,7 +221,7 @@ class Uniformity:
         assert isinstance(condition, scf.ConditionOp)
         while True:
             self._loop(list(before.args), list(op.arguments), [before, after])
-            varying, dependent = self._control([condition.condition])
+            varying, dependent = self._agreed(op, [condition.condition])
             changed = False
             for arg, result, value in zip(
                 after.args, op.results, condition.args, strict=True

@@ -64,3 +64,28 @@
   }) {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index) -> ()
   "func.return"() : () -> ()
 }) : () -> ()
+
+// -----
+
+// A mapped loop under an scf.if inside the nest cannot join the launch: a
+// diagnostic at that loop (it would otherwise stay an scf.parallel that no
+// later stage lowers).
+"func.func"() <{function_type = (memref<?xf32>, i1) -> (), sym_name = "guarded"}> ({
+^bb0(%a: memref<?xf32>, %flag: i1):
+  %c0 = "arith.constant"() <{value = 0 : index}> : () -> index
+  %c1 = "arith.constant"() <{value = 1 : index}> : () -> index
+  %c4 = "arith.constant"() <{value = 4 : index}> : () -> index
+  "scf.parallel"(%c0, %c4, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    "scf.if"(%flag) ({
+      // expected-error @+1 {{'scf.parallel' op is a mapped loop that is not directly in the body of the mapped loop around it (it is inside 'scf.if')}}
+      "scf.parallel"(%c0, %c4, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+      ^bb1(%j: index):
+        "scf.reduce"() : () -> ()
+      }) {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index) -> ()
+      "scf.yield"() : () -> ()
+    }, {}) : (i1) -> ()
+    "scf.reduce"() : () -> ()
+  }) {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index) -> ()
+  "func.return"() : () -> ()
+}) : () -> ()
