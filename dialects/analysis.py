@@ -11,12 +11,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     Float16Type,
     Float32Type,
     Float64Type,
     IndexType,
     IntegerType,
     ModuleOp,
+    VectorType,
 )
 from xdsl.ir import Attribute, Operation
 
@@ -24,6 +26,7 @@ from gpuc.dialects.attrs import FuncPtrType, PtrType
 from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncAddrOp, FuncOp
 from gpuc.dialects.index import BarrierOp
 from gpuc.dialects.memory import SharedAllocOp
+from gpuc.dialects.subgroup import COLLECTIVE_OPS
 from gpuc.dialects.traits import ReadsKernelState
 
 _CALL, _ADDRESS, _INDIRECT_CALL, _STATE = 1, 2, 3, 4
@@ -55,7 +58,8 @@ INDIRECT = "<indirect>"
 @dataclass(frozen=True)
 class KernelFacts:
     uses_barrier: bool
-    """The kernel reaches a `gpuc.barrier`, maybe through helpers."""
+    """The kernel reaches a `gpuc.barrier` or a subgroup collective, maybe
+    through helpers."""
     static_shared_bytes: int
 
 
@@ -64,7 +68,8 @@ class ModuleFacts:
     funcs: dict[str, FuncOp]
     callees: dict[str, set[str]]
     barrier: set[str]
-    """Functions that reach a barrier."""
+    """Functions that reach a barrier or a subgroup collective (every thread
+    must reach those together: the native target splits kernels at them)."""
     state: set[str]
     """Functions that read the kernel state (ops with the ReadsKernelState
     trait), maybe through callees."""
@@ -79,12 +84,19 @@ def element_bytes(element: Attribute) -> int:
         while size * 8 < element.width.data:
             size *= 2
         return size
-    if isinstance(element, Float16Type):
+    if isinstance(element, Float16Type | BFloat16Type):
         return 2
     if isinstance(element, Float32Type):
         return 4
     if isinstance(element, Float64Type | IndexType | PtrType | FuncPtrType):
         return 8
+    if isinstance(element, VectorType) and element.get_num_dims() == 1:
+        # LLVM's <N x T>: N elements, aligned to its size (N a power of two).
+        (length,) = element.get_shape()
+        scalar = element.get_element_type()
+        if length & (length - 1) == 0 and not isinstance(scalar, VectorType):
+            if not (isinstance(scalar, IntegerType) and scalar.width.data % 8):
+                return length * element_bytes(scalar)
     raise ValueError(f"no memory size known for {element}")
 
 
@@ -150,7 +162,7 @@ def module_facts(module: ModuleOp) -> ModuleFacts:
                 callees[name].add(INDIRECT)
             else:
                 state_own.add(name)
-                if isinstance(op, BarrierOp):
+                if isinstance(op, (BarrierOp, *COLLECTIVE_OPS)):
                     barrier_own.add(name)
                 elif isinstance(op, SharedAllocOp):
                     allocs[name].append(op)

@@ -41,8 +41,18 @@ from gpuc.dialects.memory import (
     AtomicRMWOp,
     LoadOp,
     OffsetOp,
+    PrivateAllocOp,
     SharedAllocOp,
     StoreOp,
+)
+from gpuc.dialects.subgroup import (
+    NumSubgroupsOp,
+    ReduceKindAttr,
+    ShuffleModeAttr,
+    ShuffleOp,
+    SubgroupIdOp,
+    SubgroupReduceOp,
+    SubgroupSizeOp,
 )
 
 GPUC = Dialect(
@@ -61,6 +71,7 @@ GPUC = Dialect(
         StoreOp,
         OffsetOp,
         SharedAllocOp,
+        PrivateAllocOp,
         AtomicRMWOp,
         AtomicCmpXchgOp,
         AddrSpaceCastOp,
@@ -71,6 +82,11 @@ GPUC = Dialect(
         GlobalIdOp,
         LaneIdOp,
         BarrierOp,
+        ShuffleOp,
+        SubgroupReduceOp,
+        SubgroupIdOp,
+        SubgroupSizeOp,
+        NumSubgroupsOp,
     ],
     [
         PtrType,
@@ -84,5 +100,7 @@ GPUC = Dialect(
         MemoryOrderAttr,
         TargetAttr,
         FinalizedAttr,
+        ShuffleModeAttr,
+        ReduceKindAttr,
     ],
 )

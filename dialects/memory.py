@@ -300,22 +300,8 @@ class SharedAllocOp(IRDLOperation):
 
     def verify_(self) -> None:
         ptr_type = ptr_type_of(self.result)
-        if ptr_type.address_space != AddressSpace.SHARED:
-            raise VerifyException(
-                f"allocates {ptr_type}; a shared allocation's pointer must be in the "
-                "shared address space"
-            )
         count = self.count.value.data
-        if count <= 0:
-            raise VerifyException(
-                f"allocates {count} elements; the count must be positive"
-            )
-        from gpuc.dialects.analysis import element_bytes
-
-        try:
-            size = count * element_bytes(ptr_type.element)
-        except ValueError:
-            size = 0  # no memory size: the lowering reports the element type
+        size = allocation_bytes(ptr_type, AddressSpace.SHARED, count)
         if size >= 2**63:
             raise VerifyException(
                 f"allocates {count} elements of {ptr_type.element}, {size} bytes: "
@@ -328,6 +314,65 @@ class SharedAllocOp(IRDLOperation):
                     f"alignment {align} is not a positive power of two"
                 )
         require_function_ancestor(self)
+
+
+@irdl_op_definition
+class PrivateAllocOp(IRDLOperation):
+    """`%a = gpuc.private_alloc 16 : !gpuc.ptr<f32, local>`.
+
+    An array of `count` elements of the thread's own (private) memory, one
+    per call of the enclosing function however often the op runs; it lives
+    until the function returns. Its contents start undefined.
+    """
+
+    name = "gpuc.private_alloc"
+    count = prop_def(IntegerAttr)
+    result = result_def(PtrType)
+    custom_directives = (SignedInt64, PointerType)
+    assembly_format = (
+        "custom<SignedInt64>($count) attr-dict `:` custom<PointerType>(type($result))"
+    )
+
+    def __init__(self, element: Attribute, count: int):
+        super().__init__(
+            result_types=[PtrType(element, AddressSpace.LOCAL)],
+            properties={"count": IntegerAttr(count, i64)},
+        )
+
+    def verify_(self) -> None:
+        size = allocation_bytes(
+            ptr_type_of(self.result), AddressSpace.LOCAL, self.count.value.data
+        )
+        if size >= 2**31:
+            raise VerifyException(
+                f"allocates {size} bytes of private memory; a thread's stack "
+                "holds far less: allocate fewer elements"
+            )
+        require_function_ancestor(self)
+
+
+def allocation_bytes(ptr_type: PtrType, space: AddressSpace, count: int) -> int:
+    """The byte size of an allocation of `count` elements through `ptr_type`;
+    raise unless the pointer is in `space`, the count positive and the
+    element one with a memory size."""
+    what = {AddressSpace.SHARED: "shared", AddressSpace.LOCAL: "private"}[space]
+    if ptr_type.address_space != space:
+        raise VerifyException(
+            f"allocates {ptr_type}; a {what} allocation's pointer must be in the "
+            f"{space.value} address space"
+        )
+    if count <= 0:
+        raise VerifyException(f"allocates {count} elements; the count must be positive")
+    from gpuc.dialects.analysis import element_bytes
+
+    try:
+        return count * element_bytes(ptr_type.element)
+    except ValueError:
+        raise VerifyException(
+            f"allocates elements of {ptr_type.element}, a type with no memory "
+            f"size; {what} arrays hold integers, index, f16, bf16, f32, f64, "
+            "pointers and vectors of 2, 4, 8 or 16 of them"
+        ) from None
 
 
 def check_atomic_pointer(ptr_type: PtrType) -> None:

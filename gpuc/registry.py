@@ -53,6 +53,7 @@ DIALECTS: dict[str, str] = {
     "math": "xdsl.dialects.math:Math",
     "scf": "xdsl.dialects.scf:Scf",
     "cf": "xdsl.dialects.cf:Cf",
+    "vector": "gpuc.transforms.foreign.vector_dialect:Vector",
     "memref": "gpuc.transforms.foreign.memref_dialect:MemRef",
     "gpu": "gpuc.transforms.foreign.gpu_dialect:GPU",
     "spirv": "gpuc.transforms.foreign.spirv_abi:SPIRV",

@@ -4,19 +4,24 @@ Floating-point add, subtract and multiply carry `contract` unless the compile
 turned contraction off (nvcc's default allows fusing them into fma); with it
 on, a product whose only use is an add or subtract beside it becomes
 `llvm.fmuladd`, as clang emits `a * b + c`: SPIR-V cannot carry `contract`, so
-an OpenCL runtime fuses only what arrives as fmuladd."""
+an OpenCL runtime fuses only what arrives as fmuladd. bf16 ops compute in
+f32 (gpuc.lowering.bf16) and never contract."""
 
 from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Callable
 
 from llvmlite import ir
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr
+from xdsl.ir import Operation
 
 from gpuc.diagnostics import OpError
+from gpuc.lowering import bf16
 from gpuc.lowering.context import FunctionLowering, translates
+from gpuc.lowering.types import intrinsic_suffix, like, scalar_of, splat
 
 FAST_MATH_ORDER = ("nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
 CONTRACTABLE = (arith.AddfOp, arith.SubfOp, arith.MulfOp)
@@ -106,7 +111,7 @@ def intrinsic_call(
     flags: list[str] | None = None,
 ) -> ir.Value:
     ty = args[0].type
-    fn = fl.ml.intrinsic(f"{base}.{ty.intrinsic_name}", ty, [a.type for a in args])
+    fn = fl.ml.intrinsic(f"{base}.{intrinsic_suffix(ty)}", ty, [a.type for a in args])
     return fl.builder.call(fn, args, fastmath=tuple(flags or ()))
 
 
@@ -117,13 +122,28 @@ def translate_constant(op: arith.ConstantOp, fl: FunctionLowering) -> None:
     if isinstance(value, IntegerAttr):
         raw = value.value.data
         fl.set(op, ir.Constant(ty, bool(raw & 1) if ty == ir.IntType(1) else raw))
+    elif isinstance(value, FloatAttr) and bf16.is_bf16(op.result.type):
+        fl.set(op, ir.Constant(ty, bf16.constant_bits(value.value.data)))
     elif isinstance(value, FloatAttr):
         fl.set(op, float_constant(ty, value.value.data))
+    elif isinstance(value, DenseIntOrFPElementsAttr) and isinstance(ty, ir.VectorType):
+        element = ty.element
+        values = [
+            (
+                float_constant(element, v)
+                if isinstance(v, float)
+                else ir.Constant(
+                    element, bool(v & 1) if element == ir.IntType(1) else v
+                )
+            )
+            for v in value.get_values()
+        ]
+        fl.set(op, ir.Constant(ty, values))
     else:
         raise OpError(
             op,
-            f"constant {value} cannot be lowered; only scalar integer "
-            "and float constants can",
+            f"constant {value} cannot be lowered; only integer and float "
+            "constants (of scalars and vectors) can",
         )
 
 
@@ -180,7 +200,7 @@ def translate_ceildivui(op: arith.CeilDivUIOp, fl: FunctionLowering) -> None:
     """`(a + b - 1) / b` without overflow: `a == 0 ? 0 : (a - 1) / b + 1`."""
     b = fl.builder
     lhs, rhs = fl.operands(op)
-    one, zero = ir.Constant(lhs.type, 1), ir.Constant(lhs.type, 0)
+    one, zero = splat(lhs.type, 1), splat(lhs.type, 0)
     quotient = b.add(b.udiv(b.sub(lhs, one), rhs), one)
     fl.set(op, b.select(b.icmp_unsigned("==", lhs, zero), zero, quotient))
 
@@ -193,7 +213,7 @@ def translate_signed_rounding_div(
     the exact quotient lies on the side that truncation rounded away from."""
     b = fl.builder
     lhs, rhs = fl.operands(op)
-    zero = ir.Constant(lhs.type, 0)
+    zero = splat(lhs.type, 0)
     quotient, remainder = b.sdiv(lhs, rhs), b.srem(lhs, rhs)
     inexact = b.icmp_signed("!=", remainder, zero)
     same_sign = b.icmp_signed(
@@ -203,7 +223,7 @@ def translate_signed_rounding_div(
         adjust, step = b.and_(inexact, same_sign), 1
     else:
         adjust, step = b.and_(inexact, b.not_(same_sign)), -1
-    fl.set(op, b.select(adjust, b.add(quotient, ir.Constant(lhs.type, step)), quotient))
+    fl.set(op, b.select(adjust, b.add(quotient, splat(lhs.type, step)), quotient))
 
 
 @translates(arith.DivfOp)
@@ -211,7 +231,18 @@ def translate_float_binary(
     op: arith.FloatingPointLikeBinaryOperation, fl: FunctionLowering
 ) -> None:
     method = getattr(fl.builder, FLOAT_BINARY[type(op)])
+    if bf16.is_bf16(op.result.type):
+        fl.set(op, in_single(fl, op, lambda *args: method(*args)))
+        return
     fl.set(op, method(*fl.operands(op), flags=fast_math(op, fl)))
+
+
+def in_single(
+    fl: FunctionLowering, op: Operation, compute: Callable[..., ir.Value]
+) -> ir.Value:
+    """`op` on bf16 operands, computed in f32 and rounded back to bf16."""
+    b = fl.builder
+    return bf16.narrow(b, compute(*(bf16.widen(b, v) for v in fl.operands(op))))
 
 
 def fused_product(
@@ -221,7 +252,7 @@ def fused_product(
     `a * b + c` under -ffp-contract=on): an operand's `arith.mulf` in the same
     block whose only use is `op`, the left operand's first. None when
     contraction is off."""
-    if not fl.ml.fp_contract:
+    if not fl.ml.fp_contract or bf16.is_bf16(op.result.type):
         return None
     for operand in op.operands:
         product = operand.owner
@@ -270,14 +301,47 @@ def translate_addf_subf(op: arith.AddfOp | arith.SubfOp, fl: FunctionLowering) -
 def translate_float_minmax(
     op: arith.FloatingPointLikeBinaryOperation, fl: FunctionLowering
 ) -> None:
-    fl.set(
-        op,
-        intrinsic_call(fl, FLOAT_MINMAX[type(op)], fl.operands(op), fast_math(op, fl)),
-    )
+    base = FLOAT_MINMAX[type(op)]
+    if bf16.is_bf16(op.result.type):
+        fl.set(op, in_single(fl, op, lambda *args: propagating(fl, op, base, [*args])))
+        return
+    fl.set(op, propagating(fl, op, base, fl.operands(op)))
+
+
+def propagating(
+    fl: FunctionLowering, op: Operation, base: str, args: list[ir.Value]
+) -> ir.Value:
+    """`base` on `args`; maximumf and minimumf on a target without exact ones
+    (`Target.exact_float_minmax`: LLVM's SPIR-V back-end makes OpenCL's fmax,
+    which returns the other operand of a NaN and either zero) get a NaN from a
+    NaN operand, and from equal operands the bits of both and-ed (the +0 of
+    maximum) or or-ed (the -0 of minimum)."""
+    assert isinstance(op, arith.FloatingPointLikeBinaryOperation)
+    flags = fast_math(op, fl) if args[0].type == fl.type(op.result.type) else []
+    result = intrinsic_call(fl, base, args, flags)
+    maximum = isinstance(op, arith.MaximumfOp)
+    if fl.target.exact_float_minmax or not (
+        maximum or isinstance(op, arith.MinimumfOp)
+    ):
+        return result
+    b, (x, y) = fl.builder, args
+    bits = like(x.type, ir.IntType(element_bits(scalar_of(x.type))))
+    x_bits, y_bits = b.bitcast(x, bits), b.bitcast(y, bits)
+    both = b.and_(x_bits, y_bits) if maximum else b.or_(x_bits, y_bits)
+    result = b.select(b.fcmp_ordered("==", x, y), b.bitcast(both, x.type), result)
+    return b.select(b.fcmp_unordered("uno", x, y), b.fadd(x, y), result)
+
+
+def element_bits(ty: ir.Type) -> int:
+    return {"half": 16, "float": 32, "double": 64}[str(ty)]
 
 
 @translates(arith.NegfOp)
 def translate_negf(op: arith.NegfOp, fl: FunctionLowering) -> None:
+    if bf16.is_bf16(op.result.type):
+        sign = ir.Constant(ir.IntType(16), 0x8000)
+        fl.set(op, fl.builder.xor(fl.get(op.operand), sign))
+        return
     fl.set(op, fl.builder.fneg(fl.get(op.operand), flags=fast_math(op, fl)))
 
 
@@ -291,8 +355,10 @@ def translate_cmpi(op: arith.CmpiOp, fl: FunctionLowering) -> None:
 def translate_cmpf(op: arith.CmpfOp, fl: FunctionLowering) -> None:
     predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
     lhs, rhs = fl.operands(op)
+    if bf16.is_bf16(op.lhs.type):
+        lhs, rhs = bf16.widen(fl.builder, lhs), bf16.widen(fl.builder, rhs)
     if predicate in ("false", "true"):
-        fl.set(op, ir.Constant(ir.IntType(1), predicate == "true"))
+        fl.set(op, splat(fl.type(op.result.type), predicate == "true"))
         return
     instr = ir.instructions.FCMPInstr(
         fl.builder.block, predicate, lhs, rhs, flags=fast_math(op, fl)
@@ -309,6 +375,9 @@ def translate_select(op: arith.SelectOp, fl: FunctionLowering) -> None:
 @translates(*CASTS)
 def translate_cast(op: arith.ExtFOp, fl: FunctionLowering) -> None:
     value, ty = fl.get(op.input), fl.type(op.result.type)
+    if bf16.is_bf16(op.input.type) or bf16.is_bf16(op.result.type):
+        fl.set(op, bf16_cast(op, fl))
+        return
     cast = getattr(fl.builder, CASTS[type(op)])
     if ty == ir.IntType(1) and isinstance(op, arith.FPToSIOp | arith.FPToUIOp):
         # Through i32: LLVM's SPIR-V back-end cannot legalize a conversion to i1
@@ -318,19 +387,43 @@ def translate_cast(op: arith.ExtFOp, fl: FunctionLowering) -> None:
     fl.set(op, cast(value, ty))
 
 
+def bf16_cast(op: arith.ExtFOp, fl: FunctionLowering) -> ir.Value:
+    """A cast from or to bf16 (`op`'s class is one of CASTS)."""
+    b, value = fl.builder, fl.get(op.input)
+    ty = fl.type(op.result.type)
+    if isinstance(op, arith.BitcastOp):
+        return value if value.type == ty else b.bitcast(value, ty)
+    if isinstance(op, arith.SIToFPOp | arith.UIToFPOp):
+        return bf16.from_int(b, value, isinstance(op, arith.SIToFPOp))
+    if not bf16.is_bf16(op.input.type):  # extf or truncf to bf16
+        return bf16.from_float(b, value)
+    if not bf16.is_bf16(op.result.type) and isinstance(
+        op, arith.ExtFOp | arith.TruncFOp
+    ):
+        return bf16.to_float(b, value, ty)
+    if isinstance(op, arith.FPToSIOp | arith.FPToUIOp):
+        cast = b.fptosi if isinstance(op, arith.FPToSIOp) else b.fptoui
+        single = bf16.widen(b, value)
+        if ty == ir.IntType(1):  # through i32, as translate_cast does
+            return b.trunc(cast(single, ir.IntType(32)), ty)
+        return cast(single, ty)
+    return value  # bf16 to bf16
+
+
 @translates(arith.IndexCastOp)
 def translate_index_cast(op: arith.IndexCastOp, fl: FunctionLowering) -> None:
     """Signed, like MLIR: sign-extend a narrower integer, truncate a wider one."""
     value, ty = fl.get(op.input), fl.type(op.result.type)
-    if value.type.width < ty.width:
+    if scalar_of(value.type).width < scalar_of(ty).width:
         value = fl.builder.sext(value, ty)
-    elif value.type.width > ty.width:
+    elif scalar_of(value.type).width > scalar_of(ty).width:
         value = fl.builder.trunc(value, ty)
     fl.set(op, value)
 
 
 @translates(arith.AddUIExtendedOp)
 def translate_addui_extended(op: arith.AddUIExtendedOp, fl: FunctionLowering) -> None:
+    scalars_only(op, fl)
     pair = fl.builder.uadd_with_overflow(*fl.operands(op))
     fl.set(op, fl.builder.extract_value(pair, 0), fl.builder.extract_value(pair, 1))
 
@@ -343,6 +436,7 @@ def translate_mul_extended(
     target has: up to 32 bits, one product in i32 or i64; an even wider type,
     the high half from products of its halves (`high_half_of_product`), since
     LLVM's SPIR-V back-end has no i128 without an extension."""
+    scalars_only(op, fl)
     b = fl.builder
     lhs, rhs = fl.operands(op)
     signed = isinstance(op, arith.MulSIExtendedOp)
@@ -356,6 +450,14 @@ def translate_mul_extended(
     product = b.mul(extend(lhs, wide), extend(rhs, wide))
     high = b.lshr(product, ir.Constant(wide, width))
     fl.set(op, b.trunc(product, lhs.type), b.trunc(high, lhs.type))
+
+
+def scalars_only(op: Operation, fl: FunctionLowering) -> None:
+    """Raise at `op` if it works on vectors, which its lowering does not."""
+    if any(isinstance(fl.type(t), ir.VectorType) for t in op.operand_types):
+        raise OpError(
+            op, "is not lowered on vectors; apply it to each element (vector.extract)"
+        )
 
 
 def high_half_of_product(

@@ -1,6 +1,8 @@
 """Translators of the math dialect. Each float op is a C math function; the
 target names the function that computes it (an LLVM intrinsic, libdevice on
-ptx, an OpenCL builtin on spirv, libm on native). Integer ops are intrinsics."""
+ptx, an OpenCL builtin on spirv, libm on native). Integer ops are intrinsics.
+A float op on bf16 is the f32 one rounded to bf16 (gpuc.lowering.bf16): exact
+for sqrt, fabs, copysign and the roundings, one more rounding for the rest."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ from llvmlite import ir
 from xdsl.dialects import math
 
 from gpuc.diagnostics import OpError
+from gpuc.lowering import bf16
 from gpuc.lowering.context import FunctionLowering, translates
+from gpuc.lowering.types import intrinsic_suffix
 
 FLOAT_FUNCTIONS: dict[type[Any], str] = {
     math.AbsFOp: "fabs",
@@ -62,11 +66,28 @@ def float_flags(op: Any) -> tuple[str, ...]:
 
 
 def call_math(
-    fl: FunctionLowering, op: Any, name: str, args: list[ir.Value]
+    fl: FunctionLowering, op: Any, name: str, args: list[ir.Value], rounded: bool = True
 ) -> ir.Value:
+    """`name` on `args`; on bf16 (unless `rounded` is off: the f32 call of a bf16
+    op), widened to f32 and the result rounded back."""
+    if rounded and bf16.is_bf16(op.result.type):
+        b = fl.builder
+        single = [
+            bf16.widen(b, a) if bf16.is_bf16(v.type) else a
+            for a, v in zip(args, op.operands, strict=True)
+        ]
+        return bf16.narrow(b, call_math(fl, op, name, single, rounded=False))
     ty = args[0].type
+    if isinstance(ty, ir.VectorType):
+        raise OpError(
+            op,
+            f"math on {op.result.type} is not supported; apply it to each "
+            "element (vector.extract, vector.insert)",
+        )
     if str(ty) not in ("float", "double") and name not in ("fabs", "copysign", "fma"):
-        raise OpError(op, f"math on {ty} is not supported; extend to f32 first")
+        raise OpError(
+            op, f"math on {op.result.type} is not supported; extend to f32 first"
+        )
     symbol = fl.target.math_function(name, ty)
     fn = fl.ml.intrinsic(symbol, ty, [a.type for a in args])
     if not symbol.startswith("llvm."):
@@ -81,9 +102,14 @@ def translate_float_function(op: Any, fl: FunctionLowering) -> None:
 
 @translates(math.RsqrtOp)
 def translate_rsqrt(op: math.RsqrtOp, fl: FunctionLowering) -> None:
-    root = call_math(fl, op, "sqrt", fl.operands(op))
+    b = fl.builder
+    (value,) = fl.operands(op)
+    if bf16.is_bf16(op.result.type):
+        value = bf16.widen(b, value)
+    root = call_math(fl, op, "sqrt", [value], rounded=False)
     one = ir.Constant(root.type, 1.0)
-    fl.set(op, fl.builder.fdiv(one, root, flags=list(float_flags(op))))
+    inverse = b.fdiv(one, root, flags=list(float_flags(op)))
+    fl.set(op, bf16.narrow(b, inverse) if bf16.is_bf16(op.result.type) else inverse)
 
 
 @translates(*INT_INTRINSICS)
@@ -94,5 +120,5 @@ def translate_int_intrinsic(op: Any, fl: FunctionLowering) -> None:
     args = (
         [value] if base == "llvm.ctpop" else [value, ir.Constant(ir.IntType(1), False)]
     )
-    fn = fl.ml.intrinsic(f"{base}.{ty.intrinsic_name}", ty, [a.type for a in args])
+    fn = fl.ml.intrinsic(f"{base}.{intrinsic_suffix(ty)}", ty, [a.type for a in args])
     fl.set(op, fl.builder.call(fn, args))

@@ -69,8 +69,18 @@ from gpuc.dialects.memory import (
     AtomicRMWOp,
     LoadOp,
     OffsetOp,
+    PrivateAllocOp,
     SharedAllocOp,
     StoreOp,
+)
+from gpuc.dialects.subgroup import (
+    NumSubgroupsOp,
+    ReduceKind,
+    ShuffleMode,
+    ShuffleOp,
+    SubgroupIdOp,
+    SubgroupReduceOp,
+    SubgroupSizeOp,
 )
 
 F32_GLOBAL = PtrType(f32, AddressSpace.GLOBAL)
@@ -118,6 +128,9 @@ def build_every_op() -> ModuleOp:
     v = named(LoadOp(x, i), "v")
     shared = named(SharedAllocOp(f32, 256, 16), "s")
     fp = named(FuncAddrOp("h", F32_TO_F32), "fp")
+    shuffle = named(ShuffleOp(ShuffleMode.XOR, v, n), "sh")
+    shuffle2 = named(ShuffleOp(ShuffleMode.IDX, n, n, n), "sh2")
+    shuffle.results[1].name_hint = shuffle2.results[1].name_hint = "ok"
     job_params = {"always_inline": IntegerAttr(1, i1)}
     kernel.body.block.add_ops(
         [
@@ -129,10 +142,17 @@ def build_every_op() -> ModuleOp:
             named(LaneIdOp(), "l"),
             BarrierOp(),
             v,
+            shuffle,
+            shuffle2,
+            named(SubgroupReduceOp(ReduceKind.MAX, v), "red"),
+            named(SubgroupIdOp(), "sg"),
+            named(SubgroupSizeOp(), "sgs"),
+            named(NumSubgroupsOp(), "nsg"),
             named(LoadOp(x), "v0"),
             StoreOp(v, x, i),
             named(OffsetOp(x, i), "q"),
             shared,
+            named(PrivateAllocOp(f32, 8), "pa"),
             named(AtomicRMWOp(AtomicKind.ADD, x, v, i), "old"),
             named(
                 AtomicRMWOp(AtomicKind.XOR, y, n, ordering=MemoryOrder.SEQ_CST), "old2"
@@ -198,10 +218,17 @@ builtin.module {
     %l = gpuc.lane_id
     gpuc.barrier
     %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+    %sh, %ok = gpuc.shuffle xor %v, %n : f32
+    %sh2, %ok_1 = gpuc.shuffle idx %n, %n, width %n : i32
+    %red = gpuc.subgroup_reduce max %v : f32
+    %sg = gpuc.subgroup_id
+    %sgs = gpuc.subgroup_size
+    %nsg = gpuc.num_subgroups
     %v0 = gpuc.load %x : !gpuc.ptr<f32, global>
     gpuc.store %v, %x[%i] : !gpuc.ptr<f32, global>
     %q = gpuc.offset %x[%i] : !gpuc.ptr<f32, global>
     %s = gpuc.shared_alloc 256 align 16 : !gpuc.ptr<f32, shared>
+    %pa = gpuc.private_alloc 8 : !gpuc.ptr<f32, local>
     %old = gpuc.atomic_rmw add %x[%i], %v : !gpuc.ptr<f32, global>
     %old2 = gpuc.atomic_rmw xor %y, %n seq_cst : !gpuc.ptr<i32, global>
     %c = gpuc.atomic_cmpxchg %y[%i], %n, %n : !gpuc.ptr<i32, global>

@@ -22,13 +22,15 @@ from xdsl.dialects.builtin import ModuleOp
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace
-from gpuc.dialects.functions import LaunchOp
+from gpuc.dialects.functions import FuncOp, LaunchOp
 from gpuc.targets.base import Target, TargetError
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
+    from xdsl.ir import Operation
 
+    from gpuc.dialects.subgroup import ReduceKind
     from gpuc.driver import Compilation
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
 
@@ -90,6 +92,7 @@ class AMDGPUTarget(Target):
         AddressSpace.LOCAL: 5,
     }
     kernel_cconv: ClassVar[str] = "amdgpu_kernel"
+    alloca_address_space: ClassVar[int] = 5  # the data layout's A5
     atomic_scope: ClassVar[str] = "agent"  # HIP's default scope: the whole GPU
     artefacts: ClassVar[tuple[str, ...]] = ("hsaco", "asm", "obj")
     listing: ClassVar[str] = "asm"
@@ -188,6 +191,64 @@ class AMDGPUTarget(Target):
         fl.builder.call(barrier, [])
         fl.builder.fence("acquire", "workgroup")
 
+    @property
+    def wave_lanes(self) -> int:
+        """Threads per wavefront: 64 on GCN and CDNA (gfx8, gfx9), 32 on RDNA
+        (gfx10 and later, LLVM's default there)."""
+        return 32 if self.arch.startswith("gfx1") else 64
+
+    def subgroup_index(self, fl: FunctionLowering, kind: str) -> ir.Value:
+        """Wavefronts of consecutive threads in linear order, as HIP's."""
+        from gpuc.lowering.subgroup import warp_index
+
+        if kind == "lane_id":
+            return self.lane_id(fl)
+        return warp_index(fl, kind, self.wave_lanes)
+
+    def read_lane(
+        self, fl: FunctionLowering, op: Operation, value: ir.Value, lane: ir.Value
+    ) -> ir.Value:
+        """`ds_bpermute` (addressed in bytes); 64 bits as two halves."""
+        from llvmlite import ir
+
+        from gpuc.lowering.subgroup import by_words
+
+        i32 = ir.IntType(32)
+        bpermute = fl.ml.intrinsic(
+            "llvm.amdgcn.ds.bpermute", i32, [i32, i32], ("convergent", "nounwind")
+        )
+        address = fl.builder.shl(lane, ir.Constant(i32, 2))
+        return by_words(
+            fl.builder, value, lambda word: fl.builder.call(bpermute, [address, word])
+        )
+
+    def subgroup_reduce(
+        self, fl: FunctionLowering, op: Operation, kind: ReduceKind, value: ir.Value
+    ) -> ir.Value:
+        from gpuc.lowering.subgroup import butterfly_reduce
+
+        return butterfly_reduce(fl, op, self, kind, value, self.wave_lanes)
+
+    def finish_function(
+        self, ml: ModuleLowering, func: FuncOp, fn: ir.Function
+    ) -> None:
+        """A kernel with a known block size declares it as clang does for
+        OpenCL C's `reqd_work_group_size`: that metadata (the notes'
+        `.reqd_workgroup_size`) and the flat work-group size it implies (the
+        notes' `.max_flat_workgroup_size`; the back-end allots registers for
+        it)."""
+        from llvmlite import ir
+
+        record = ml.records.get(func.sym_name.data)
+        block = record.block_size if record is not None else None
+        if block is None:
+            return
+        sizes = [ir.Constant(ir.IntType(32), size) for size in block]
+        fn.set_metadata("reqd_work_group_size", ml.llvm.add_metadata(sizes))
+        threads = block[0] * block[1] * block[2]
+        fn.attributes = string_attributes(fn.attributes)
+        fn.attributes.add(f'"amdgpu-flat-work-group-size"="{threads},{threads}"')
+
     def finish_module(self, ml: ModuleLowering) -> None:
         """Pin the code object version the implicit-argument offsets assume."""
         from llvmlite import ir
@@ -256,6 +317,23 @@ class AMDGPUTarget(Target):
                         f"kernel {symbol.removesuffix('.kd')}"
                     )
             run_tool([llvm_tool("llvm-objdump"), "-d", path], "llvm-objdump", tmp)
+
+
+def string_attributes(attributes: ir.FunctionAttributes) -> ir.FunctionAttributes:
+    """`attributes` in a set that also takes LLVM's string attributes
+    (`"name"="value"`), which llvmlite's refuses."""
+    from llvmlite import ir
+
+    class StringAttributes(ir.FunctionAttributes):  # type: ignore[misc]
+        def add(self, name: str) -> None:
+            if name.startswith('"'):
+                set.add(self, name)
+            else:
+                super().add(name)
+
+    copy = StringAttributes(attributes)
+    copy.alignstack, copy.personality = attributes.alignstack, attributes.personality
+    return copy
 
 
 def object_code(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes:

@@ -24,8 +24,10 @@ from gpuc.targets.base import Target, TargetError
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
+    from xdsl.ir import Operation
 
     from gpuc.dialects.functions import LaunchOp
+    from gpuc.dialects.subgroup import ReduceKind
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
 
 SPECIAL_REGISTERS = {
@@ -164,6 +166,27 @@ class PTXTarget(Target):
             wider = "sm_90 or later and PTX ISA 8.3 or later (--ptx-isa 83)"
             check_atomic_widths(ml.module, 64, where, wider)
 
+    def finish_function(
+        self, ml: ModuleLowering, func: FuncOp, fn: ir.Function
+    ) -> None:
+        """A kernel with a known block size declares it: `.reqntid x, y, z`
+        (LLVM 22 reads the `nvvm.annotations` entry as its `nvvm.reqntid`
+        attribute, which llvmlite cannot spell)."""
+        from llvmlite import ir
+
+        record = ml.records.get(func.sym_name.data)
+        block = record.block_size if record is not None else None
+        if block is None:
+            return
+        i32 = ir.IntType(32)
+        entry: list[ir.Value] = [fn]
+        for axis, size in zip("xyz", block, strict=True):
+            entry += [
+                ir.MetaDataString(ml.llvm, f"reqntid{axis}"),
+                ir.Constant(i32, size),
+            ]
+        ml.llvm.add_named_metadata("nvvm.annotations", ml.llvm.add_metadata(entry))
+
     def symbol_name(self, name: str) -> str:
         """PTX identifiers are `[A-Za-z0-9_$]`: `.` becomes `_$_`, as LLVM's
         NVPTX back-end spells the globals it renames (it leaves functions as
@@ -196,6 +219,41 @@ class PTXTarget(Target):
             ("convergent", "nounwind"),
         )
         fl.builder.call(sync, [ir.Constant(ir.IntType(32), 0)])
+
+    def subgroup_index(self, fl: FunctionLowering, kind: str) -> ir.Value:
+        """Warps of 32 threads in linear thread order, as CUDA's."""
+        from gpuc.lowering.subgroup import warp_index
+
+        return self.lane_id(fl) if kind == "lane_id" else warp_index(fl, kind)
+
+    def read_lane(
+        self, fl: FunctionLowering, op: Operation, value: ir.Value, lane: ir.Value
+    ) -> ir.Value:
+        """`shfl.sync.idx` with every lane in the mask; 64 bits as two halves."""
+        from llvmlite import ir
+
+        from gpuc.lowering.subgroup import by_words
+
+        i32 = ir.IntType(32)
+        shfl = fl.ml.intrinsic(
+            "llvm.nvvm.shfl.sync.idx.i32",
+            i32,
+            [i32, i32, i32, i32],
+            ("convergent", "nounwind"),
+        )
+
+        def read(word: ir.Value) -> ir.Value:
+            args = [ir.Constant(i32, -1), word, lane, ir.Constant(i32, 31)]
+            return fl.builder.call(shfl, args)
+
+        return by_words(fl.builder, value, read)
+
+    def subgroup_reduce(
+        self, fl: FunctionLowering, op: Operation, kind: ReduceKind, value: ir.Value
+    ) -> ir.Value:
+        from gpuc.lowering.subgroup import butterfly_reduce
+
+        return butterfly_reduce(fl, op, self, kind, value)
 
     def launch(self, fl: FunctionLowering, op: LaunchOp) -> None:
         """`cudaGetParameterBufferV2(kernel, grid, block, shared)`, the arguments

@@ -15,6 +15,8 @@ from xdsl.dialects import func, gpu, memref
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseArrayBase,
+    IndexType,
+    IntegerType,
     MemRefType,
     TensorType,
     UnitAttr,
@@ -49,6 +51,13 @@ GPU_OPS = (
     "gpu.global_id",
     "gpu.lane_id",
     "gpu.barrier",
+    "gpu.shuffle",
+    "gpu.subgroup_reduce",
+    "gpu.subgroup_id",
+    "gpu.subgroup_size",
+    "gpu.num_subgroups",
+    "gpu.all_reduce",
+    "gpu.yield",
 )
 MEMREF_OPS = (
     "memref.load",
@@ -234,9 +243,14 @@ def _allocation_problem(op: memref.AllocaOp | memref.AllocOp) -> str | None:
             f"allocates {t} in {space.value} memory{where(op)}, which kernels "
             "cannot do; pass the buffer as a kernel argument"
         )
+    if isinstance(op, memref.AllocaOp):  # per-thread: a gpuc.private_alloc
+        if op.dynamic_sizes:
+            return f"allocates {t}{where(op)}; per-thread memory needs a static size"
+        return None
     return (
-        f"allocates per-thread memory {t}{where(op)}, which gpuc does not support; "
-        f"allocate workgroup memory ({WORKGROUP}) or use scalars"
+        f"allocates per-thread memory {t}{where(op)} with memref.alloc, which gpuc "
+        "does not support; use memref.alloca (a stack array), allocate workgroup "
+        f"memory ({WORKGROUP}) or use scalars"
     )
 
 
@@ -253,6 +267,41 @@ def _global_problem(op: memref.GlobalOp) -> str | None:
             f"@{name}: workgroup memory cannot have an initial value; make it "
             "uninitialized and fill it in the kernel"
         )
+    return None
+
+
+def _collective_problem(op: Operation) -> str | None:
+    ty = op.operands[0].type
+    if str(ty) not in ("i32", "i64", "f32", "f64"):
+        return f"exchanges {ty}{where(op)}; the import accepts i32, i64, f32 and f64"
+    if op.name != "gpu.subgroup_reduce":
+        return None
+    if op.properties.get("cluster_size") is not None:
+        return (
+            f"reduces over clusters{where(op)}, which gpuc does not support; "
+            "reduce over the whole subgroup"
+        )
+    kind = op.properties["op"]
+    assert isinstance(kind, gpu.AllReduceOpAttr)
+    if kind.data.value in ("and", "or", "xor") and isinstance(ty, AnyFloat):
+        return f"reduces {ty} with '{kind.data.value}'{where(op)}, which needs integers"
+    return None
+
+
+def _all_reduce_problem(op: gpu.AllReduceOp) -> str | None:
+    ty = op.operand.type
+    if not isinstance(ty, AnyFloat | IntegerType | IndexType) or str(ty) == "bf16":
+        return (
+            f"reduces {ty}{where(op)}; the import accepts integers, index, "
+            "f16, f32 and f64"
+        )
+    if op.op is not None:
+        kind = op.op.data.value.lower()
+        if kind in ("and", "or", "xor") and isinstance(ty, AnyFloat):
+            return f"reduces {ty} with '{kind}'{where(op)}, which needs integers"
+        return None
+    if not op.body.blocks or len(op.body.blocks) != 1:
+        return f"has neither a kind nor a one-block region{where(op)}"
     return None
 
 
@@ -277,6 +326,10 @@ def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | Non
             f"{what}cannot be imported{where(op)}; the import accepts "
             f"{', '.join(SUPPORTED[op_name(op).split('.')[0]])}"
         )
+    if op.name in ("gpu.shuffle", "gpu.subgroup_reduce"):
+        return _collective_problem(op)
+    if isinstance(op, gpu.AllReduceOp):
+        return _all_reduce_problem(op)
     if isinstance(op, memref.AllocaOp | memref.AllocOp):
         return _allocation_problem(op)
     if isinstance(op, memref.GlobalOp):

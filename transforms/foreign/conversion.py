@@ -32,14 +32,29 @@ from gpuc.dialects.index import (
     LaneIdOp,
     ThreadIdOp,
 )
+from gpuc.dialects.subgroup import (
+    NumSubgroupsOp,
+    ReduceKind,
+    ShuffleMode,
+    ShuffleOp,
+    SubgroupIdOp,
+    SubgroupIndexOp,
+    SubgroupReduceOp,
+    SubgroupSizeOp,
+)
 from gpuc.dialects.symbols import symbol_name
 from gpuc.kernel_params import MEMREF_PARAMS_ATTR
+from gpuc.transforms.foreign.all_reduce import lower_all_reduce
 from gpuc.transforms.foreign.bare_pointers import expand_type, memref_params
 from gpuc.transforms.foreign.checks import (
     ForeignFuncOp,
     Problem,
     import_problems,
     is_kernel,
+)
+from gpuc.transforms.foreign.gpu_dialect import ShuffleOp as GPUShuffleOp
+from gpuc.transforms.foreign.gpu_dialect import (
+    SubgroupReduceOp as GPUSubgroupReduceOp,
 )
 from gpuc.transforms.foreign.memref_ops import FunctionMemory
 
@@ -49,6 +64,11 @@ INDEX_OPS: dict[type[Operation], type[DimIndexOp]] = {
     gpu.BlockDimOp: BlockDimOp,
     gpu.GridDimOp: GridDimOp,
     gpu.GlobalIdOp: GlobalIdOp,
+}
+SUBGROUP_INDEX_OPS: dict[type[Operation], type[SubgroupIndexOp]] = {
+    gpu.SubgroupIdOp: SubgroupIdOp,
+    gpu.SubgroupSizeOp: SubgroupSizeOp,
+    gpu.NumSubgroupsOp: NumSubgroupsOp,
 }
 # What a foreign function carries that gpuc.func states in its own terms.
 FUNCTION_ATTRS = (
@@ -131,6 +151,16 @@ def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
         Rewriter.replace_op(op, LaneIdOp())
     elif isinstance(op, gpu.BarrierOp):
         Rewriter.replace_op(op, BarrierOp())
+    elif isinstance(op, GPUShuffleOp):
+        mode = ShuffleMode(op.mode.data.value)
+        Rewriter.replace_op(op, ShuffleOp(mode, op.value, op.offset, op.width))
+    elif isinstance(op, GPUSubgroupReduceOp):
+        kind = ReduceKind(op.op.data.value.lower())
+        Rewriter.replace_op(op, SubgroupReduceOp(kind, op.value))
+    elif isinstance(op, gpu.AllReduceOp):
+        lower_all_reduce(op)
+    elif type(op) in SUBGROUP_INDEX_OPS:
+        Rewriter.replace_op(op, SUBGROUP_INDEX_OPS[type(op)]())
 
 
 def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> None:

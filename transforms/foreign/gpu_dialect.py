@@ -1,10 +1,10 @@
 """The `gpu` dialect as MLIR prints it: xDSL 0.74's plus what it lacks.
 
-xDSL knows neither the `#gpu.address_space<...>` attribute nor MLIR <= 17's
-`gpu.module_end` terminator; `GPU` is xDSL's gpu dialect plus those two (gpuc
-registers it as `gpu`). Kept apart from `text.py` so that parsing
-and upgrading a module imports xDSL's gpu and memref dialects only when the
-module uses them.
+xDSL knows neither the `#gpu.address_space<...>` attribute, MLIR <= 17's
+`gpu.module_end` terminator, nor `gpu.shuffle` and `gpu.subgroup_reduce`;
+`GPU` is xDSL's gpu dialect plus those (gpuc registers it as `gpu`). Kept
+apart from `text.py` so that parsing and upgrading a module imports xDSL's gpu
+and memref dialects only when the module uses them.
 """
 
 from __future__ import annotations
@@ -12,12 +12,19 @@ from __future__ import annotations
 from enum import auto
 
 from xdsl.dialects import gpu
+from xdsl.dialects.builtin import IntegerAttr, UnitAttr, i1, i32
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Dialect
+from xdsl.ir import Dialect, SpacedOpaqueSyntaxAttribute
 from xdsl.irdl import (
+    AnyAttr,
     IRDLOperation,
+    VarConstraint,
     irdl_attr_definition,
     irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
     traits_def,
 )
 from xdsl.parser import AttrParser
@@ -61,8 +68,52 @@ class ModuleEndOp(IRDLOperation):
     traits = traits_def(IsTerminator(), HasParent(gpu.ModuleOp))
 
 
+class GPUShuffleMode(StrEnum):
+    XOR = auto()
+    UP = auto()
+    DOWN = auto()
+    IDX = auto()
+
+
+@irdl_attr_definition
+class GPUShuffleModeAttr(EnumAttribute[GPUShuffleMode], SpacedOpaqueSyntaxAttribute):
+    """`#gpu<shuffle_mode xor|up|down|idx>`."""
+
+    name = "gpu.shuffle_mode"
+
+
+SHUFFLED = VarConstraint("SHUFFLED", AnyAttr())
+
+
+@irdl_op_definition
+class ShuffleOp(IRDLOperation):
+    """`gpu.shuffle`: `(value, offset, width) -> (result, valid)`."""
+
+    name = "gpu.shuffle"
+    mode = prop_def(GPUShuffleModeAttr)
+    value = operand_def(SHUFFLED)
+    offset = operand_def(i32)
+    width = operand_def(i32)
+    result = result_def(SHUFFLED)
+    valid = result_def(i1)
+
+
+@irdl_op_definition
+class SubgroupReduceOp(IRDLOperation):
+    """`gpu.subgroup_reduce` (MLIR 16's kinds; `cluster_size` and
+    `cluster_stride` from MLIR 19 on)."""
+
+    name = "gpu.subgroup_reduce"
+    op = prop_def(gpu.AllReduceOpAttr)
+    uniform = opt_prop_def(UnitAttr)
+    cluster_size = opt_prop_def(IntegerAttr)
+    cluster_stride = opt_prop_def(IntegerAttr)
+    value = operand_def(SHUFFLED)
+    result = result_def(SHUFFLED)
+
+
 GPU = Dialect(
     "gpu",
-    [*gpu.GPU.operations, ModuleEndOp],
-    [*gpu.GPU.attributes, GPUAddressSpaceAttr],
+    [*gpu.GPU.operations, ModuleEndOp, ShuffleOp, SubgroupReduceOp],
+    [*gpu.GPU.attributes, GPUAddressSpaceAttr, GPUShuffleModeAttr],
 )

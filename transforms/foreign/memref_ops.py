@@ -1,7 +1,7 @@
 """Rewrites the memref ops of one function into gpuc memory ops, for `import`.
 
 Every memref value gets a `MemrefView` (pointer + sizes) from where it is
-defined: a parameter, a workgroup allocation or global, a cast. Users become
+defined: a parameter, a workgroup or private allocation or global, a cast. Users become
 indexed gpuc loads, stores and atomics; `memref.dim` becomes the size. The
 checks in checks.py have already rejected everything else.
 """
@@ -15,11 +15,18 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefT
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from gpuc.dialects.attrs import MemoryOrder
-from gpuc.dialects.memory import AtomicRMWOp, LoadOp, SharedAllocOp, StoreOp
+from gpuc.dialects.attrs import AddressSpace, MemoryOrder
+from gpuc.dialects.memory import (
+    AtomicRMWOp,
+    LoadOp,
+    PrivateAllocOp,
+    SharedAllocOp,
+    StoreOp,
+)
 from gpuc.transforms.foreign.bare_pointers import (
     ATOMIC_KIND_BY_NUMBER,
     MemrefView,
+    allocation_space,
     constant_index,
     dynamic_dims,
     element_count,
@@ -120,12 +127,18 @@ class FunctionMemory:
         self.dead.append(op)
 
     def _allocate(self, op: memref.AllocaOp | memref.AllocOp) -> None:
+        """Workgroup memory (checked: static) becomes gpuc.shared_alloc; an
+        alloca in private (or no) space, gpuc.private_alloc."""
         t = op.memref.type
-        shared = SharedAllocOp(
-            t.element_type, element_count(t), _alignment(op.alignment)
-        )
-        Rewriter.insert_op(shared, InsertPoint.before(op))
-        self.views[op.memref] = MemrefView(shared.result, t.get_shape())
+        alloc: SharedAllocOp | PrivateAllocOp
+        if allocation_space(t.memory_space) == AddressSpace.LOCAL:
+            alloc = PrivateAllocOp(t.element_type, element_count(t))
+        else:
+            alloc = SharedAllocOp(
+                t.element_type, element_count(t), _alignment(op.alignment)
+            )
+        Rewriter.insert_op(alloc, InsertPoint.before(op))
+        self.views[op.memref] = MemrefView(alloc.result, t.get_shape())
         self.dead.append(op)
 
     def _get_global(self, op: memref.GetGlobalOp) -> None:

@@ -16,10 +16,10 @@ gpuc.func @k(%p: !gpuc.ptr<i0, global>) kernel {
 
 // -----
 
-// CHECK-LABEL: hardening.mlir:[[# @LINE + 2]]:8: error: 'gpuc.load' op type bf16 has no LLVM lowering
-gpuc.func @k(%p: !gpuc.ptr<bf16, global>) kernel {
-  %v = gpuc.load %p : !gpuc.ptr<bf16, global>
-  gpuc.store %v, %p : !gpuc.ptr<bf16, global>
+// CHECK-LABEL: hardening.mlir:[[# @LINE + 2]]:8: error: 'gpuc.load' op type f8E4M3FN has no LLVM lowering
+gpuc.func @k(%p: !gpuc.ptr<f8E4M3FN, global>) kernel {
+  %v = gpuc.load %p : !gpuc.ptr<f8E4M3FN, global>
+  gpuc.store %v, %p : !gpuc.ptr<f8E4M3FN, global>
   gpuc.return
 }
 

@@ -78,11 +78,11 @@ func.func @returns(%m: memref<4xf32>) -> memref<4xf32> {
 // -----
 
 func.func @unknown_gpu() attributes {gpu.kernel} {
-  %s = "gpu.subgroup_size"() : () -> index
+  "gpu.wait"() : () -> ()
   func.return
 }
 
-// CHECK: error: 'gpu.subgroup_size' op cannot be imported in @unknown_gpu; the import accepts gpu.module, gpu.func, gpu.return, gpu.thread_id, gpu.block_id, gpu.block_dim, gpu.grid_dim, gpu.global_id, gpu.lane_id, gpu.barrier
+// CHECK: error: 'gpu.wait' op cannot be imported in @unknown_gpu; the import accepts gpu.module, gpu.func, gpu.return, gpu.thread_id, gpu.block_id, gpu.block_dim, gpu.grid_dim, gpu.global_id, gpu.lane_id, gpu.barrier, gpu.shuffle, gpu.subgroup_reduce, gpu.subgroup_id, gpu.subgroup_size, gpu.num_subgroups, gpu.all_reduce, gpu.yield
 
 // -----
 
@@ -105,12 +105,22 @@ func.func @global_alloc() {
 
 // -----
 
-func.func @private_alloca() {
-  %m = memref.alloca() : memref<4xf32>
+func.func @private_alloc() {
+  %m = memref.alloc() : memref<4xf32>
   func.return
 }
 
-// CHECK: error: 'memref.alloca' op allocates per-thread memory memref<4xf32> in @private_alloca, which gpuc does not support; allocate workgroup memory (memory space #gpu.address_space<workgroup> or 3) or use scalars
+// A per-thread memref.alloca imports (a gpuc.private_alloc); memref.alloc does not.
+// CHECK: error: 'memref.alloc' op allocates per-thread memory memref<4xf32> in @private_alloc with memref.alloc, which gpuc does not support; use memref.alloca (a stack array), allocate workgroup memory (memory space #gpu.address_space<workgroup> or 3) or use scalars
+
+// -----
+
+func.func @dynamic_private(%n: index) {
+  %m = memref.alloca(%n) : memref<?xf32>
+  func.return
+}
+
+// CHECK: error: 'memref.alloca' op allocates memref<?xf32> in @dynamic_private; per-thread memory needs a static size
 
 // -----
 

@@ -1,0 +1,39 @@
+// REQUIRES: ptxas
+// Subgroup ops on ptx: a shuffle reads the source lane with `shfl.sync.idx`
+// over the full warp (mask -1, clamp 31), a 64-bit one as two 32-bit halves;
+// subgroup_reduce is five xor steps of such shuffles; ptxas accepts the PTX.
+// RUN: gpuc compile %s --target ptx --validate -o %t.ptx
+// RUN: FileCheck %s < %t.ptx
+// RUN: gpuc-opt %s -t 'llvm{target=ptx}' | FileCheck %s --check-prefix=LLVM
+
+// CHECK-LABEL: .visible .entry shuffle(
+// CHECK-COUNT-3: shfl.sync.idx.b32 {{.*}}, 31, -1;
+// CHECK-NOT: shfl
+// CHECK: ret;
+// LLVM-LABEL: define ptx_kernel void @shuffle(
+// LLVM: call i32 @llvm.nvvm.read.ptx.sreg.laneid()
+// LLVM: call i32 @llvm.nvvm.shfl.sync.idx.i32(i32 -1, i32 %{{.*}}, i32 %{{.*}}, i32 31)
+gpuc.func @shuffle(%p: !gpuc.ptr<f32, global>, %q: !gpuc.ptr<f64, global>, %o: i32) kernel {
+  %t = gpuc.thread_id x
+  %x = gpuc.load %p[%t] : !gpuc.ptr<f32, global>
+  %d = gpuc.load %q[%t] : !gpuc.ptr<f64, global>
+  %r, %v = gpuc.shuffle xor %x, %o : f32
+  %c16 = arith.constant 16 : i32
+  %e, %w = gpuc.shuffle down %d, %o, width %c16 : f64
+  gpuc.store %r, %p[%t] : !gpuc.ptr<f32, global>
+  gpuc.store %e, %q[%t] : !gpuc.ptr<f64, global>
+  gpuc.return
+}
+
+// CHECK-LABEL: .visible .entry reduce(
+// CHECK-COUNT-5: shfl.sync.idx.b32 {{.*}}, 31, -1;
+// CHECK-NOT: shfl
+// CHECK: ret;
+gpuc.func @reduce(%p: !gpuc.ptr<i32, global>) kernel {
+  %t = gpuc.thread_id x
+  %x = gpuc.load %p[%t] : !gpuc.ptr<i32, global>
+  %s = gpuc.subgroup_reduce max %x : i32
+  %sid = gpuc.subgroup_id
+  gpuc.store %s, %p[%sid] : !gpuc.ptr<i32, global>
+  gpuc.return
+}
