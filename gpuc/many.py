@@ -1,0 +1,105 @@
+"""`gpuc compile A.mlir B.mlir ... -j N -o DIR`: several inputs, each
+compiled as its own `gpuc compile` with the same options, N at a time in
+separate processes (sharing the compile cache), each output written to
+`DIR/<input's stem>.<emit>` (the --emit kind, else the --target's artefact,
+else `out`). Each input's diagnostics are its own; the exit status is 1 if
+any input failed (the others are still written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from gpuc.command import UsageError
+
+VALUED = ("-o", "-j", "--jobs")
+"""The options this replaces (and their values) in each input's command."""
+
+
+def compile_several(
+    parser: argparse.ArgumentParser,
+    argv: Sequence[str],
+    args: argparse.Namespace,
+    extra: Sequence[str],
+) -> int:
+    """Compile `args.file` and the further inputs in `extra`; the exit status.
+    Anything in `extra` that is not an input is the parser's error."""
+    if args.command != "compile" or any(e.startswith("-") and e != "-" for e in extra):
+        parser.parse_args(list(argv))  # raises the usual UsageError
+        raise UsageError(f"unrecognized arguments: {' '.join(extra)}")
+    inputs = [args.file, *extra]
+    if "-" in inputs:
+        raise UsageError("stdin (-) cannot be one of several inputs")
+    if args.output in (None, "-"):
+        raise UsageError(
+            "several inputs: name the directory their outputs go to with -o DIR"
+        )
+    stems: dict[str, str] = {}
+    for name in inputs:
+        stem = os.path.splitext(os.path.basename(name))[0]
+        if stem in stems:
+            raise UsageError(
+                f"inputs {stems[stem]} and {name} would both write {stem}.*; "
+                "compile them in separate commands"
+            )
+        stems[stem] = name
+    suffix = output_suffix(args)
+    try:
+        os.makedirs(args.output, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"-o {args.output}: {e.strerror or e}") from None
+    rest = without(argv, set(inputs))
+    commands = [
+        [*rest, name, "-o", os.path.join(args.output, f"{stem}.{suffix}")]
+        for stem, name in stems.items()
+    ]
+    if args.jobs <= 1:
+        return max(compile_one(command) for command in commands)
+    from concurrent.futures import ProcessPoolExecutor
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    with ProcessPoolExecutor(min(args.jobs, len(commands))) as pool:
+        return max(pool.map(compile_one, commands))
+
+
+def output_suffix(args: argparse.Namespace) -> str:
+    if args.emit:
+        return str(args.emit)
+    if args.target:
+        from gpuc.targets import BrokenTarget, UnknownTarget, target_class
+
+        try:
+            return target_class(args.target).artefacts[0]
+        except (UnknownTarget, BrokenTarget) as e:
+            raise UsageError(f"--target: {e}") from None
+    return "out"
+
+
+def without(argv: Sequence[str], inputs: set[str]) -> list[str]:
+    """`argv` less the inputs, `-o`, `-j` and their values."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in VALUED:
+            skip = True
+        elif arg in inputs or arg.startswith(("-o", "-j", "--jobs=")):
+            continue
+        else:
+            kept.append(arg)
+    return kept
+
+
+def compile_one(argv: list[str]) -> int:
+    """One input's `gpuc compile` (in a worker process, or here)."""
+    from gpuc.cli import main
+
+    status = main(argv)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return status

@@ -1,0 +1,321 @@
+"""The compile server (docs/server.md): a resident process that has imported
+the compiler, and forks a fresh child for each `gpuc` or `gpuc-opt` command a
+client (gpuc/client.py) hands it.
+
+The child takes the client's standard streams (received over the socket),
+working directory, environment, umask and arguments, runs the command's
+`main` as the client would have, and sends back the exit status. The server
+itself never runs a command, so no state passes from one command to the next,
+and commands run in parallel, one child each. It listens on a Unix socket in
+a directory only its user can open, and exits after `--idle` seconds without
+a command (and once no child is left).
+
+    python -m gpuc.server --key KEY --socket PATH [--idle SECONDS]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import time
+import traceback
+from collections.abc import Callable
+
+from gpuc.client import HEADER, MAGIC, STATUS, identity, receive_exactly, server_key
+
+MAX_REQUEST = 64 << 20
+TOOLCHAIN: tuple[object, ...] = ()
+"""The toolchain the server imported (gpuc.cache.toolchain(), at its start)."""
+
+
+def installed_toolchain() -> tuple[object, ...]:
+    """The toolchain installed now: gpuc's version and code, xDSL's and
+    llvmlite's versions and llvmlite's library, read afresh (a child's
+    caches are its own)."""
+    from gpuc import cache
+
+    for memo in (
+        cache.metadata_directories,
+        cache._dist_version,
+        cache._code_fingerprint,
+        cache._llvm_library,
+    ):
+        memo.cache_clear()
+    return cache.toolchain()
+
+
+def preload() -> None:
+    """Import what commands need: both commands' modules, every target,
+    dialect and pass of gpuc's, and xDSL's passes (each import a child would
+    otherwise repeat)."""
+    import importlib
+
+    import gpuc.cli
+    import gpuc.driver
+    import gpuc.opt
+    from gpuc.registry import DIALECTS, PASSES
+    from gpuc.targets import target_class, target_names
+
+    for name in target_names():
+        try:
+            target_class(name)
+        except Exception:
+            continue  # a target that does not load: its command says so
+    for path in (*DIALECTS.values(), *PASSES.values()):
+        module = path.partition(":")[0]
+        try:
+            importlib.import_module(module)
+        except Exception:
+            continue
+    gpuc.cli.arg_parser()
+    from xdsl.transforms import get_all_passes
+
+    for factory in get_all_passes().values():
+        try:
+            factory()
+        except Exception:
+            continue
+    for module in ("gpuc.caching", "gpuc.explain.command", "gpuc.dumps"):
+        importlib.import_module(module)
+    warm_up(target_names())
+
+
+WARM_UP = """
+gpuc.func @warm_up(%a: f32, %x: !gpuc.ptr<f32, global>, %n: i32) kernel {
+  %i = gpuc.global_id x
+  %n_index = arith.index_cast %n : i32 to index
+  %in_range = arith.cmpi ult, %i, %n_index : index
+  scf.if %in_range {
+    %xi = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+    %r = arith.mulf %a, %xi : f32
+    gpuc.store %r, %x[%i] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+"""
+
+
+def warm_up(targets: list[str]) -> None:
+    """Compile a small kernel for each target, without the cache: what every
+    compile does first (LLVM's targets initialized, lazily built tables) is
+    then done once, in the server, for every child alike. What depends on the
+    environment (the tools found on PATH) is forgotten again."""
+    from gpuc.driver import compile_module
+
+    for target in targets:
+        try:
+            compile_module(WARM_UP, target, cache=False)
+        except Exception:
+            continue
+    import gc
+
+    import gpuc.tools
+
+    for value in vars(gpuc.tools).values():
+        clear = getattr(value, "cache_clear", None)
+        if callable(clear):
+            clear()
+    # What is loaded now stays for the server's life: the collector leaves it
+    # alone, in the server and in every child (whose pages it would copy).
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 10, 10)
+
+
+def standard_streams(settings: list[list[object]]) -> None:
+    """New sys.stdin/stdout/stderr on fds 0-2, encoded as the client's were."""
+    streams = []
+    for fd, (encoding, errors, line_buffering, write_through) in enumerate(settings):
+        raw = io.FileIO(fd, "r" if fd == 0 else "w", closefd=False)
+        buffered = io.BufferedReader(raw) if fd == 0 else io.BufferedWriter(raw)
+        streams.append(
+            io.TextIOWrapper(
+                buffered,
+                encoding=str(encoding),
+                errors=str(errors),
+                newline="\n",
+                line_buffering=bool(line_buffering),
+                write_through=bool(write_through),
+            )
+        )
+    sys.stdin, sys.stdout, sys.stderr = streams
+
+
+def command_main(prog: str) -> Callable[[list[str]], int]:
+    if prog == "gpuc-opt":
+        from gpuc.opt import main as opt_main
+
+        return opt_main
+    from gpuc.cli import main
+
+    return main
+
+
+def run_command(request: dict[str, object]) -> int:
+    """Run the request's command in this (forked) process; its exit status."""
+    os.chdir(str(request["cwd"]))
+    env = request["env"]
+    assert isinstance(env, dict)
+    os.environ.clear()
+    os.environ.update({str(k): str(v) for k, v in env.items()})
+    umask = request["umask"]
+    assert isinstance(umask, int)
+    os.umask(umask)
+    argv = [str(a) for a in request["argv"]]  # type: ignore[attr-defined]
+    sys.argv = [str(request["argv0"]), *argv]
+    streams = request["streams"]
+    assert isinstance(streams, list)
+    standard_streams(streams)
+    try:
+        status = command_main(str(request["prog"]))(argv)
+    except SystemExit as e:  # --help, --version
+        if e.code is None or isinstance(e.code, int):
+            status = e.code or 0
+        else:
+            print(e.code, file=sys.stderr)
+            status = 1
+    except BaseException:
+        traceback.print_exc()
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            status = status or 1
+    return status
+
+
+def serve_one(connection: socket.socket) -> None:
+    """In the forked child: receive one command, run it, reply its status."""
+    message, fds, _flags, _address = socket.recv_fds(connection, HEADER.size, 3)
+    if len(message) != HEADER.size or len(fds) != 3:
+        return
+    magic, size = HEADER.unpack(message)
+    if magic != MAGIC or size > MAX_REQUEST:
+        return
+    request = json.loads(receive_exactly(connection, size))
+    if request.get("identity") != identity() or installed_toolchain() != TOOLCHAIN:
+        connection.sendall(STATUS.pack(b"M", 0))
+        os.kill(os.getppid(), signal.SIGTERM)  # stale: the server exits
+        return
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    connection.sendall(STATUS.pack(b"P", os.getpid()))  # whom Ctrl-C interrupts
+    status = run_command(request)
+    connection.sendall(STATUS.pack(b"S", status))
+
+
+def fork_child(listener: socket.socket, connection: socket.socket) -> int:
+    pid = os.fork()
+    if pid:
+        return pid
+    status = 0
+    try:
+        listener.close()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        serve_one(connection)
+    except BaseException:
+        status = 1
+    finally:
+        os._exit(status)
+
+
+def serve(socket_path: str, idle: float) -> None:
+    """Listen on `socket_path` until `idle` seconds pass without a command."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    os.umask(0o077)
+    listener.bind(socket_path)
+    listener.listen(64)
+    inode = os.stat(socket_path).st_ino
+    pid_path = socket_path.removesuffix(".sock") + ".pid"
+    with open(pid_path + ".tmp", "w") as f:
+        f.write(f"{os.getpid()}\n")
+    os.replace(pid_path + ".tmp", pid_path)  # the clients' sign that it listens
+    print(f"gpuc server {os.getpid()} listening on {socket_path}", flush=True)
+    children: set[int] = set()
+    last = time.monotonic()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        while True:
+            children = {pid for pid in children if not os.waitpid(pid, os.WNOHANG)[0]}
+            if children:
+                last = time.monotonic()
+            wait = max(0.0, last + idle - time.monotonic())
+            if not children and wait == 0.0:
+                break
+            ready, _, _ = select.select([listener], [], [], min(wait, 1.0))
+            if ready:
+                children.add(accept(listener))
+                last = time.monotonic()
+    finally:
+        mine = read_pid(pid_path) == os.getpid() and own(socket_path, inode)
+        for path in (socket_path, pid_path) if mine else ():
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        # Clients that connected before the unlink are still served.
+        listener.setblocking(False)
+        while True:
+            try:
+                children.add(accept(listener))
+            except OSError:
+                break
+        listener.close()
+        for pid in children:
+            os.waitpid(pid, 0)
+        print(f"gpuc server {os.getpid()} exits", flush=True)
+
+
+def accept(listener: socket.socket) -> int:
+    """Accept one connection and fork its child; the child's pid."""
+    connection, _address = listener.accept()
+    with connection:
+        connection.setblocking(True)
+        pid = fork_child(listener, connection)
+    print(f"gpuc server: child {pid} runs a command", flush=True)
+    return pid
+
+
+def own(path: str, inode: int) -> bool:
+    """Whether `path` is still the socket this server bound (not a newer
+    server's, started after a client retired this one)."""
+    try:
+        return os.stat(path).st_ino == inode
+    except OSError:
+        return False
+
+
+def read_pid(path: str) -> int | None:
+    try:
+        with open(path) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m gpuc.server")
+    parser.add_argument("--key", required=True)
+    parser.add_argument("--socket", required=True)
+    parser.add_argument("--idle", type=float, default=900.0)
+    args = parser.parse_args()
+    global TOOLCHAIN
+    preload()
+    TOOLCHAIN = installed_toolchain()
+    own = server_key()
+    if args.key != own:
+        sys.exit(f"gpuc server: asked for {args.key}, but this installation is {own}")
+    serve(args.socket, args.idle)
+
+
+if __name__ == "__main__":
+    main()
