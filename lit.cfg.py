@@ -17,6 +17,15 @@ for var in (
     "PYTHONPATH",
     "OCL_ICD_VENDORS",
     "OCL_ICD_FILENAMES",
+    # The compile server (docs/server.md): GPUC_SERVER=1 lit ... runs every
+    # RUN line's gpuc and gpuc-opt through it.
+    "GPUC_SERVER",
+    "GPUC_SERVER_DIR",
+    "GPUC_SERVER_IDLE",
+    "XDG_RUNTIME_DIR",
+    "XDG_CONFIG_HOME",
+    "GPUC_CACHE",
+    "GPUC_CACHE_DIR",
 ):
     if var in os.environ:
         config.environment[var] = os.environ[var]

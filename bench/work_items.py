@@ -8,7 +8,8 @@ side by side in one run; and the launch overhead of a tiny kernel.
   block, an atomic add per block) on 2^22 float32, against `np.sum`.
   Goals: native at most 1.5x the OpenCL runtime, at most 3x numpy.
 - matmul: examples/matmul.mlir (16 x 16 tiles through shared memory, two
-  barriers per tile) at 256 and 512, against numpy's `a @ b` (BLAS).
+  barriers per tile) at 256 and 512, against numpy's `a @ b` (BLAS, on one
+  thread: OpenBLAS's spinning threads would slow whoever runs after it).
   Goal: native at most 1.5x the OpenCL runtime.
 - launch: a one-thread kernel that stores one float, launched from Python on
   native (argument checks, packing, the call), and the same as OpenCL C
@@ -23,6 +24,12 @@ before it is timed.
 """
 
 from __future__ import annotations
+
+import os
+
+# OpenBLAS's threads spin for a while after each `a @ b`, taking the cores
+# from whoever runs next in the round: numpy's BLAS runs on one thread here.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse
 import statistics

@@ -13,6 +13,7 @@ from typing import Any
 __all__ = [
     "__version__",
     "compile",
+    "compile_many",
     "blocks",
     "SharedMemory",
     "Module",
@@ -25,6 +26,7 @@ __all__ = [
 
 _LAZY = {
     "compile": "gpuc.api:compile",
+    "compile_many": "gpuc.api:compile_many",
     "blocks": "gpuc.api:blocks",
     "SharedMemory": "gpuc.runtime.arrays:SharedMemory",
     "Module": "gpuc.api:Module",
@@ -52,16 +54,18 @@ def _map_source_tree() -> None:
     `gpuc.lowering` where pyproject.toml's `package-dir` puts them, so the clone
     runs as the installed package does."""
     import sys
-    from importlib.abc import MetaPathFinder
-    from importlib.machinery import ModuleSpec
-    from importlib.util import spec_from_file_location
+    from importlib.util import find_spec, spec_from_file_location
     from pathlib import Path
 
     here = Path(__file__).parent
     pyproject = here.parent / "pyproject.toml"
     if (here / "dialects").is_dir() or not pyproject.is_file():
         return  # installed (or a layout this does not know)
+    if find_spec(__name__ + ".dialects") is not None:
+        return  # an editable install's finder maps them already
     import tomllib
+    from importlib.abc import MetaPathFinder
+    from importlib.machinery import ModuleSpec
 
     try:
         setup = tomllib.loads(pyproject.read_text())["tool"]["setuptools"]

@@ -16,17 +16,21 @@ from __future__ import annotations
 
 import operator
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gpuc.runtime.args import ArrayShape, KernelSignature, LaunchError, Param
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor as PoolExecutor
+
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.ir import Attribute
 
     from gpuc.driver import CompileResult, KernelInfo
     from gpuc.runtime import Executor
+    from gpuc.targets.base import Target
 
 
 def _param(name: str, attr: Attribute, read_only: bool = False) -> Param:
@@ -178,20 +182,37 @@ class _Configured:
         )
 
 
+@dataclass(frozen=True)
+class ShippedResult:
+    """What a Module keeps of its CompileResult when it is pickled (returned
+    from another process by `compile_many`): the outputs, not the IR."""
+
+    target: Target
+    llvm_ir: str
+    artefact: bytes | str
+    cache: str
+
+
 class Module:
     """A compiled module: the compiler's outputs, and its kernels, launchable."""
 
-    def __init__(self, result: CompileResult, device: str | int | None = None) -> None:
+    def __init__(
+        self, result: CompileResult | ShippedResult, device: str | int | None = None
+    ) -> None:
         self.result = result
         self.target: str = result.target.name
         self.llvm_ir: str = result.llvm_ir
         self.artefact: bytes | str = result.artefact
         self.cache: str = result.cache
         """How the compile cache served this module: 'hit', 'miss' or 'off'."""
-        self.signatures: dict[str, KernelSignature] = {
-            name: signature(info) for name, info in result.kernels.items()
-        }
-        self.aliases: dict[str, str] = qualified_names(result)
+        self.signatures: dict[str, KernelSignature] = (
+            {name: signature(info) for name, info in result.kernels.items()}
+            if not isinstance(result, ShippedResult)
+            else {}
+        )
+        self.aliases: dict[str, str] = (
+            qualified_names(result) if not isinstance(result, ShippedResult) else {}
+        )
         """`module::name` for kernels from a gpu.module -> the kernel's name."""
         self._device = device
         self._executor: Executor | None = None
@@ -305,6 +326,26 @@ class Module:
     def __repr__(self) -> str:
         return f"<gpuc module for {self.target}: {', '.join(self.signatures)}>"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled: the outputs, signatures and aliases; not the IR (`result`
+        becomes a ShippedResult) nor the executor, made again on first use."""
+        shipped = ShippedResult(
+            self.result.target, self.llvm_ir, self.artefact, self.cache
+        )
+        state = (shipped, self.signatures, self.aliases, self._device)
+        return (_unpickle_module, state)
+
+
+def _unpickle_module(
+    shipped: ShippedResult,
+    signatures: dict[str, KernelSignature],
+    aliases: dict[str, str],
+    device: str | int | None,
+) -> Module:
+    module = Module(shipped, device)
+    module.signatures, module.aliases = signatures, aliases
+    return module
+
 
 def compile(
     source: str | os.PathLike[str] | ModuleOp,
@@ -319,7 +360,8 @@ def compile(
     `Module` whose kernels run on that target's executor. `device` picks the
     executor's device: an OpenCL device name fragment, or a CUDA or HIP
     ordinal. `cache=False` skips the compile cache, `dump_dir=D` writes every
-    stage under D (`dump_filter`: which; docs/cache.md)."""
+    stage under D (`dump_filter`: which; docs/cache.md). `checked=True` (native)
+    checks every access against its buffer at run time (docs/runtime.md)."""
     from gpuc.driver import OptionError, compile_module
     from gpuc.runtime import check_device
     from gpuc.targets import UnknownTarget, target_class
@@ -332,3 +374,57 @@ def compile(
     result = compile_module(source, target, **options)
     check_device(result.target, device)
     return Module(result, device)
+
+
+def compile_many(
+    variants: Iterable[Mapping[str, Any]],
+    *,
+    executor: PoolExecutor | None = None,
+    jobs: int | None = None,
+) -> list[Module]:
+    """Compile several variants at once, each a mapping of `compile`'s
+    arguments (`source`, a path or MLIR text, and optionally `target`,
+    `device` and compiler options), as `compile` would one after another: the
+    Modules in the variants' order; the first variant that failed raises its
+    error once every variant is done.
+
+    The variants run on `executor`, any `concurrent.futures.Executor` (a
+    process pool, a Dask `Client.get_executor()`, ...); without one, on a
+    process pool of `jobs` workers (default: one per core; `jobs=1`: in this
+    process). The workers share the compile cache (GPUC_CACHE_DIR for workers
+    on other machines; relative paths are the workers' own). The Modules come
+    back pickled: launchable, with the outputs, and `result` a
+    ShippedResult, without the IR (docs/server.md)."""
+    todo = [dict(variant) for variant in variants]
+    for i, variant in enumerate(todo):
+        source = variant.get("source")
+        if not isinstance(source, str | os.PathLike):
+            from gpuc.driver import OptionError
+
+            raise OptionError(
+                f"compile_many: variant {i} needs a 'source' (a path or MLIR "
+                f"text; a module object does not go to another process), got "
+                f"{type(source).__name__}"
+            )
+    if executor is not None:
+        return _compile_on(executor, todo)
+    workers = min(jobs or os.cpu_count() or 1, len(todo))
+    if workers <= 1:
+        return [compile(**variant) for variant in todo]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(workers) as pool:
+        return _compile_on(pool, todo)
+
+
+def _compile_on(executor: PoolExecutor, todo: list[dict[str, Any]]) -> list[Module]:
+    from concurrent.futures import wait
+
+    futures = [executor.submit(_compile_variant, variant) for variant in todo]
+    wait(futures)
+    return [future.result() for future in futures]
+
+
+def _compile_variant(variant: dict[str, Any]) -> Module:
+    """One variant, in a worker (a top-level function: workers import it)."""
+    return compile(**variant)

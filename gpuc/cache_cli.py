@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from gpuc.transforms.gpuc_pipeline import AfterPass
 
 NOT_KEYED = frozenset(
-    {"command", "file", "library", "output", "verbose", "no_cache"}
+    {"command", "file", "library", "output", "verbose", "no_cache", "jobs"}
     | {"dump_dir", "dump_filter", "print_ir_after_all"}
 )
 """`gpuc compile` arguments outside the source key: the input and the

@@ -183,23 +183,51 @@ def arg_parser(with_targets: bool = True) -> argparse.ArgumentParser:
         help="line tables from the input's locations (.loc in PTX, OpLine in "
         "SPIR-V, DWARF in objects); the code stays the same",
     )
+    c.add_argument(
+        "--checked",
+        action="store_true",
+        help="checked mode (native): a load, store or atomic outside its "
+        "buffer stops the launch with an error naming it",
+    )
     from gpuc.explain.command import add_explain_parser
 
     add_explain_parser(commands, c)  # before the cache's flags: explain never caches
     cache_cli.add_arguments(c)
+    c.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with several inputs (gpuc compile A B ... -o DIR): compile N at a "
+        "time in separate processes, each to DIR/<stem>.<emit>",
+    )
     cache_cli.add_command(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # a command line: the compile server may run it
+        from gpuc.client import forward
+
+        status = forward("gpuc", sys.argv[1:])
+        if status is not None:
+            return status
     input_name = "gpuc"
+    several = 0
 
     def body() -> None:
-        nonlocal input_name
+        nonlocal input_name, several
         arguments = list(sys.argv[1:] if argv is None else argv)
         if cache_cli.fast_compile(arguments):
             return
-        args = arg_parser().parse_args(arguments)
+        parser = arg_parser()
+        args, extra = parser.parse_known_args(arguments)
+        if extra:  # several inputs (gpuc/many.py), else the parser's error
+            from gpuc.many import compile_several
+
+            several = compile_several(parser, arguments, args, extra)
+            return
         if args.command == "cache":
             cache_cli.cache_command(args)
             return
@@ -217,7 +245,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         write_output(args.output, output, "gpuc")
 
-    return run_command("gpuc", body, lambda error: diagnostic(error, input_name))
+    status = run_command("gpuc", body, lambda error: diagnostic(error, input_name))
+    return status or several
 
 
 def diagnostic(error: Exception, input_name: str) -> str | None:
@@ -256,6 +285,7 @@ def compile_options(
         "validate": args.validate,
         "gpu_module": args.gpu_module,
         "line_info": args.line_info,
+        "checked": args.checked,
     }
     flags = target_flags()
     given = {
@@ -355,7 +385,7 @@ def artefact_kinds(cls: type[Target], emit: str | None) -> list[str]:
 
 
 def artefact_of(c: Compilation, emit: str) -> bytes | str:
-    from xdsl.printer import Printer
+    from gpuc.hexfloat import ExactFloatPrinter as Printer
 
     if emit == "mlir":
         assert c.module is not None

@@ -30,7 +30,6 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
 )
 from xdsl.ir import Attribute, Block, Operation
-from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import (
     DiagnosticException,
@@ -40,6 +39,8 @@ from xdsl.utils.exceptions import (
 )
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from gpuc.hexfloat import ExactFloatParser
 
 MAX_OP_LINES = 12
 """An op printed under a diagnostic is cut after this many lines."""
@@ -82,7 +83,7 @@ def read_source(path: str | os.PathLike[str], what: str = "input file") -> str:
     return decode_source(data, str(path), what)
 
 
-class LocatingParser(Parser):
+class LocatingParser(ExactFloatParser):
     """An MLIR parser that gives each op the location of its name.
 
     `line_offset` is the number of lines before `text` in its file (a chunk of

@@ -101,6 +101,9 @@ class CompileOptions:
     validate: bool = False
     line_info: bool = False
     """Line tables from the ops' locations (`-g`); never changes the code."""
+    checked: bool = False
+    """Checked mode (targets that have one: native): every access is checked
+    against its buffer's extent at run time (docs/runtime.md)."""
     gpu_module: str = ""
     """Compile only this gpu.module of a foreign module (empty: all of them)."""
     generators: tuple[tuple[str, Generator], ...] = ()
@@ -181,7 +184,7 @@ def check_general_options(general: Mapping[str, Any]) -> None:
     level = general.get("opt_level", 3)
     if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 3:
         raise OptionError(f"opt_level must be 0, 1, 2 or 3, got {level!r}")
-    for key in ("fp_contract", "validate", "line_info"):
+    for key in ("fp_contract", "validate", "line_info", "checked"):
         if not isinstance(general.get(key, False), bool):
             raise OptionError(f"{key} must be True or False, got {general[key]!r}")
     if not isinstance(general.get("gpu_module", ""), str):
@@ -260,6 +263,10 @@ def stage_translate(c: Compilation) -> None:
     assert c.module is not None
     initialize(c.target.llvm_options())
     c.machine = c.target.target_machine(c.options.opt_level)
+    if c.options.checked:
+        from xdsl.dialects.builtin import UnitAttr
+
+        c.module.attributes["gpuc.checked"] = UnitAttr()
     c.ir = translate_module(
         c.module,
         c.target,
@@ -360,6 +367,11 @@ def _run(
             options,
             target=target.name,
             target_options=tuple(sorted(target.options().items())),
+        )
+    if options.checked and not getattr(target, "checked_mode", False):
+        raise OptionError(
+            f"target '{target.name}' has no checked mode; checked mode is for "
+            "the native target"
         )
     c = Compilation(options, target, source, notes=notes, after_pass=after_pass)
     stages = STAGES[STAGES.index(start) : STAGES.index(stop_after) + 1]

@@ -7,14 +7,16 @@ memory of an earlier module is reused, ids collide and the output changes
 (or is invalid). So each module is emitted by a process that never emitted
 one before, and a fatal LLVM error ends that process, not the caller.
 
-The process is started with `subprocess` (fork and exec at once, which is
-safe while other threads run, unlike `os.fork`, which Python 3.12+ warns
-about and which copies locks other threads hold), running this file as a
-script: it imports llvmlite alone, initializes LLVM's targets, then waits
-for one job on stdin. One such process is started ahead (`_Spares`), so a
-compile does not wait for its start-up; each is used once.
+The caller never forks: `os.fork` in a process whose other threads run
+copies locks they hold (an earlier bug hung compiles that way), and Python
+3.12+ warns about it. Instead, an *emitter server* is started once with
+`subprocess` (fork and exec at once, safe with threads), running this file
+as a script: it imports llvmlite alone, initializes LLVM's targets, and for
+each job forks a child from that pristine, single-threaded state; the child
+emits and exits. (Without `os.fork`, the server does one job and exits, and
+the next job starts another.) Jobs go one at a time, under a lock.
 
-The job is the module's LLVM IR text and how to rebuild its target machine
+A job is the module's LLVM IR text and how to rebuild its target machine
 (`MachineSpec`), which `rebuildable` records when a target creates one.
 """
 
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import struct
 import subprocess
 import sys
@@ -56,57 +59,79 @@ def rebuildable(tm: llvm.TargetMachine, spec: MachineSpec) -> llvm.TargetMachine
     return tm
 
 
-class _Spares:
-    """One started emitter process kept ready; taking it starts the next."""
+class _Server:
+    """The emitter server, started on first use (again if it went away)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._ready: subprocess.Popen[bytes] | None = None
-        self._retired: list[subprocess.Popen[bytes]] = []
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._pid = os.getpid()
         atexit.register(self.close)
 
-    def take(self) -> subprocess.Popen[bytes]:
+    def run(self, request: bytes) -> tuple[int, bytes]:
+        """Send one job; its child's exit status and output."""
         with self._lock:
-            self._retired = [p for p in self._retired if p.poll() is None]
-            proc = self._ready if self._ready is not None else self._start()
-            if proc.poll() is not None:  # died while waiting (killed?)
-                proc = self._start()
-            self._ready = self._start()
-            return proc
+            if self._pid != os.getpid():  # a forked copy: the server is the parent's
+                self._proc, self._pid = None, os.getpid()
+            for attempt in (1, 2):
+                if self._proc is None or self._proc.poll() is not None:
+                    self._proc = self._start()
+                answer = self._ask(self._proc, request)
+                if answer is not None:
+                    return answer
+                self._stop()
+                if attempt == 2:
+                    return -1, b""
+        raise AssertionError("unreachable")
 
-    def retire(self, proc: subprocess.Popen[bytes]) -> None:
-        """`proc` answered and is exiting: reaped later, not waited for (an
-        LLVM process takes tens of milliseconds to exit)."""
-        with self._lock:
-            self._retired.append(proc)
+    @staticmethod
+    def _ask(proc: subprocess.Popen[bytes], request: bytes) -> tuple[int, bytes] | None:
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(request)
+            proc.stdin.flush()
+            head = proc.stdout.read(16)
+            if len(head) < 16:
+                return None
+            status, size = struct.unpack("<qQ", head)
+            data = proc.stdout.read(size)
+            return (status, data) if len(data) == size else None
+        except (BrokenPipeError, OSError):
+            return None
 
     @staticmethod
     def _start() -> subprocess.Popen[bytes]:
-        # stderr is inherited: LLVM's own message about a fatal error shows.
+        # -P: not gpuc/ first on sys.path. stderr is inherited, so LLVM's own
+        # message about a fatal error shows.
         return subprocess.Popen(
-            [sys.executable, "-P", __file__],  # -P: not gpuc/ first on sys.path
+            [sys.executable, "-P", __file__],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             close_fds=True,
         )
 
-    def close(self) -> None:
-        with self._lock:
-            ready, self._ready = self._ready, None
-            procs, self._retired = self._retired, []
-        if ready is not None:
-            assert ready.stdin is not None
-            ready.stdin.close()  # the emitter exits on end of input
-            procs.append(ready)
-        for proc in procs:
+    def _stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.stdin is not None:
             try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+                proc.stdin.close()  # the server exits at the end of its input
+            except OSError:
+                pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+    def close(self) -> None:
+        if self._pid == os.getpid():
+            with self._lock:
+                self._stop()
 
 
-_spares = _Spares()
+_server = _Server()
 
 
 def emit_object(module: llvm.ModuleRef, tm: llvm.TargetMachine, what: str) -> bytes:
@@ -122,52 +147,76 @@ def emit_object(module: llvm.ModuleRef, tm: llvm.TargetMachine, what: str) -> by
         )
     header = json.dumps(asdict(spec)).encode()
     ir = str(module).encode()
-    proc = _spares.take()
-    assert proc.stdin is not None and proc.stdout is not None
-    data = b""
-    try:
-        proc.stdin.write(struct.pack("<QQ", len(header), len(ir)) + header + ir)
-        proc.stdin.close()
-        sizes = proc.stdout.read(8)
-        if len(sizes) == 8:
-            (size,) = struct.unpack("<Q", sizes)
-            data = proc.stdout.read(size)
-            if len(data) == size:
-                proc.stdout.close()
-                _spares.retire(proc)
-                return data
-    except BrokenPipeError:
-        pass
-    status = proc.wait()
-    raise LoweringError(
-        f"{what} failed in LLVM (exit status {status}; its message, if any, "
-        "is above); this is a bug in gpuc's verify-target or in LLVM: "
-        "please report it with the input"
-    )
+    request = struct.pack("<QQ", len(header), len(ir)) + header + ir
+    status, data = _server.run(request)
+    if status != 0:
+        raise LoweringError(
+            f"{what} failed in LLVM (exit status {status}; its message, if any, "
+            "is above); this is a bug in gpuc's verify-target or in LLVM: "
+            "please report it with the input"
+        )
+    return data
 
 
-def _serve(inp: IO[bytes], out: IO[bytes]) -> int:
-    """The emitter: LLVM up first, then one job from `inp`, answered on `out`."""
+def _read(inp: IO[bytes], size: int) -> bytes | None:
+    data = inp.read(size)
+    return data if len(data) == size else None
+
+
+def _emit(header: bytes, ir: bytes) -> bytes:
     from llvmlite import binding as llvm
 
-    llvm.initialize_all_targets()
-    llvm.initialize_all_asmprinters()
-    sizes = inp.read(16)
-    if len(sizes) < 16:
-        return 0  # closed unused: the caller is exiting
-    header_size, ir_size = struct.unpack("<QQ", sizes)
-    spec = MachineSpec(**json.loads(inp.read(header_size)))
-    ir = inp.read(ir_size).decode()
+    spec = MachineSpec(**json.loads(header))
     for option in spec.llvm_options:
         llvm.set_option("gpuc", option)
     target = llvm.Target.from_triple(spec.triple)
     tm = target.create_target_machine(
         cpu=spec.cpu, features=spec.features, opt=spec.opt_level
     )
-    module = llvm.parse_assembly(ir)
-    data = bytes(tm.emit_object(module))
-    out.write(struct.pack("<Q", len(data)) + data)
-    out.flush()
+    return bytes(tm.emit_object(llvm.parse_assembly(ir.decode())))
+
+
+def _job(header: bytes, ir: bytes) -> tuple[int, bytes]:
+    """Emit in a forked child; its exit status and output."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: emit, write, exit; never return
+        status = 1
+        try:
+            os.close(read_end)
+            data = _emit(header, ir)
+            with os.fdopen(write_end, "wb") as out:
+                out.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        data = pipe.read()
+    _, wait_status = os.waitpid(pid, 0)
+    status = os.waitstatus_to_exitcode(wait_status)
+    return status, data if status == 0 else b""
+
+
+def _serve(inp: IO[bytes], out: IO[bytes]) -> int:
+    """The emitter server: LLVM up first, then jobs from `inp` until its end."""
+    from llvmlite import binding as llvm
+
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    while (sizes := _read(inp, 16)) is not None:
+        header_size, ir_size = struct.unpack("<QQ", sizes)
+        header, ir = _read(inp, header_size), _read(inp, ir_size)
+        if header is None or ir is None:
+            return 1
+        if hasattr(os, "fork"):
+            status, data = _job(header, ir)
+        else:  # one job per server: the next one starts afresh
+            status, data = 0, _emit(header, ir)
+        out.write(struct.pack("<qQ", status, len(data)) + data)
+        out.flush()
+        if not hasattr(os, "fork"):
+            return 0
     return 0
 
 

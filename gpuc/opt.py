@@ -24,7 +24,6 @@ from typing import Any, cast
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
-from xdsl.printer import Printer
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.utils.target import Target
@@ -45,6 +44,7 @@ from gpuc.diagnostics import (
     read_source,
     verify_located,
 )
+from gpuc.hexfloat import ExactFloatMLIRTarget, ExactFloatPrinter
 from gpuc.registry import DIALECTS, PASSES, lazy
 from gpuc.transforms.foreign.text import parse_foreign_module
 from gpuc.universe import gpuc_only
@@ -166,11 +166,9 @@ class GpucOptMain(xDSLOptMain):
             self.register_pass(name, factory)
 
     def register_all_targets(self) -> None:
-        from xdsl.targets import get_all_targets
-
         from gpuc.outputs import output_factories
 
-        self.available_targets["mlir"] = get_all_targets()["mlir"]
+        self.available_targets["mlir"] = lambda: ExactFloatMLIRTarget
         self.available_targets.update(output_factories())
 
     def setup_pipeline(self) -> None:
@@ -207,7 +205,7 @@ class GpucOptMain(xDSLOptMain):
             verify_located(module)
         if previous and following and self.args.print_between_passes:
             self._out.write(f"IR after {previous.name}:\n")
-            Printer(stream=self._out).print_op(module)
+            ExactFloatPrinter(stream=self._out).print_op(module)
             self._out.write("\n\n\n\n")
         self._started = time.perf_counter()
 

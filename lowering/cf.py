@@ -1,8 +1,11 @@
 """Translators of unstructured control flow: `cf.br`, `cf.cond_br`, `cf.switch`
 (successor arguments feed the phis `FunctionLowering` made for block
-arguments) and `cf.assert` (a trap where the condition fails)."""
+arguments) and `cf.assert` (where the condition fails, a report on a target
+that reports faults, else a trap)."""
 
 from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
 
 from llvmlite import ir
 from xdsl.dialects import cf
@@ -55,6 +58,15 @@ def translate_switch(op: cf.SwitchOp, fl: FunctionLowering) -> None:
         switch.add_case(ir.Constant(flag.type, value), block)
 
 
+@runtime_checkable
+class ReportsAsserts(Protocol):
+    """A target whose launches report a failing assert (the native target)."""
+
+    def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
+        """Report `op` failing at the builder's position; False if it cannot."""
+        ...
+
+
 @translates(cf.AssertOp)
 def translate_assert(op: cf.AssertOp, fl: FunctionLowering) -> None:
     b = fl.builder
@@ -62,8 +74,10 @@ def translate_assert(op: cf.AssertOp, fl: FunctionLowering) -> None:
     ok = b.append_basic_block("assert.ok")
     b.cbranch(fl.get(op.arg), ok, fail)
     b.position_at_end(fail)
-    b.call(
-        fl.ml.intrinsic("llvm.trap", ir.VoidType(), [], ("noreturn", "nounwind")), []
-    )
+    if not (isinstance(fl.target, ReportsAsserts) and fl.target.assert_failed(fl, op)):
+        b.call(
+            fl.ml.intrinsic("llvm.trap", ir.VoidType(), [], ("noreturn", "nounwind")),
+            [],
+        )
     b.unreachable()
     b.position_at_end(ok)

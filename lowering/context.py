@@ -34,11 +34,17 @@ Translators = Mapping[type[Operation], Translator]
 TRANSLATORS: dict[type[Operation], Translator] = {}
 
 DIALECT_TRANSLATORS: dict[str, tuple[str, ...]] = {
-    "gpuc": ("gpuc.lowering.gpuc", "gpuc.lowering.memory"),
+    "gpuc": (
+        "gpuc.lowering.gpuc",
+        "gpuc.lowering.memory",
+        "gpuc.lowering.private",
+        "gpuc.lowering.subgroup",
+    ),
     "arith": ("gpuc.lowering.arith",),
     "math": ("gpuc.lowering.math",),
     "scf": ("gpuc.lowering.scf",),
     "cf": ("gpuc.lowering.cf",),
+    "vector": ("gpuc.lowering.vector",),
 }
 """Dialect name -> modules whose import registers that dialect's translators."""
 

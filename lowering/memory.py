@@ -2,12 +2,15 @@
 their address space (never integer arithmetic); shared allocations become
 globals in the shared address space (or, on the native target, offsets into
 the block's shared memory); atomics keep the op's ordering (relaxed is LLVM's
-`monotonic`)."""
+`monotonic`). A target that checks accesses (the native target in checked
+mode) sees the address of every load, store and atomic first."""
 
 from __future__ import annotations
 
+from typing import Protocol, runtime_checkable
+
 from llvmlite import ir
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from gpuc.dialects.analysis import alloc_layout, element_bytes
 from gpuc.dialects.attrs import AtomicKind, MemoryOrder
@@ -57,6 +60,15 @@ FLOAT_ATOMICS = {
 CAS_COMBINE = {"fmin": "llvm.minnum", "fmax": "llvm.maxnum"}
 
 
+@runtime_checkable
+class ChecksAccesses(Protocol):
+    """A target that checks the address of each access before it is made."""
+
+    def check_access(
+        self, fl: FunctionLowering, op: Operation, ptr: SSAValue, address: ir.Value
+    ) -> None: ...
+
+
 def address(fl: FunctionLowering, ptr: SSAValue, index: SSAValue | None) -> ir.Value:
     """`ptr` advanced by `index` elements (a GEP), or `ptr` itself."""
     base = fl.get(ptr)
@@ -66,6 +78,17 @@ def address(fl: FunctionLowering, ptr: SSAValue, index: SSAValue | None) -> ir.V
     return fl.builder.gep(base, [fl.get(index)], inbounds=True, source_etype=element)
 
 
+def accessed(
+    fl: FunctionLowering, op: Operation, ptr: SSAValue, index: SSAValue | None
+) -> ir.Value:
+    """The address `op` reads or writes (`address`), checked by the target if
+    it checks accesses."""
+    at = address(fl, ptr, index)
+    if isinstance(fl.target, ChecksAccesses):
+        fl.target.check_access(fl, op, ptr, at)
+    return at
+
+
 def alignment(ptr: SSAValue) -> int:
     return int(element_bytes(ptr_type_of(ptr).element))
 
@@ -73,7 +96,7 @@ def alignment(ptr: SSAValue) -> int:
 @translates(LoadOp)
 def translate_load(op: LoadOp, fl: FunctionLowering) -> None:
     load = fl.builder.load(
-        address(fl, op.ptr, op.index),
+        accessed(fl, op, op.ptr, op.index),
         typ=fl.type(op.result.type),
         align=alignment(op.ptr),
     )
@@ -83,7 +106,7 @@ def translate_load(op: LoadOp, fl: FunctionLowering) -> None:
 @translates(StoreOp)
 def translate_store(op: StoreOp, fl: FunctionLowering) -> None:
     fl.builder.store(
-        fl.get(op.value), address(fl, op.ptr, op.index), align=alignment(op.ptr)
+        fl.get(op.value), accessed(fl, op, op.ptr, op.index), align=alignment(op.ptr)
     )
 
 
@@ -129,12 +152,23 @@ def translate_atomic_rmw(op: AtomicRMWOp, fl: FunctionLowering) -> None:
     element = fl.type(ptr_type_of(op.ptr).element)
     is_float = not isinstance(element, ir.IntType)
     kind = (FLOAT_ATOMICS if is_float else INT_ATOMICS)[op.kind.data]
-    ptr = address(fl, op.ptr, op.index)
+    ptr = accessed(fl, op, op.ptr, op.index)
     ordering = ORDERINGS[op.memory_order]
     value = fl.get(op.value)
     scoped = scope(fl) + ordering
-    if kind in fl.target.cas_atomics:
+    if (
+        kind in fl.target.cas_atomics
+        or (kind, str(element)) in fl.target.cas_typed_atomics
+    ):
         fl.set(op, cas_loop(fl, kind, ptr, value, ordering))
+        return
+    if is_float and kind == "xchg":
+        # An exchange only moves bits: as the integer of the same width, which
+        # every target has (OpenCL runtimes may lack atomic_xchg(double)).
+        b = fl.builder
+        bits = ir.IntType(element_bits(value.type))
+        old = b.atomic_rmw(kind, ptr, b.bitcast(value, bits), scoped)
+        fl.set(op, b.bitcast(old, value.type))
         return
     fl.set(op, fl.builder.atomic_rmw(kind, ptr, value, scoped))
 
@@ -154,7 +188,6 @@ def cas_loop(
     b = fl.builder
     ty = value.type
     int_ty = ir.IntType(element_bits(ty))
-    combine = fl.ml.intrinsic(f"{CAS_COMBINE[kind]}.{ty.intrinsic_name}", ty, [ty, ty])
     first = b.load(ptr, typ=ty)
     entry = b.block
     loop = b.append_basic_block("cas.loop")
@@ -163,7 +196,11 @@ def cas_loop(
     b.position_at_end(loop)
     old = b.phi(ty)
     old.add_incoming(first, entry)
-    new = b.call(combine, [old, value])
+    if kind == "fadd":
+        new = b.fadd(old, value)
+    else:
+        name = f"{CAS_COMBINE[kind]}.{ty.intrinsic_name}"
+        new = b.call(fl.ml.intrinsic(name, ty, [ty, ty]), [old, value])
     pair = b.cmpxchg(
         ptr,
         b.bitcast(old, int_ty),
@@ -186,7 +223,7 @@ def element_bits(ty: ir.Type) -> int:
 def translate_cmpxchg(op: AtomicCmpXchgOp, fl: FunctionLowering) -> None:
     ordering = ORDERINGS[op.memory_order]
     pair = fl.builder.cmpxchg(
-        address(fl, op.ptr, op.index),
+        accessed(fl, op, op.ptr, op.index),
         fl.get(op.expected),
         fl.get(op.desired),
         scope(fl) + ordering,

@@ -231,12 +231,12 @@ DIALECT = [
         col=1,
     ),
     Bad(
-        "bf16-load",
+        "f8-load",  # bf16 lowers (lowering/bf16.py); 8-bit floats do not
         kernel(
-            "%v = gpuc.load %p : !gpuc.ptr<bf16, global> // here",
-            "%p: !gpuc.ptr<bf16, global>",
+            "%v = gpuc.load %p : !gpuc.ptr<f8E4M3FN, global> // here",
+            "%p: !gpuc.ptr<f8E4M3FN, global>",
         ),
-        ("bf16",),
+        ("f8E4M3FN",),
     ),
     Bad(
         "complex-load",
@@ -247,12 +247,12 @@ DIALECT = [
         ("complex",),
     ),
     Bad(
-        "vector-load",
+        "vector-load",  # 2, 4, 8 or 16 elements lower (lowering/vector.py)
         kernel(
-            "%v = gpuc.load %p : !gpuc.ptr<vector<4xf32>, global> // here",
-            "%p: !gpuc.ptr<vector<4xf32>, global>",
+            "%v = gpuc.load %p : !gpuc.ptr<vector<3xf32>, global> // here",
+            "%p: !gpuc.ptr<vector<3xf32>, global>",
         ),
-        ("vector",),
+        ("vector<3xf32> cannot be lowered",),
     ),
     Bad(
         "kernel-returns-value",
@@ -411,8 +411,6 @@ DIALECT = [
         ),
         ("scf.yield",),
         col=5,
-        finding="scf.yield's types are not checked against scf.if's results: the "
-        "module reaches LLVM, whose verifier fails (an internal error, unlocated)",
     ),
     Bad(
         "scf-if-results-without-else",
@@ -422,8 +420,6 @@ DIALECT = [
             "%a: f32",
         ),
         ("else",),
-        finding="an scf.if with results and no else region is accepted: LLVM's "
-        "verifier fails (an internal error, unlocated)",
     ),
     Bad(
         "scf-for-step-zero",
@@ -729,7 +725,7 @@ LIMITS = [
     Bad(
         "math-on-half",
         kernel("%v = arith.constant 1.0 : f16\n%r = math.sin %v : f16 // here"),
-        ("half",),
+        ("math on f16 is not supported",),
     ),
 ]
 
@@ -1056,13 +1052,8 @@ gpuc.func @k(%p: !gpuc.ptr<i32, global>) kernel {
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a failing cf.assert on native ends the process with SIGILL "
-    "(llvm.trap) instead of raising a LaunchError (issue 12)",
-)
 def test_a_failing_assert_on_native_is_a_launch_error() -> None:
-    # In a child: today the launch kills the process that makes it.
+    # In a child: it ended the process that made the launch (SIGILL, llvm.trap).
     script = (
         "import numpy as np, gpuc, sys\n"
         f"m = gpuc.compile({ASSERTS!r}, target='native')\n"

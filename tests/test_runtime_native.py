@@ -282,7 +282,7 @@ def test_documented_abi_is_the_abi_table() -> None:
     gpuc/targets/native_abi.py's."""
     text = (Path(__file__).parents[1] / "docs" / "native-abi.md").read_text()
     assert f"void @{entry_point('k')}(ptr %launch, A %a, ...)" in text
-    assert f"`thread_id.x mod {WARP}`" in text
+    assert f"`mod {WARP}`: a warp is {WARP} consecutive linear indices" in text
     assert documented_layouts() == [
         [
             (name, [layout.offset(name, d) for d in range(n)])

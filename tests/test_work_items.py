@@ -230,3 +230,29 @@ def test_lane_id_and_shared_atomics_keep_their_meaning(block: int) -> None:
     module("native")["lanes_and_atomics"][(blocks,), (block,)](out)
     lane = np.tile(np.arange(block) % 32, blocks)
     np.testing.assert_array_equal(out, (lane * 1000 + block).astype(np.int32))
+
+
+LANE_2D = """
+gpuc.func @lane2d(%out: !gpuc.ptr<i32, global>) kernel {
+  %tx = gpuc.thread_id x
+  %ty = gpuc.thread_id y
+  %bx = gpuc.block_dim x
+  %row = arith.muli %ty, %bx : index
+  %t = arith.addi %row, %tx : index
+  SYNC
+  %lane = gpuc.lane_id
+  %l = arith.index_cast %lane : index to i32
+  gpuc.store %l, %out[%t] : !gpuc.ptr<i32, global>
+  gpuc.return
+}
+"""
+
+
+@pytest.mark.parametrize("sync", ["", "gpuc.barrier"])
+def test_lane_id_is_the_linear_index_mod_32_in_2d_blocks(sync: str) -> None:
+    """In a barrier-free kernel's loop nest and in a work-group function."""
+    out = np.full(35, -1, np.int32)
+    mod = gpuc.compile(LANE_2D.replace("SYNC", sync), target="native")
+    assert mod.result.kernels["lane2d"].uses_barrier == bool(sync)
+    mod["lane2d"][(1,), (5, 7)](out)
+    np.testing.assert_array_equal(out, np.arange(35, dtype=np.int32) % 32)

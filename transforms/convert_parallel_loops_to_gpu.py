@@ -249,11 +249,12 @@ class ConvertParallelLoopsToGpu(ModulePass):
             # A mapped loop nested under another op (an scf.if, an unmapped
             # loop) is not converted: say so here, where the reason is known.
             if isinstance(left, scf.ParallelOp) and loop_mapping(left) is not None:
-                if _inside_launch(left):
+                parent = left.parent_op()
+                if parent is not None and _inside_launch(left):
                     raise OpError(
                         left,
                         "is a mapped loop that is not directly in the body of "
-                        "the mapped loop around it (it is inside "
-                        f"'{left.parent_op().name}'), so it cannot become part "
-                        "of the gpu.launch; move it out of that op",
+                        f"the mapped loop around it (it is inside '{parent.name}'"
+                        "), so it cannot become part of the gpu.launch; move it "
+                        "out of that op",
                     )

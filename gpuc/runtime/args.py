@@ -43,6 +43,23 @@ SCALAR_DTYPES: dict[str, np.dtype[Any]] = {
     "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64),
 }
+POINTEE_DTYPES: dict[str, np.dtype[Any]] = {
+    **SCALAR_DTYPES,
+    "bf16": np.dtype(np.uint16),
+}
+"""Types a host can point to: the scalars, and bf16, which has no numpy dtype:
+its arrays are uint16 (or int16) arrays of the bit patterns. A bf16 scalar
+parameter is refused (pass an f32 and truncate it in the kernel). A pointer
+to `vector<NxT>` takes an array of T (N consecutive elements a vector)."""
+
+
+def pointee_dtype(type_name: str) -> np.dtype[Any] | None:
+    """The dtype of an array a pointer to `type_name` takes, if there is one."""
+    if type_name.startswith("vector<") and type_name.endswith(">"):
+        length, _, element = type_name[len("vector<") : -1].partition("x")
+        if length.isdigit() and element != "i1":
+            return POINTEE_DTYPES.get(element)
+    return POINTEE_DTYPES.get(type_name)
 
 
 @dataclass(frozen=True)
@@ -68,7 +85,14 @@ class Param:
 
     @property
     def dtype(self) -> np.dtype[Any]:
-        return SCALAR_DTYPES[self.type_name]
+        found = (
+            pointee_dtype(self.type_name)
+            if self.space is not None
+            else SCALAR_DTYPES.get(self.type_name)
+        )
+        if found is None:
+            raise KeyError(self.type_name)
+        return found
 
     @property
     def written(self) -> bool:
@@ -312,7 +336,12 @@ HOST_UNREACHABLE_SPACES = {
 def _check_passable(kernel: str, param: Param, position: int) -> None:
     """A LaunchError unless the host has a value for `param`: a numpy dtype
     for a scalar or a pointee, memory it can point into for a pointer."""
-    if param.space not in HOST_UNREACHABLE_SPACES and param.type_name in SCALAR_DTYPES:
+    known = (
+        pointee_dtype(param.type_name)
+        if param.space is not None
+        else SCALAR_DTYPES.get(param.type_name)
+    )
+    if param.space not in HOST_UNREACHABLE_SPACES and known is not None:
         return
     where = _where(kernel, param, position)
     if param.space in HOST_UNREACHABLE_SPACES:
@@ -321,7 +350,14 @@ def _check_passable(kernel: str, param: Param, position: int) -> None:
             f"it points into {HOST_UNREACHABLE_SPACES[param.space]}; make the "
             "parameter a global or constant pointer"
         )
-    if param.type_name not in SCALAR_DTYPES:
+    if param.type_name == "bf16" and param.space is None:
+        raise LaunchError(
+            f"{where} is of type bf16, which has no numpy dtype, so the host "
+            "cannot pass it: make it an f32 parameter and arith.truncf it to bf16 "
+            "in the kernel (bf16 arrays go through a !gpuc.ptr<bf16> as uint16 "
+            "arrays of the bit patterns)"
+        )
+    if known is None:
         what = "points to" if param.space is not None else "is of type"
         raise LaunchError(
             f"{where} {what} {param.type_name}, which has no numpy dtype, so the "
@@ -374,11 +410,11 @@ def _pointer_arg(kernel: str, param: Param, position: int, value: object) -> Any
 
 def _dtype_matches(dtype: np.dtype[Any], param: Param) -> bool:
     """An array's dtype against a pointee type; gpuc's integers are signless,
-    so intN arrays and uintN arrays both match iN."""
+    so intN arrays and uintN arrays both match iN (and bf16's uint16)."""
     want = param.dtype
     if dtype == want:
         return True
-    return want.kind == "i" and dtype.kind == "u" and dtype.itemsize == want.itemsize
+    return want.kind in "iu" and dtype.kind in "iu" and dtype.itemsize == want.itemsize
 
 
 def _int_arg(kernel: str, param: Param, position: int, value: object) -> Any:

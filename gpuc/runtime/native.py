@@ -16,6 +16,11 @@ each with its own shared memory. Threads start behind a gate (a
 `pthread_rwlock_t` the spawner holds while creating them): if the system
 refuses a thread, the ones already started leave without running, so a
 launch fails with a message and nothing runs.
+
+The JIT's object code is kept in the compile cache (gpuc/cache.py,
+`native_object_key`) through MCJIT's object-cache hooks: a later executor for
+the same IR on the same host, in any process, loads it instead of running
+LLVM's code generator (`jit_cache` says which happened).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from gpuc import cache as compile_cache
 from gpuc.runtime.args import (
     CUDA_LIMITS,
     KernelSignature,
@@ -36,13 +42,20 @@ from gpuc.runtime.args import (
     Limits,
     check_launch,
 )
-from gpuc.targets.native_abi import LAUNCH, Layout
+from gpuc.targets.native_abi import (
+    FAULT_BOUNDS,
+    FAULT_THREAD,
+    LAUNCH,
+    Layout,
+    checked_symbol,
+)
 
 ARG_SLOT_BYTES = 8
 SYNC_OBJECT_BYTES = 128  # room for a pthread_rwlock_t anywhere
 ALIGN = 64
 THREAD_STACK_BYTES = 1 << 20
 SPLIT_THRESHOLD = 1 << 15  # threads in a launch before it is worth a second core
+JIT_OPT_LEVEL = 3
 # The executor's own contract between this file and the glue IR below. Per OS
 # thread: the ABI's launch record, then where that thread's worker finds the
 # launch's control block and where pthread_create puts its pthread_t. Records
@@ -54,7 +67,7 @@ RECORD_BYTES = -(-RECORD.size // ALIGN) * ALIGN
 # spawner sets when a pthread_create fails.
 CONTROL = Layout((("args", 1), ("gate", 1), ("abort", 1)))
 
-_PTHREAD_FUNCTIONS = (
+_LIBC_FUNCTIONS = (
     "pthread_create",
     "pthread_join",
     "pthread_attr_init",
@@ -63,6 +76,8 @@ _PTHREAD_FUNCTIONS = (
     "pthread_rwlock_rdlock",
     "pthread_rwlock_wrlock",
     "pthread_rwlock_unlock",
+    "_setjmp",
+    "longjmp",
 )
 
 # Starts `n` workers on consecutive records (or runs the only one inline) and
@@ -198,6 +213,7 @@ _BEGIN = RECORD.word("block_begin")
 _END = RECORD.word("block_end")
 _SHARED = RECORD.word("shared")
 _ERROR = RECORD.word("error")
+_KIND = RECORD.word("error_kind")
 
 _C_TYPES: dict[str, Any] = {
     "ptr": ctypes.c_void_p,
@@ -206,7 +222,6 @@ _C_TYPES: dict[str, Any] = {
     "i16": ctypes.c_int16,
     "i32": ctypes.c_int32,
     "i64": ctypes.c_int64,
-    "half": ctypes.c_uint16,
     "float": ctypes.c_float,
     "double": ctypes.c_double,
 }
@@ -227,24 +242,73 @@ def _direct_entry(
 
 def _as_c(pointer: bool, value: Any) -> Any:
     """A checked argument as ctypes takes it: an array's address, a scalar's
-    Python value (an f16 as its bits)."""
+    Python value. (ctypes has no half type: a kernel with an f16 parameter
+    launches through the worker, which passes it in the register the ABI
+    says.)"""
     if pointer:
         return value.__array_interface__["data"][0]
-    if getattr(value, "dtype", None) == np.float16:
-        return int(value.view(np.uint16))
+    if isinstance(value, np.float32):
+        # .item() goes through a Python float (a double), which quiets a
+        # signalling NaN; a c_float of the same bytes is passed as is.
+        return ctypes.c_float.from_buffer_copy(value.tobytes())
     return value.item()
 
 
 def _report(name: str, launch: Launch, record: Any) -> None:
-    """Raise the error a launch entry reported in `record`."""
+    """Raise the error a launch entry reported in `record`: a message, and
+    for a fault (docs/native-abi.md) the thread, index and extent."""
     message = ctypes.string_at(int(record[_ERROR])).decode(errors="replace")
     linear = int(record[RECORD.word("error_block")])
     gx, gy, _ = launch.grid
     block_id = (linear % gx, linear // gx % gy, linear // (gx * gy))
+    where = f"block {block_id}"
+    kind = int(record[_KIND])
+    if kind in (FAULT_THREAD, FAULT_BOUNDS):
+        thread = tuple(int(t) for t in record[RECORD.words("error_thread")])
+        where += f", thread {thread}"
+    if kind == FAULT_BOUNDS:
+        index = int(np.int64(record[RECORD.word("error_index")]))
+        extent = int(record[RECORD.word("error_extent")])
+        message += f": index {index} is outside the extent {extent}"
     raise LaunchError(
-        f"kernel '{name}': block {block_id}: {message}; the launch stopped "
+        f"kernel '{name}': {where}: {message}; the launch stopped "
         "there (blocks after it in its range did not run)"
     )
+
+
+class _Buffers:
+    """What a checked kernel reads about its launch's buffers (the record's
+    `extents`, `buffers` and `buffer_count`), kept alive during the launch:
+    each argument's byte size (0 for a scalar), and a table of (start, bytes)
+    per array argument and then per block range's shared memory."""
+
+    def __init__(self, values: Sequence[Any], shared: Sequence[int], shared_bytes: int):
+        arrays = [
+            np.asarray(v) if hasattr(v, "__array_interface__") else None for v in values
+        ]
+        self.extents = np.array(
+            [0 if a is None else a.nbytes for a in arrays] or [0], np.int64
+        )
+        rows = [(a.ctypes.data, a.nbytes) for a in arrays if a is not None]
+        self.count = len(rows) + 1
+        self.table = np.zeros((len(shared), self.count, 2), np.uint64)
+        if rows:
+            self.table[:, :-1] = rows
+        self.table[:, -1, 0] = shared
+        self.table[:, -1, 1] = shared_bytes
+
+    def fill(self, record: Any, group: int) -> None:
+        record[RECORD.word("extents")] = self.extents.ctypes.data
+        record[RECORD.word("buffers")] = self.table[group].ctypes.data
+        record[RECORD.word("buffer_count")] = self.count
+
+
+def _defines(module: Any, symbol: str) -> bool:
+    try:
+        module.get_global_variable(symbol)
+    except NameError:
+        return False
+    return True
 
 
 def _pthread(rc: int, what: str) -> None:
@@ -304,7 +368,10 @@ class NativeExecutor:
         *,
         workers: int | None = None,
         limits: Limits = CUDA_LIMITS,
+        cache: bool | None = None,
     ) -> None:
+        """`cache` (None: GPUC_CACHE, on unless 0) keeps the JIT's object code
+        in the compile cache."""
         import llvmlite.binding as llvm
 
         self.kernels = dict(kernels)
@@ -314,7 +381,7 @@ class NativeExecutor:
         with _jit_lock:
             llvm.initialize_native_target()
             llvm.initialize_native_asmprinter()
-            for name in _PTHREAD_FUNCTIONS:
+            for name in _LIBC_FUNCTIONS:
                 address = ctypes.cast(getattr(self._libc, name), ctypes.c_void_p).value
                 llvm.add_symbol(name, address)
             _load_compiler_runtime(llvm)
@@ -326,20 +393,27 @@ class NativeExecutor:
                         name, sig.launch_symbol, self._entry_arg_types(module, sig)
                     )
                 )
-            glue = llvm.parse_assembly(
+            glue_ir = (
                 f'target triple = "{module.triple}"\n'
                 f'target datalayout = "{module.data_layout}"\n' + "".join(worker_ir)
             )
-            module.link_in(glue)
+            module.link_in(llvm.parse_assembly(glue_ir))
             module.verify()
             target = llvm.Target.from_triple(module.triple or llvm.get_process_triple())
+            cpu = llvm.get_host_cpu_name()
+            features = llvm.get_host_cpu_features().flatten()
             machine = target.create_target_machine(
-                cpu=llvm.get_host_cpu_name(),
-                features=llvm.get_host_cpu_features().flatten(),
-                opt=3,
-                jit=True,
+                cpu=cpu, features=features, opt=JIT_OPT_LEVEL, jit=True
             )
             self._engine = llvm.create_mcjit_compiler(module, machine)
+            self.jit_cache = "off"
+            """"hit" (object code from the cache), "miss" (compiled, then
+            stored) or "off"."""
+            if compile_cache.enabled(cache):
+                key = compile_cache.native_object_key(
+                    f"opt={JIT_OPT_LEVEL}\n{llvm_ir}\n{glue_ir}", cpu, features
+                )
+                self._cache_objects(compile_cache.Cache(), key)
             self._engine.finalize_object()
             self._spawn = ctypes.CFUNCTYPE(
                 ctypes.c_int32,
@@ -360,7 +434,28 @@ class NativeExecutor:
                 )
                 for name, sig in self.kernels.items()
             }
+            self._checked = {
+                name
+                for name, sig in self.kernels.items()
+                if _defines(module, checked_symbol(sig.launch_symbol))
+            }
         self._local = threading.local()
+
+    def _cache_objects(self, store: compile_cache.Cache, key: str) -> None:
+        """Hook MCJIT's object cache to `store`: its code generator asks for
+        the object first (a hit skips it) and hands over what it made."""
+
+        def get_object(_module: object) -> bytes | None:
+            found = store.get_bytes("native", key)
+            if found is not None:
+                self.jit_cache = "hit"
+            return found
+
+        def made_object(_module: object, data: bytes) -> None:
+            self.jit_cache = "miss"
+            store.put_bytes("native", key, bytes(data))
+
+        self._engine.set_object_cache(made_object, get_object)
 
     @staticmethod
     def _entry_arg_types(module: Any, sig: KernelSignature) -> list[str]:
@@ -381,6 +476,10 @@ class NativeExecutor:
                 f"does not match (ptr launch, {len(sig.params)} kernel parameters)"
             )
         return types[1:]
+
+    def checked(self, name: str) -> bool:
+        """Whether kernel `name` was compiled in checked mode."""
+        return name in self._checked
 
     def _groups(self, blocks: int, threads: int) -> int:
         """How many OS threads (block ranges) a launch gets."""
@@ -411,6 +510,15 @@ class NativeExecutor:
         ctl[CONTROL.word("gate")] = lock_at if groups > 1 else 0
 
         view = records.reshape(groups, RECORD_BYTES // 8)
+        buffers = (
+            _Buffers(
+                launch.values,
+                [shared_at + g * shared_stride for g in range(groups)],
+                sig.static_shared_bytes,
+            )
+            if name in self._checked
+            else None
+        )
         per_group, extra = divmod(launch.blocks, groups)
         begin = 0
         for group in range(groups):
@@ -422,6 +530,8 @@ class NativeExecutor:
             row[RECORD.word("block_end")] = end
             row[RECORD.word("shared")] = shared_at + group * shared_stride
             row[RECORD.word("control")] = ctl_at
+            if buffers is not None:
+                buffers.fill(row, group)
             begin = end
 
         libc = self._libc
@@ -443,7 +553,7 @@ class NativeExecutor:
         if failed.any():
             group = int(np.flatnonzero(failed)[0])
             _report(name, launch, view[group])
-        del records, shared, ctl, lock, slots
+        del records, shared, ctl, lock, slots, buffers
 
     def _run_here(
         self, direct: tuple[Any, tuple[bool, ...]], name: str, launch: Launch
@@ -470,7 +580,15 @@ class NativeExecutor:
         record[_END] = gx * gy * gz
         record[_SHARED] = local.shared_at
         record[_ERROR] = 0
+        record[_KIND] = 0
+        buffers = None
+        if name in self._checked:
+            buffers = _Buffers(
+                launch.values, [local.shared_at], launch.sig.static_shared_bytes
+            )
+            buffers.fill(record, 0)
         entry, kinds = direct
         entry(local.record_at, *map(_as_c, kinds, launch.values))
+        del buffers
         if record[_ERROR]:
             _report(name, launch, record)

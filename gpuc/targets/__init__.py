@@ -50,7 +50,7 @@ RESERVED_OPTIONS = frozenset(
         *("file", "emit", "library", "export", "output", "print_ir_after_all"),
         *("no_fp_contract", "help", "command"),
         *("verbose", "cache", "no_cache", "dump_dir", "dump_filter"),
-        *("line_info", "gpu_module", "checked", "version"),
+        *("line_info", "gpu_module", "checked", "version", "jobs"),
     }
 )
 """Names no target option may take: the compile options every target shares

@@ -105,13 +105,25 @@ class Target(ArgSpecConvertible):
     atomic_scope: ClassVar[str] = ""
     """LLVM `syncscope` of atomics ("" is LLVM's default, the whole system)."""
     cas_atomics: ClassVar[frozenset[str]] = frozenset()
+    cas_typed_atomics: ClassVar[frozenset[tuple[str, str]]] = frozenset()
+    """(LLVM atomic kind, LLVM type) pairs made compare-exchange loops too."""
     """`atomicrmw` operations the back-end cannot select: gpuc emits a
     compare-exchange loop for them instead."""
+    alloca_address_space: ClassVar[int] = 0
+    """Where LLVM's data layout puts stack slots (`A<n>`): gpuc.private_alloc's
+    array, cast to the target's local space when that differs."""
+    exact_float_minmax: ClassVar[bool] = True
+    """The back-end selects llvm.maximum and llvm.minimum as LLVM defines them
+    (a NaN operand gives NaN, -0 < +0); where not, gpuc.lowering.arith adds
+    the NaN and signed-zero cases around them."""
     max_static_shared_bytes: ClassVar[int | None] = None
     """The most static shared memory (all of a kernel's `gpuc.shared_alloc`s,
     its helpers' included) one kernel may use, in bytes; None: no limit."""
     static_shared_limit: ClassVar[str] = ""
     """Where `max_static_shared_bytes` comes from, for the diagnostic."""
+    quotes_locations: ClassVar[bool] = False
+    """The artefact quotes source locations (in its run-time error messages),
+    so the compile cache keys them (gpuc/caching.py)."""
     debug_emission_kind: ClassVar[str] = "LineTablesOnly"
     """What LLVM emits of the line tables (`DICompileUnit`'s emissionKind):
     `LineTablesOnly`, a DWARF line table; `DebugDirectivesOnly`, the
@@ -162,12 +174,17 @@ class Target(ArgSpecConvertible):
         """Raise a diagnostic for what this target cannot express, before LLVM
         sees it. Default: integer atomics of a width `atomic_bits` rules out
         (LLVM's verifier rejects i1 and i24, back-ends end the process or
-        call library functions the JIT cannot find on wider ones), `scf.for`
-        loops with a constant step of 0, and kernels using more static shared
-        memory than `max_static_shared_bytes`; every other op the translator
+        call library functions the JIT cannot find on wider ones), bf16
+        atomics other than exchange (`check_bf16_atomics`), `scf.for`
+        loops with a constant step of 0, `scf.if`/`scf.for` whose yields do
+        not match their results (`check_structured_results`), and kernels
+        using more static shared memory than `max_static_shared_bytes`; every
+        other op the translator
         knows is expressible. Targets that override this call it too."""
         check_atomic_widths(module, self.atomic_bits(), self.name)
+        check_bf16_atomics(module)
         check_loop_steps(module)
+        check_structured_results(module)
         check_static_shared(module, self)
 
     def atomic_bits(self) -> int:
@@ -301,6 +318,29 @@ def check_atomic_widths(
             )
 
 
+def check_bf16_atomics(module: ModuleOp) -> None:
+    """Raise an OpError for a bf16 atomic other than `exchange`: gpuc holds bf16
+    as its bits and computes in f32 (gpuc.lowering.bf16), which no atomic
+    instruction does."""
+    from xdsl.dialects.builtin import BFloat16Type
+
+    from gpuc.dialects.attrs import AtomicKind, PtrType
+    from gpuc.dialects.memory import AtomicRMWOp
+
+    for op in module.walk():
+        if not isinstance(op, AtomicRMWOp) or op.kind.data == AtomicKind.EXCHANGE:
+            continue
+        ptr = op.ptr.type
+        assert isinstance(ptr, PtrType)
+        if isinstance(ptr.element, BFloat16Type):
+            raise OpError(
+                op,
+                f"is an atomic '{op.kind.data.value}' on bf16, which no target "
+                "has (only exchange is); accumulate in f32, or loop on "
+                "gpuc.atomic_cmpxchg through a !gpuc.ptr<i16> to the same memory",
+            )
+
+
 def check_loop_steps(module: ModuleOp) -> None:
     """Raise an OpError for an `scf.for` whose step is the constant 0 (MLIR's
     verifier rejects it; xDSL's does not)."""
@@ -320,6 +360,39 @@ def check_loop_steps(module: ModuleOp) -> None:
             raise OpError(
                 op, "step is 0: the loop would not terminate; give it a positive step"
             )
+
+
+def check_structured_results(module: ModuleOp) -> None:
+    """Raise an OpError for an `scf.if` with results but no else region, or an
+    `scf.yield` whose types differ from what its `scf.if` or `scf.for` returns
+    (MLIR's verifier rejects both; xDSL's does not, and LLVM's verifier then
+    fails without a location)."""
+    from xdsl.dialects.scf import ForOp, IfOp
+
+    for op in module.walk():
+        if not isinstance(op, IfOp | ForOp):
+            continue
+        if isinstance(op, IfOp) and op.results and not op.false_region.blocks:
+            raise OpError(
+                op,
+                "has results but no else region: give it an else that yields "
+                "a value of each result type",
+            )
+        want = [r.type for r in op.results]
+        for region in op.regions:
+            for block in region.blocks:
+                terminator = block.last_op
+                if terminator is None:
+                    continue
+                got = [v.type for v in terminator.operands]
+                if got != want:
+                    spelled = ", ".join(map(str, got)) or "nothing"
+                    results = ", ".join(map(str, want)) or "no results"
+                    raise OpError(
+                        terminator,
+                        f"yields ({spelled}) but the enclosing '{op.name}' has "
+                        f"({results}): yield a value of each result type",
+                    )
 
 
 def check_static_shared(module: ModuleOp, target: Target) -> None:

@@ -24,13 +24,21 @@ from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace, FinalizedAttr
 from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp, LaunchOp
 from gpuc.targets.base import Target, known_block_size
-from gpuc.targets.native_abi import LAUNCH, STATE, WARP, entry_point
+from gpuc.targets.native_abi import (
+    LAUNCH,
+    STATE,
+    WARP,
+    checked_symbol,
+    entry_point,
+    state_bytes,
+)
 from gpuc.targets.thread_guards import ThreadGuard, thread_guards
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
-    from xdsl.ir import Operation
+    from xdsl.dialects import cf
+    from xdsl.ir import Operation, SSAValue
 
     from gpuc.dialects.analysis import KernelFacts
     from gpuc.dialects.memory import SharedAllocOp
@@ -45,6 +53,9 @@ class NativeTarget(Target):
     artefacts: ClassVar[tuple[str, ...]] = ("obj", "asm")
     listing: ClassVar[str] = "asm"
     executor: ClassVar[str | None] = "gpuc.runtime.native:NativeExecutor"
+    quotes_locations: ClassVar[bool] = True  # work-group functions' errors
+    checked_mode: ClassVar[bool] = True
+    """Compiles in checked mode (`gpuc.compile(..., checked=True)`)."""
     static_shared_limit: ClassVar[str] = (
         "the native executor's limit: CUDA's static one, so that a launch that "
         "runs here runs on a GPU"
@@ -116,9 +127,12 @@ class NativeTarget(Target):
         )
 
     def prepare_module(self, ml: ModuleLowering) -> None:
-        """Kernels whose record says so, and the helpers that read the state,
-        get it as parameter 0."""
+        """Kernels whose record says so, the helpers that read the state, and
+        those that report a fault (gpuc/targets/native_faults.py) get it as
+        parameter 0."""
         from llvmlite import ir
+
+        from gpuc.targets.native_faults import fault_plan
 
         for name in ml.funcs:
             record = ml.records.get(name)
@@ -126,6 +140,24 @@ class NativeTarget(Target):
                 record is None and name in ml.facts.state
             ):
                 ml.hidden[name] = (ir.PointerType(),)
+        for name in fault_plan(ml).helpers:
+            ml.hidden[name] = (ir.PointerType(),)
+
+    def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
+        """A failing `cf.assert` stops the launch with a report (False where
+        the function has no state to report through: it traps)."""
+        from gpuc.targets.native_faults import assert_failed
+
+        return assert_failed(fl, op)
+
+    def check_access(
+        self, fl: FunctionLowering, op: Operation, ptr: SSAValue, address: ir.Value
+    ) -> None:
+        """In checked mode, an access outside its pointer's buffer stops the
+        launch with a report."""
+        from gpuc.targets.native_faults import check_access
+
+        check_access(fl, op, ptr, address)
 
     def finish_function(
         self, ml: ModuleLowering, func: FuncOp, fn: ir.Function
@@ -178,8 +210,14 @@ class NativeTarget(Target):
     def lane_id(self, fl: FunctionLowering) -> ir.Value:
         from llvmlite import ir
 
-        x = self.index(fl, "thread_id", 0)
-        return fl.builder.urem(x, ir.Constant(x.type, WARP))
+        # A warp is WARP consecutive linear thread indices, as on NVIDIA GPUs
+        # (and as the work-group functions group threads for collectives).
+        b = fl.builder
+        x, y, z = (self.index(fl, "thread_id", d) for d in range(3))
+        bx, by = (self.index(fl, "block_dim", d) for d in range(2))
+        row = b.add(b.mul(z, by, flags=["nuw", "nsw"]), y, flags=["nuw", "nsw"])
+        linear = b.add(b.mul(row, bx, flags=["nuw", "nsw"]), x, flags=["nuw", "nsw"])
+        return b.urem(linear, ir.Constant(x.type, WARP))
 
     def barrier(self, fl: FunctionLowering) -> None:
         """Nothing: a work-group function ends one loop over the threads at a
@@ -252,13 +290,20 @@ def launch_entry(
     reports an error."""
     from llvmlite import ir
 
+    from gpuc.targets.native_faults import fault_plan, guarded_entry
+
     i64, i8, ptr = ir.IntType(64), ir.IntType(8), ir.PointerType()
     params = kernel.function_type.args[1:]
+    plan = fault_plan(ml)
     fn = ir.Function(
         ml.llvm,
         ir.FunctionType(ir.VoidType(), [ptr, *params]),
-        record.symbol.data,
+        record.symbol.data + (".run" if plan.reports else ""),
     )
+    if plan.reports:
+        # Its caller, the entry itself, holds the jump point of a fault.
+        fn.linkage = "internal"
+        fn.attributes.add("noinline")
     launch, *args = fn.args
     launch.name = "launch"
     for arg, param in zip(args, kernel.args[1:], strict=True):
@@ -271,7 +316,7 @@ def launch_entry(
     def read(name: str, dim: int = 0, ty: ir.Type = i64) -> ir.Value:
         return b.load(field(launch, LAUNCH.offset(name, dim)), typ=ty, align=8)
 
-    state = b.alloca(ir.ArrayType(i8, STATE.size), name="state")
+    state = b.alloca(ir.ArrayType(i8, state_bytes(plan.reports)), name="state")
     state.align = 8
     state.type = ptr  # an opaque pointer, like every pointer gpuc builds
 
@@ -285,6 +330,8 @@ def launch_entry(
         write("block_dim", d, block[d])
     write("shared", 0, read("shared", ty=ptr))
     write("error", 0, ir.Constant(ptr, None))
+    if plan.reports:
+        write("launch", 0, launch)
     context = None
     finish = fn.append_basic_block("finish")
     if record.uses_barrier:
@@ -367,6 +414,12 @@ def launch_entry(
         free = ml.intrinsic("free", ir.VoidType(), [ptr])
         b.call(free, [context])
     b.ret_void()
+    if plan.reports:
+        guarded_entry(ml, record.symbol.data, fn, list(params))
+    if plan.checked:
+        marker = ir.GlobalVariable(ml.llvm, i8, checked_symbol(record.symbol.data))
+        marker.global_constant = True
+        marker.initializer = ir.Constant(i8, 1)
 
 
 def error_message(ml: ModuleLowering, text: str) -> ir.Value:

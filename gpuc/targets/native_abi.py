@@ -60,11 +60,14 @@ STATE = Layout(
         ("shared", 1),
         ("context", 1),
         ("error", 1),
+        ("launch", 1),
     )
 )
 """What every index op and `gpuc.shared_alloc` reads; a work-group function
 (a kernel with barriers) also keeps its values live across barriers in
-`context` and reports a block whose threads disagree in `error`."""
+`context` and reports a block whose threads disagree in `error`. `launch` (the
+launch record) is there only in a module that reports faults (checked mode,
+`cf.assert`): other kernels' states end before it (`state_bytes`)."""
 
 LAUNCH = Layout(
     (
@@ -75,10 +78,46 @@ LAUNCH = Layout(
         ("shared", 1),
         ("error", 1),
         ("error_block", 1),
+        ("error_kind", 1),
+        ("error_thread", 3),
+        ("error_index", 1),
+        ("error_extent", 1),
+        ("extents", 1),
+        ("buffers", 1),
+        ("buffer_count", 1),
+        ("jump", 1),
     )
 )
 """The record `__gpuc_launch_<k>(ptr %launch, ...)` reads, and where it
-reports an error (a message, and the linear index of the block)."""
+reports an error (a message, and the linear index of the block). A fault
+(a failing `cf.assert`, an access out of bounds in checked mode) also says
+which thread (`error_kind` FAULT_THREAD) and which index and extent
+(FAULT_BOUNDS); `extents` points at the byte size of each kernel argument (0
+for a scalar), read in checked mode, and `buffers` the launch's buffers as
+(start, bytes) pairs, `buffer_count` of them (every array argument, then this
+range's shared memory), where checked helpers look their pointers up; `jump`
+is the entry's own (a jmp_buf)."""
+
+FAULT_MESSAGE = 0
+"""`error_kind`: only the message (and the block) mean something."""
+FAULT_THREAD = 1
+"""`error_kind`: `error_thread` names the thread too (a failing assert)."""
+FAULT_BOUNDS = 2
+"""`error_kind`: thread, `error_index` and `error_extent` (elements)."""
+JMP_BUF_BYTES = 512
+"""Room for the C library's jmp_buf (200 bytes on x86-64, 312 on AArch64)."""
+
+
+def state_bytes(reports_faults: bool) -> int:
+    """The size of a kernel's state: without `launch` unless it reports faults."""
+    return STATE.size if reports_faults else STATE.offset("launch")
+
+
+def checked_symbol(entry: str) -> str:
+    """A constant the native module defines next to launch entry `entry` when
+    its kernel was compiled in checked mode: the executor then fills the
+    record's `extents`."""
+    return entry + ".checked"
 
 
 def entry_point(kernel: str) -> str:

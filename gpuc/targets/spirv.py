@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
 
+    from gpuc.dialects.subgroup import ReduceKind
     from gpuc.driver import Compilation
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
 
@@ -54,6 +55,12 @@ INTRINSICS = {
     "block_id": "llvm.spv.group.id",
     "block_dim": "llvm.spv.workgroup.size",
     "grid_dim": "llvm.spv.num.workgroups",
+}
+SUBGROUP_INTRINSICS = {
+    "subgroup_id": "llvm.spv.subgroup.id",
+    "subgroup_size": "llvm.spv.subgroup.size",
+    "num_subgroups": "llvm.spv.num.subgroups",
+    "max_subgroup_size": "llvm.spv.subgroup.max.size",
 }
 CLK_LOCAL_AND_GLOBAL_MEM_FENCE = 3
 OPENCL_VERSION = (3, 0)
@@ -81,6 +88,7 @@ class SPIRVTarget(Target):
     kernel_cconv: ClassVar[str] = "spir_kernel"
     helper_cconv: ClassVar[str] = "spir_func"
     atomic_scope: ClassVar[str] = "device"  # CUDA's and OpenCL's default scope
+    exact_float_minmax: ClassVar[bool] = False  # they become OpenCL fmax, fmin
     artefacts: ClassVar[tuple[str, ...]] = ("spirv", "spirv-asm")
     listing: ClassVar[str] = "spirv-asm"
     executor: ClassVar[str | None] = "gpuc.runtime.opencl:OpenCLExecutor"
@@ -89,6 +97,11 @@ class SPIRVTarget(Target):
         "a fragment of an OpenCL device's name",
     )
     cas_atomics: ClassVar[frozenset[str]] = frozenset({"fmin", "fmax"})
+    # Intel's CPU runtime cannot build an f64 OpAtomicFAddEXT (it looks for
+    # atomic_xchg(double), which it lacks): found by the fuzzer, seed 50112.
+    cas_typed_atomics: ClassVar[frozenset[tuple[str, str]]] = frozenset(
+        {("fadd", "double")}
+    )
     max_static_shared_bytes: ClassVar[int | None] = 32 * 1024
     static_shared_limit: ClassVar[str] = (
         "the CL_DEVICE_LOCAL_MEM_SIZE every full-profile OpenCL device has at "
@@ -150,6 +163,51 @@ class SPIRVTarget(Target):
         call = fl.builder.call(fn, [ir.Constant(i32, CLK_LOCAL_AND_GLOBAL_MEM_FENCE)])
         call.attributes.add("convergent")
 
+    def subgroup_index(self, fl: FunctionLowering, kind: str) -> ir.Value:
+        """The sub-group built-in variables, through LLVM's SPIR-V intrinsics."""
+        from llvmlite import ir
+
+        if kind == "lane_id":
+            return self.lane_id(fl)
+        fn = fl.ml.intrinsic(SUBGROUP_INTRINSICS[kind], ir.IntType(32), [])
+        return fl.builder.zext(fl.builder.call(fn, []), fl.ml.index_type)
+
+    def read_lane(
+        self, fl: FunctionLowering, op: Operation, value: ir.Value, lane: ir.Value
+    ) -> ir.Value:
+        """OpenCL's `sub_group_shuffle` (cl_khr_subgroup_shuffle)."""
+        return self._subgroup_builtin(fl, "sub_group_shuffle", value, lane)
+
+    def subgroup_reduce(
+        self, fl: FunctionLowering, op: Operation, kind: ReduceKind, value: ir.Value
+    ) -> ir.Value:
+        """OpenCL's `sub_group_reduce_<kind>` (cl_khr_subgroups) for add, min
+        and max, `sub_group_non_uniform_reduce_<kind>`
+        (cl_khr_subgroup_non_uniform_arithmetic) for the others."""
+        uniform = kind.value in ("add", "min", "max")
+        name = f"sub_group_{'' if uniform else 'non_uniform_'}reduce_{kind.value}"
+        return self._subgroup_builtin(fl, name, value)
+
+    def _subgroup_builtin(
+        self, fl: FunctionLowering, name: str, value: ir.Value, *lane: ir.Value
+    ) -> ir.Value:
+        """Call OpenCL builtin `name(value[, uint lane])` by its mangled name;
+        integers are signed (`int`, `long`)."""
+        from llvmlite import ir
+
+        code = {"i32": "i", "i64": "l", "float": "f", "double": "d"}[str(value.type)]
+        mangled = f"_Z{len(name)}{name}{code}{'j' if lane else ''}"
+        fn = fl.ml.intrinsic(
+            mangled,
+            value.type,
+            [value.type, *(ir.IntType(32) for _ in lane)],
+            ("convergent", "nounwind"),
+        )
+        fn.calling_convention = self.helper_cconv
+        call = fl.builder.call(fn, [value, *lane])
+        call.attributes.add("convergent")
+        return call
+
     def math_function(self, name: str, ty: ir.Type) -> str:
         """LLVM intrinsics where the back-end maps them to OpenCL.std, else the
         OpenCL builtin by its Itanium-mangled name (`_Z3erff`)."""
@@ -157,6 +215,20 @@ class SPIRVTarget(Target):
             return super().math_function(name, ty)
         code = "f" if str(ty) == "float" else "d"
         return f"_Z{len(name)}{name}{code}"
+
+    def finish_function(
+        self, ml: ModuleLowering, func: FuncOp, fn: ir.Function
+    ) -> None:
+        """A kernel with a known block size declares it as OpenCL C's
+        `reqd_work_group_size` does (the back-end makes it the entry point's
+        `OpExecutionMode LocalSize`)."""
+        from llvmlite import ir
+
+        record = ml.records.get(func.sym_name.data)
+        block = record.block_size if record is not None else None
+        if block is not None:
+            sizes = [ir.Constant(ir.IntType(32), size) for size in block]
+            fn.set_metadata("reqd_work_group_size", ml.llvm.add_metadata(sizes))
 
     def finish_module(self, ml: ModuleLowering) -> None:
         """OpenCL C version (OpSource) and, unless contraction is off, the
@@ -209,7 +281,9 @@ class SPIRVTarget(Target):
         from gpuc.isolation import emit_object
 
         text = str(module)
-        rewritten = freeze_global_byte_offsets(text)
+        rewritten = legal_booleans(
+            signed_bool_conversions(freeze_global_byte_offsets(text))
+        )
         if rewritten != text:
             module = llvm.parse_assembly(rewritten)
             module.verify()
@@ -315,6 +389,76 @@ BYTE_OFFSET_INST = re.compile(
 )
 """The same as an instruction (with its metadata attachments: `!dbg`)."""
 LABEL = re.compile(r'^(?:[-\w.$]+|"[^"]*"):')
+
+
+SITOFP_I1 = re.compile(
+    r"^(\s+)(%[-\w.$]+) = sitofp i1 (%[-\w.$]+|true|false) to "
+    r"(half|float|double)((?:, ![-\w.]+ !\d+)*)$",
+    re.MULTILINE,
+)
+MINUS_ONE = {"half": "0xHBC00", "float": "-1.000000e+00", "double": "-1.000000e+00"}
+ZERO = {"half": "0xH0000", "float": "0.000000e+00", "double": "0.000000e+00"}
+
+
+def signed_bool_conversions(text: str) -> str:
+    """LLVM IR text where `sitofp i1 %b to T` is `select i1 %b, T -1.0, T 0.0`.
+
+    LLVM 22's SPIR-V back-end converts an i1 as if it were unsigned (true
+    gives +1.0, for every float type and -O level), and LLVM's combiner makes
+    such conversions of its own (`sitofp (trunc ... to i1)`), so the rewrite
+    is made on the optimized IR, just before emission. Found by the fuzzer
+    (tests/fuzz)."""
+    return SITOFP_I1.sub(
+        lambda m: (
+            f"{m[1]}{m[2]} = select i1 {m[3]}, {m[4]} {MINUS_ONE[m[4]]}, "
+            f"{m[4]} {ZERO[m[4]]}{m[5]}"
+        ),
+        text,
+    )
+
+
+NAME = r"%[-\w.$]+"
+OPERAND = rf"(?:{NAME}|true|false)"
+META = r"((?:, ![-\w.]+ !\d+)*)$"
+I1_MUL = re.compile(
+    rf"^(\s+)({NAME}) = mul(?: nuw| nsw)* i1 ({OPERAND}), ({OPERAND}){META}", re.M
+)
+I1_SHIFT = re.compile(
+    rf"^(\s+)({NAME}) = (?:shl|lshr|ashr)(?: nuw| nsw| exact)* i1 ({OPERAND}), "
+    rf"{OPERAND}{META}",
+    re.M,
+)
+I1_MINMAX = re.compile(
+    rf"^(\s+)({NAME}) = (?:tail )?call i1 @llvm\.([us]m(?:ax|in))\.i1\(i1 ({OPERAND}), "
+    rf"i1 ({OPERAND})\){META}",
+    re.M,
+)
+I1_TRUNC = re.compile(
+    rf"^(\s+)({NAME}) = trunc(?: nuw| nsw)* (i\d+) ({OPERAND}) to i1{META}", re.M
+)
+BOOL_MINMAX = {"umax": "or", "umin": "and", "smax": "and", "smin": "or"}
+
+
+def legal_booleans(text: str) -> str:
+    """LLVM IR text where i1 arithmetic that LLVM 22's SPIR-V back-end cannot
+    express is written as logic it can (LLVM folds these away above -O0, but
+    at -O0 spirv-val rejects the output, or emission fails):
+    `mul i1` is `and`; a shift of an i1 by an i1 is its operand (a shift by 1
+    is poison, which the operand refines); `umax`/`smin` of i1 are `or` and
+    `umin`/`smax` `and` (true is -1 signed); `trunc iN %x to i1` tests the low
+    bit. Found by the fuzzer (tests/fuzz)."""
+    text = I1_MUL.sub(lambda m: f"{m[1]}{m[2]} = and i1 {m[3]}, {m[4]}{m[5]}", text)
+    text = I1_SHIFT.sub(lambda m: f"{m[1]}{m[2]} = or i1 {m[3]}, false{m[4]}", text)
+    text = I1_MINMAX.sub(
+        lambda m: f"{m[1]}{m[2]} = {BOOL_MINMAX[m[3]]} i1 {m[4]}, {m[5]}{m[6]}", text
+    )
+    return I1_TRUNC.sub(
+        lambda m: (
+            f"{m[1]}{m[2]}.low = and {m[3]} {m[4]}, 1{m[5]}\n"
+            f"{m[1]}{m[2]} = icmp ne {m[3]} {m[2]}.low, 0{m[5]}"
+        ),
+        text,
+    )
 
 
 def freeze_global_byte_offsets(text: str) -> str:

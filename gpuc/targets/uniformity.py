@@ -31,6 +31,7 @@ from gpuc.dialects.index import (
     ThreadIdOp,
 )
 from gpuc.dialects.memory import SharedAllocOp
+from gpuc.dialects.subgroup import COLLECTIVE_OPS
 
 THREAD_INDEX_OPS = (ThreadIdOp, GlobalIdOp, LaneIdOp)
 BLOCK_UNIFORM_OPS = (BlockIdOp, BlockDimOp, GridDimOp, SharedAllocOp)
@@ -239,10 +240,10 @@ class Uniformity:
 
 
 def first_barrier(op: Operation, barrier_helpers: set[str]) -> Operation:
-    """The first barrier `op` reaches (itself, a nested one, or a call to a
-    helper that reaches one), to locate a diagnostic at."""
+    """The first barrier or subgroup collective `op` reaches (itself, a nested
+    one, or a call to a helper that reaches one), to locate a diagnostic at."""
     for inner in op.walk():
-        if isinstance(inner, BarrierOp):
+        if isinstance(inner, (BarrierOp, *COLLECTIVE_OPS)):
             return inner
         if (
             isinstance(inner, CallOp)

@@ -36,9 +36,11 @@ from gpuc.dialects.attrs import AddressSpace, Dim, PtrType
 from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncOp
 from gpuc.dialects.index import BarrierOp, ThreadIdOp
 from gpuc.dialects.memory import AtomicRMWOp, LoadOp
+from gpuc.dialects.subgroup import COLLECTIVE_OPS, ShuffleOp, SubgroupReduceOp
 from gpuc.lowering.context import FunctionLowering, ModuleLowering, translator_for
+from gpuc.lowering.subgroup import combine, shuffle_source
 from gpuc.targets.native import counted_loop, error_message
-from gpuc.targets.native_abi import STATE
+from gpuc.targets.native_abi import STATE, WARP
 from gpuc.targets.uniformity import (
     THREAD_INDEX_OPS,
     Uniformity,
@@ -50,6 +52,7 @@ I64 = ir.IntType(64)
 I8 = ir.IntType(8)
 PTR = ir.PointerType()
 X_LOOP_HINTS = (("llvm.loop.interleave.count", 1),)
+FOLD_HINTS = (("llvm.loop.vectorize.width", 1),)
 LANES = 16
 """Threads of a row that `emit_lanes` runs together (a vector of f32 on
 AVX-512, two on AVX2)."""
@@ -181,6 +184,7 @@ class WorkGroupLowering(FunctionLowering):
             return found
 
         first = classify(lambda op: op in self.structural)
+        self.interchanged.difference_update(body.walk())
         for op in body.walk():
             if self._interchangeable(op, first):
                 self.interchanged.add(op)
@@ -190,8 +194,8 @@ class WorkGroupLowering(FunctionLowering):
         self._recompute.clear()
 
     def _find_structural(self, func: FuncOp) -> None:
-        """Mark the ops of `func` that contain a barrier (or call a helper that
-        reaches one)."""
+        """Mark the ops of `func` that contain a barrier or a subgroup
+        collective (or call a helper that reaches one)."""
         for op in func.walk():
             if isinstance(op, CallIndirectOp) and INDIRECT in self.barrier_helpers:
                 raise OpError(
@@ -201,7 +205,7 @@ class WorkGroupLowering(FunctionLowering):
                     "a barrier; the native target splits kernels only at "
                     "barriers it can see: call that function directly",
                 )
-            if isinstance(op, BarrierOp) or (
+            if isinstance(op, (BarrierOp, *COLLECTIVE_OPS)) or (
                 isinstance(op, CallOp)
                 and op.callee.root_reference.data in self.barrier_helpers
             ):
@@ -287,7 +291,13 @@ class WorkGroupLowering(FunctionLowering):
         ]
         calls_state = any(
             isinstance(op, CallOp)
-            and op.callee.root_reference.data in self.ml.facts.state
+            and (
+                op.callee.root_reference.data in self.ml.facts.state
+                or (  # a helper given the state to report faults
+                    op.callee.root_reference.data in self.ml.hidden
+                    and op.callee.root_reference.data not in self.ml.records
+                )
+            )
             for op in inside
         )
         bound: list[SSAValue] = []
@@ -700,7 +710,9 @@ class WorkGroupLowering(FunctionLowering):
     def emit_structural(self, op: Operation) -> None:
         if isinstance(op, BarrierOp):
             return  # the end of one thread loop and the start of the next
-        if isinstance(op, scf.IfOp):
+        if isinstance(op, ShuffleOp | SubgroupReduceOp):
+            self._collective(op)
+        elif isinstance(op, scf.IfOp):
             cond = self.uniform(op.cond, op, "the condition")
             regions = [op.true_region, op.false_region]
             self._branches(op, lambda b, targets: b.cbranch(cond, *targets), regions)
@@ -731,6 +743,55 @@ class WorkGroupLowering(FunctionLowering):
                 "or a single-block scf.execute_region around barriers",
             )
 
+    def _collective(self, op: ShuffleOp | SubgroupReduceOp) -> None:
+        """A subgroup collective between two thread loops: every thread's
+        operand is in context storage, and one more loop computes each
+        thread's results from its subgroup's (WARP consecutive threads in
+        linear order; a block's last subgroup may have fewer)."""
+        lanes = self.slot_for(op.value)
+        self.copy([lanes], [op.value])
+        targets = [self.slot_for(r) for r in op.results]
+        b = self.builder
+        warp = ir.Constant(I64, WARP)
+        bound: list[SSAValue] = []
+
+        def body(linear: ir.Value) -> None:
+            lane = b.urem(linear, warp)
+            first = b.sub(linear, lane)
+            rest = b.sub(self._threads, first)
+            size = b.select(b.icmp_unsigned("<", rest, warp), rest, warp)
+
+            def value_of(at: ir.Value) -> ir.Value:
+                return b.load(self._element(lanes, b.add(first, at)), typ=lanes.type)
+
+            if isinstance(op, ShuffleOp):
+                offset = b.zext(self.materialize(op.offset, linear, bound), I64)
+                width = warp
+                if op.width is not None:
+                    width = b.zext(self.materialize(op.width, linear, bound), I64)
+                source, valid = shuffle_source(
+                    b, op.mode.data, lane, offset, width, size
+                )
+                results = [value_of(source), valid]
+            else:
+                total = self._prologue.alloca(lanes.type)
+                b.store(value_of(ir.Constant(I64, 0)), total)
+
+                def fold(j: ir.Value) -> None:
+                    step = combine(
+                        b, op.kind.data, b.load(total, typ=lanes.type), value_of(j)
+                    )
+                    b.store(step, total)
+
+                # Not vectorized: LLVM 22's vectorizer asserts on a maxnum fold.
+                counted_loop(b, ir.Constant(I64, 1), size, fold, "fold", FOLD_HINTS)
+                results = [b.load(total, typ=lanes.type)]
+            for slot, value in zip(targets, results, strict=True):
+                b.store(value, self._element(slot, linear))
+            self._unbind(bound)
+
+        self.thread_loop(body, "lanes")
+
     def _bind_results(self, op: Operation, values: Sequence[SSAValue]) -> None:
         """`op`'s results are `values` (an op whose region runs exactly once)."""
         for result, value in zip(op.results, values, strict=True):
@@ -752,8 +813,10 @@ class WorkGroupLowering(FunctionLowering):
         for arg, operand in zip(args, operands, strict=True):
             if operand in self.slots:
                 self.slots[arg] = self.slots[operand]
-            else:
+            elif operand in self.values:
                 self.values[arg] = self.values[operand]
+            else:  # recomputed per thread where used: the helper gets storage
+                self.copy([self.slot_for(arg)], [operand])
         self.emit_block(block)
         terminator = block.last_op
         assert terminator is not None
@@ -780,6 +843,7 @@ class WorkGroupLowering(FunctionLowering):
         # earlier site's results may still be live.
         for value in _defined_values(body):
             self.slots.pop(value, None)
+            self.values.pop(value, None)
         self._classify(callee, body, dict(zip(body.args, op.arguments, strict=True)))
         self._calls.append(name)
         self._inline_block(op, body, body.args, op.arguments)
@@ -924,7 +988,15 @@ class WorkGroupLowering(FunctionLowering):
             ):
                 continue
             defined = order[value.op]
+            # A split op's storage is written while the argument may still be
+            # read; so is a lane loop's, if its body reads the argument.
             if value.op in self.structural:
+                continue
+            if value.op in self.interchanged and any(
+                use.operation is not value.op
+                for use in arg.uses
+                if value.op.is_ancestor(use.operation)
+            ):
                 continue
             uses = [_ancestor_in(use.operation, body) for use in arg.uses]
             if all(u is not None and order[u] <= defined for u in uses):

@@ -75,7 +75,12 @@ def unsigned(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return a.view(f"u{a.dtype.itemsize}")
 
 
-def make_args(kernel: g.Function, rng: np.random.Generator, pyrng: Any) -> list[Any]:
+def make_args(
+    kernel: g.Function,
+    rng: np.random.Generator,
+    pyrng: Any,
+    avoid: frozenset[str] = frozenset(),
+) -> list[Any]:
     """Fresh arguments of `kernel`, as its parameters' roles say."""
     args: list[Any] = []
     for p in kernel.params:
@@ -206,7 +211,7 @@ class Checker:
             module = parse(text, "program.mlir")
             interp = Interpreter(module, lib_modules, sources)
             for k in program.kernels:
-                args = make_args(k, rng, pyrng)
+                args = make_args(k, rng, pyrng, program.avoid)
                 want = copy_args(args)
                 interp.launch(k.name, k.grid, k.block, want)
                 launches.append((k, args, want))

@@ -299,9 +299,25 @@ def float_to_int(x: Any, w: int, is_signed: bool) -> int:
     return wrap(v, w)
 
 
+MANTISSA = {"f16": 10, "f32": 23, "f64": 52}
+
+
 def convert_float(x: Any, src: str, dst: str) -> Any:
-    if is_nan(x):  # a NaN (its payload unspecified: compared as a NaN)
-        return NP_FLOAT[dst](math.nan)
+    if is_nan(x):
+        # MLIR leaves the payload unspecified; this is what the CPUs gpuc runs
+        # on do (x86's conversions, so native and Intel's OpenCL runtime):
+        # quieted, the payload's top bits kept, its sign kept. A result only
+        # compared as a float matches any NaN anyway; one bitcast to an
+        # integer needs the bits.
+        bits = bits_of_float(x, src)
+        sm, dm = MANTISSA[src], MANTISSA[dst]
+        total = {"f16": 16, "f32": 32, "f64": 64}
+        sign = bits >> (total[src] - 1)
+        payload = bits & ((1 << sm) - 1)
+        payload = payload << (dm - sm) if dm >= sm else payload >> (sm - dm)
+        payload |= 1 << (dm - 1)  # quiet
+        exponent = ((1 << (total[dst] - 1 - dm)) - 1) << dm
+        return float_of_bits((sign << (total[dst] - 1)) | exponent | payload, dst)
     if math.isinf(float(x)):
         return NP_FLOAT[dst](float(x))
     neg = math.copysign(1, float(x)) < 0

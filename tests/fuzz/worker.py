@@ -15,6 +15,7 @@ import os
 import selectors
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,8 @@ class Runner:
         self.timeout = timeout
         self.nice = nice
         self.proc: subprocess.Popen[str] | None = None
+        self.log = tempfile.TemporaryFile("w+")
+        """The workers' stderr: what LLVM or a crash printed goes with a finding."""
 
     def _start(self) -> subprocess.Popen[str]:
         env = dict(os.environ)
@@ -72,14 +75,14 @@ class Runner:
             [str(TESTS), *filter(None, [env.get("PYTHONPATH")])]
         )
         env.setdefault("PYTHONWARNINGS", "ignore")
-        cmd = [sys.executable, "-m", "fuzz.worker"]
+        cmd = [sys.executable, "-X", "faulthandler", "-m", "fuzz.worker"]
         if self.nice:
             cmd = ["nice", "-n", str(self.nice), *cmd]
         return subprocess.Popen(
             cmd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=self.log,
             text=True,
             env=env,
             cwd=TESTS.parent,
@@ -95,6 +98,28 @@ class Runner:
         avoid: frozenset[str] = frozenset(),
         removed: frozenset[int] = frozenset(),
         dropped: frozenset[str] = frozenset(),
+    ) -> dict[str, Any]:
+        start = self.log.seek(0, os.SEEK_END)
+        answer = self._ask(
+            seed, size, minimize, timeout, targets, avoid, removed, dropped
+        )
+        self.log.seek(start)
+        printed = self.log.read()
+        self.log.seek(0, os.SEEK_END)
+        if answer["findings"] and printed.strip():
+            answer["findings"][0]["detail"] += "\nstderr: " + printed[-3000:]
+        return answer
+
+    def _ask(
+        self,
+        seed: int,
+        size: int,
+        minimize: bool,
+        timeout: float | None,
+        targets: tuple[str, ...] | None,
+        avoid: frozenset[str],
+        removed: frozenset[int],
+        dropped: frozenset[str],
     ) -> dict[str, Any]:
         if self.proc is None or self.proc.poll() is not None:
             self.proc = self._start()
