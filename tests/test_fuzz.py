@@ -363,3 +363,20 @@ def test_fpext_of_a_nan_in_the_reference_keeps_the_payload() -> None:
 
     nan = float_of_bits(0x7C01, "f16")  # a signalling f16 NaN, payload 1
     assert bits_of_float(convert_float(nan, "f16", "f32"), "f32") == 0x7FC02000
+
+
+@pytest.mark.xfail(strict=True, reason=g.KNOWN["spirv-value-across-barrier"])
+def test_known_spirv_value_live_across_a_barrier() -> None:
+    text = (
+        "gpuc.func @k(%x: !gpuc.ptr<f64, global>, %o: !gpuc.ptr<f64, global>) "
+        "kernel {\n"
+        "  %g = gpuc.global_id x\n"
+        "  %v = gpuc.load %x[%g] : !gpuc.ptr<f64, global>\n"
+        "  %n = arith.negf %v : f64\n"
+        "  gpuc.barrier\n"
+        "  gpuc.store %n, %o[%g] : !gpuc.ptr<f64, global>\n  gpuc.return\n}\n"
+    )
+    x = np.arange(1, 9, dtype=np.float64)
+    o = np.full(8, np.nan)
+    gpuc.compile(text, target="spirv").launch("k", (4,), (2,), [x, o])
+    np.testing.assert_array_equal(o, -x)

@@ -452,13 +452,15 @@ def legal_booleans(text: str) -> str:
     text = I1_MINMAX.sub(
         lambda m: f"{m[1]}{m[2]} = {BOOL_MINMAX[m[3]]} i1 {m[4]}, {m[5]}{m[6]}", text
     )
-    return I1_TRUNC.sub(
-        lambda m: (
-            f"{m[1]}{m[2]}.low = and {m[3]} {m[4]}, 1{m[5]}\n"
-            f"{m[1]}{m[2]} = icmp ne {m[3]} {m[2]}.low, 0{m[5]}"
-        ),
-        text,
-    )
+
+    def trunc(m: re.Match[str]) -> str:
+        low = f'%"{m[2][1:]}.low"'  # quoted: `%1.low` would not be a name
+        return (
+            f"{m[1]}{low} = and {m[3]} {m[4]}, 1{m[5]}\n"
+            f"{m[1]}{m[2]} = icmp ne {m[3]} {low}, 0{m[5]}"
+        )
+
+    return I1_TRUNC.sub(trunc, text)
 
 
 def freeze_global_byte_offsets(text: str) -> str:
