@@ -80,8 +80,10 @@ _LIBC_FUNCTIONS = (
     "longjmp",
 )
 
-# Starts `n` workers on consecutive records (or runs the only one inline) and
-# joins them; returns 0 or the error of the pthread_create that failed.
+# Runs `n` workers on consecutive records: the first in the calling thread
+# (already running, so it starts at once), the others on new threads it then
+# joins; returns 0 or the error of the pthread_create that failed (the
+# workers then all see `abort` at the gate and run nothing).
 _SPAWN_IR = f"""
 declare i32 @pthread_create(ptr, ptr, ptr, ptr)
 declare i32 @pthread_join(i64, ptr)
@@ -108,7 +110,7 @@ threads:
   call i32 @pthread_rwlock_wrlock(ptr %lock)
   br label %create
 create:
-  %i = phi i64 [ 0, %threads ], [ %inext, %created ]
+  %i = phi i64 [ 1, %threads ], [ %inext, %created ]
   %off = mul i64 %i, {RECORD_BYTES}
   %rec = getelementptr i8, ptr %recs, i64 %off
   %tidp = getelementptr i8, ptr %rec, i64 {RECORD.offset("thread_handle")}
@@ -128,10 +130,11 @@ release:
   %err = phi i32 [ 0, %created ], [ %rc, %failed ]
   call i32 @pthread_rwlock_unlock(ptr %lock)
   call i32 @pthread_attr_destroy(ptr %attr)
-  %any = icmp ugt i64 %started, 0
+  %here = call ptr %worker(ptr %recs)
+  %any = icmp ugt i64 %started, 1
   br i1 %any, label %join, label %out
 join:
-  %j = phi i64 [ 0, %release ], [ %jnext, %join ]
+  %j = phi i64 [ 1, %release ], [ %jnext, %join ]
   %joff = mul i64 %j, {RECORD_BYTES}
   %recj = getelementptr i8, ptr %recs, i64 %joff
   %tidq = getelementptr i8, ptr %recj, i64 {RECORD.offset("thread_handle")}
