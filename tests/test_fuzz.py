@@ -35,7 +35,9 @@ import gpuc
 
 SAMPLE = range(7100, 7136)
 """Fixed seeds: 36 programs, about 30 s on two busy cores."""
-AVOID = frozenset(g.KNOWN)
+# The sample keeps blocks of several threads (avoiding Intel's barrier bug
+# would make every block one thread); its fixed seeds do not show that bug.
+AVOID = frozenset(g.KNOWN) - {"spirv-value-across-barrier"}
 
 
 @pytest.fixture(scope="module")
