@@ -2,8 +2,9 @@
 llvmlite's JIT, with a grid emulator following docs/native-abi.md.
 
 A launch is one call into JIT-compiled code that gpuc generates next to the
-kernels (`__gpuc_spawn` and a worker per kernel): it starts the OS threads
-with `pthread_create`, each calls `__gpuc_launch_<k>` on its own launch
+kernels (`__gpuc_spawn` and a worker per kernel): it runs the first block
+range in the calling thread, starts an OS thread with `pthread_create` for
+each other range, each calling `__gpuc_launch_<k>` on its own launch
 record, and joins them. No Python runs while a kernel runs, so the threads
 never wait for the GIL.
 
