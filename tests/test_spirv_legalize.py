@@ -110,3 +110,46 @@ def test_constant_arithmetic_at_o0_matches_numpy(name: str) -> None:
     expected = (c + np.arange(BLOCK, dtype=np.int32)) ^ np.int32(x)
     context = f"{name} with a={a}, b={b} (GPUC_TEST_SEED={BASE_SEED})"
     np.testing.assert_array_equal(out, expected, err_msg=context)
+
+
+NARROWED_ZEXT = """
+gpuc.func @k(%a: !gpuc.ptr<W, global>, %out: !gpuc.ptr<N, global>,
+             %hi: !gpuc.ptr<M, global>) kernel {
+  %t = gpuc.thread_id x
+  %x = gpuc.load %a[%t] : !gpuc.ptr<W, global>
+  %n = arith.trunci %x : W to M
+  %z = arith.extui %n : M to N
+  gpuc.store %z, %out[%t] : !gpuc.ptr<N, global>
+  %l, %h = arith.mului_extended %n, %n : M
+  gpuc.store %h, %hi[%t] : !gpuc.ptr<M, global>
+  gpuc.return
+}
+"""
+
+
+@pytest.mark.parametrize("opt_level", [0, 3])
+@pytest.mark.parametrize(
+    ("wide", "narrow", "middle"),
+    [("i64", "i8", "i32"), ("i64", "i16", "i32"), ("i32", "i8", "i16")],
+)
+def test_zero_extension_of_a_truncation_matches_numpy(
+    wide: str, narrow: str, middle: str, opt_level: int
+) -> None:
+    """`zext (trunc iK to iM) to iN` with K > N: at -O0 the back-end folded
+    it into an `OpBitwiseAnd` spirv-val rejects (fuzz seed 80115)."""
+    rng = np.random.default_rng([BASE_SEED, opt_level, WIDTHS[wide], WIDTHS[narrow]])
+    a = operands(rng, WIDTHS[wide])
+    out = np.full(BLOCK, 77, f"int{WIDTHS[middle]}")
+    hi = np.full(BLOCK, 77, f"int{WIDTHS[narrow]}")
+    source = NARROWED_ZEXT.replace("W", wide).replace("M", narrow).replace("N", middle)
+    module = gpuc.compile(source, target="spirv", opt_level=opt_level)
+    module.launch("k", 1, BLOCK, (a, out, hi))
+    mask = (1 << WIDTHS[narrow]) - 1
+    low = [int(v) & mask for v in a]
+    context = (
+        f"{wide} -> {narrow} -> {middle} at -O{opt_level} (GPUC_TEST_SEED={BASE_SEED})"
+    )
+    assert [int(v) for v in out] == low, context
+    assert [int(v) & mask for v in hi] == [
+        (v * v >> WIDTHS[narrow]) & mask for v in low
+    ], context

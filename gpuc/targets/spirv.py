@@ -281,8 +281,8 @@ class SPIRVTarget(Target):
         from gpuc.isolation import emit_object
 
         text = str(module)
-        rewritten = legal_booleans(
-            signed_bool_conversions(freeze_global_byte_offsets(text))
+        rewritten = narrowed_zero_extensions(
+            legal_booleans(signed_bool_conversions(freeze_global_byte_offsets(text)))
         )
         if rewritten != text:
             module = llvm.parse_assembly(rewritten)
@@ -461,6 +461,54 @@ def legal_booleans(text: str) -> str:
         )
 
     return I1_TRUNC.sub(trunc, text)
+
+
+ZEXT_LINE = re.compile(
+    rf"^(\s+)({NAME}) = zext(?: nneg)? i(\d+) ({NAME}) to i(\d+){META}", re.M
+)
+TRUNC_DEF = re.compile(
+    rf"^\s+({NAME}) = trunc(?: nuw| nsw)* i(\d+) ({NAME}) to i(\d+)(?:,|$)", re.M
+)
+
+
+def narrowed_zero_extensions(text: str) -> str:
+    """LLVM IR text where `zext iM (trunc iK %x to iM) to iN` with K > N is
+    `and iN (trunc iK %x to iN), 2^M - 1`.
+
+    At -O0 LLVM 22's SPIR-V back-end folds the pair into one `OpBitwiseAnd`
+    of the iN result type on the iK operand, which spirv-val rejects (found
+    by the fuzzer: `arith.mului_extended` of i8 values truncated from i64).
+    Above -O0 LLVM's combiner makes the same rewrite itself."""
+    out: list[str] = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        out.append(line)
+        i += 1
+        if line.startswith("define ") and line.endswith("{"):
+            end = lines.index("}", i)
+            out.append(_narrow_in_body("\n".join(lines[i:end])))
+            i = end
+    return "\n".join(out)
+
+
+def _narrow_in_body(body: str) -> str:
+    truncs = {m[1]: (int(m[2]), m[3], int(m[4])) for m in TRUNC_DEF.finditer(body)}
+
+    def narrow(m: re.Match[str]) -> str:
+        source = truncs.get(m[4])
+        wide, narrow_bits = int(m[5]), int(m[3])
+        if source is None or source[2] != narrow_bits or source[0] <= wide:
+            return m[0]
+        low = f'%"{m[2][1:]}.narrow"'
+        mask = (1 << narrow_bits) - 1
+        return (
+            f"{m[1]}{low} = trunc i{source[0]} {source[1]} to i{wide}{m[6]}\n"
+            f"{m[1]}{m[2]} = and i{wide} {low}, {mask}{m[6]}"
+        )
+
+    return ZEXT_LINE.sub(narrow, body)
 
 
 def freeze_global_byte_offsets(text: str) -> str:
