@@ -37,26 +37,30 @@ STOP_AFTER = {"mlir": "dialect", "llvm": "optimize"}
 """The last stage an --emit needs (the artefacts need every stage)."""
 
 
-def target_flags() -> dict[str, tuple[Field[Any], list[str]]]:
+def target_flags(
+    scope: str | None = None,
+) -> dict[str, tuple[Field[Any], list[str]]]:
     """Each target option as a flag (`ptx_isa` is `--ptx-isa`): its field and
-    the targets that declare it, from the registry. A plugin target that does
-    not load offers no flags (choosing it is the diagnostic)."""
+    the targets that declare it, from the registry (only target `scope`'s,
+    when given). A plugin target that does not load offers no flags (choosing
+    it is the diagnostic)."""
     from dataclasses import fields
 
     flags: dict[str, tuple[Field[Any], list[str]]] = {}
-    for name, cls in loadable_targets().items():
+    for name, cls in loadable_targets(scope).items():
         for f in fields(cls):
             entry = flags.setdefault(f.name, (f, []))
             entry[1].append(name)
     return flags
 
 
-def loadable_targets() -> dict[str, type[Target]]:
-    """The registered targets whose class loads, by name."""
+def loadable_targets(scope: str | None = None) -> dict[str, type[Target]]:
+    """The registered targets whose class loads, by name (only `scope`, when
+    given)."""
     from gpuc.targets import BrokenTarget, target_class, target_names
 
     loaded: dict[str, type[Target]] = {}
-    for name in target_names():
+    for name in [scope] if scope is not None else target_names():
         try:
             loaded[name] = target_class(name)
         except BrokenTarget:
@@ -79,18 +83,67 @@ def flag_type(cls: type[Target], option: str) -> Callable[[str], object]:
     return str
 
 
-def arg_parser(with_targets: bool = True) -> argparse.ArgumentParser:
+def target_scope(arguments: Sequence[str]) -> str | None:
+    """The built-in target that `gpuc compile|explain ... --target T` names
+    outright (no help asked for), else None: its parser then loads T alone,
+    not every target and the installed plugins' list (tens of milliseconds of
+    a cold start). `parse` falls back to the full parser whenever the scoped
+    one would not give the same answer."""
+    from gpuc.targets import BUILTIN_TARGETS
+
+    if not arguments or arguments[0] not in ("compile", "explain"):
+        return None
+    if "-h" in arguments or "--help" in arguments or "--" in arguments:
+        return None
+    named = [
+        value
+        for flag, value in zip(arguments, arguments[1:], strict=False)
+        if flag == "--target"
+    ] + [a.removeprefix("--target=") for a in arguments if a.startswith("--target=")]
+    if len(named) != 1 or named[0] not in BUILTIN_TARGETS:
+        return None
+    return named[0]
+
+
+def parse(arguments: Sequence[str]) -> tuple[argparse.ArgumentParser, Any, list[str]]:
+    """The parser for `arguments`, what it parsed and what it left over: the
+    parser of the one target the command line names where that parses
+    everything the same way (exact spellings, every flag known), else the
+    full parser of every target."""
+    scope = target_scope(arguments)
+    if scope is not None:
+        parser = arg_parser(scope=scope)
+        try:
+            args, extra = parser.parse_known_args(arguments)
+        except UsageError:
+            pass  # the full parser says what is wrong, in its words
+        else:
+            if not extra and args.target == scope:
+                return parser, args, extra
+    parser = arg_parser()
+    args, extra = parser.parse_known_args(arguments)
+    return parser, args, extra
+
+
+def arg_parser(
+    with_targets: bool = True, scope: str | None = None
+) -> argparse.ArgumentParser:
     """The command line. `with_targets=False` loads no target: no target flags,
     no targets' names in the help, and no abbreviations, so that whatever
-    needs a target is left unparsed (the compile cache's fast path)."""
+    needs a target is left unparsed (the compile cache's fast path).
+    `scope` loads only that target, for its flags, and takes no
+    abbreviations (`parse` decides when that is the same command line)."""
     parser = ArgParser(prog="gpuc", description="gpuc, a GPU kernel compiler")
     parser.add_argument("--version", action=VersionAction)
     commands = parser.add_subparsers(
         dest="command", required=True, parser_class=ArgParser
     )
     c = commands.add_parser(
-        "compile", help="compile an MLIR file for a target", allow_abbrev=with_targets
+        "compile",
+        help="compile an MLIR file for a target",
+        allow_abbrev=with_targets and scope is None,
     )
+    c.set_defaults(target_scope=scope)
     from gpuc.registry import DIALECTS
 
     c.add_argument(
@@ -100,14 +153,14 @@ def arg_parser(with_targets: bool = True) -> argparse.ArgumentParser:
     )
     from gpuc.targets import DEFAULT_TARGET, target_class, target_names
 
-    names = target_names() if with_targets else []
+    names = [scope] if scope else target_names() if with_targets else []
     c.add_argument(
         "--target",
         metavar="T",
         help=f"what to compile for: {', '.join(names)} (default: the module's "
         f"#gpuc.target, else {DEFAULT_TARGET})",
     )
-    for option, (f, owners) in (target_flags() if with_targets else {}).items():
+    for option, (f, owners) in (target_flags(scope) if with_targets else {}).items():
         c.add_argument(
             "--" + option.replace("_", "-"),
             dest=f"target_option_{option}",
@@ -115,7 +168,7 @@ def arg_parser(with_targets: bool = True) -> argparse.ArgumentParser:
             metavar="V",
             help=f"{', '.join(owners)}: {f.metadata.get('help', option)}",
         )
-    targets = loadable_targets() if with_targets else {}
+    targets = loadable_targets(scope) if with_targets else {}
     emits = {
         e: None for cls in targets.values() for e in (*GENERIC_EMITS, *cls.artefacts)
     }
@@ -221,8 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         arguments = list(sys.argv[1:] if argv is None else argv)
         if cache_cli.fast_compile(arguments):
             return
-        parser = arg_parser()
-        args, extra = parser.parse_known_args(arguments)
+        parser, args, extra = parse(arguments)
         if extra:  # several inputs (gpuc/many.py), else the parser's error
             from gpuc.many import compile_several
 
@@ -287,7 +339,7 @@ def compile_options(
         "line_info": args.line_info,
         "checked": args.checked,
     }
-    flags = target_flags()
+    flags = target_flags(getattr(args, "target_scope", None))
     given = {
         option: getattr(args, f"target_option_{option}")
         for option in flags

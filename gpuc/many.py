@@ -57,7 +57,7 @@ def compile_several(
         for stem, name in stems.items()
     ]
     if args.jobs <= 1:
-        return max(compile_one(command) for command in commands)
+        return max(compile_one(command, collect=True) for command in commands)
     from concurrent.futures import ProcessPoolExecutor
 
     sys.stdout.flush()
@@ -95,11 +95,17 @@ def without(argv: Sequence[str], inputs: set[str]) -> list[str]:
     return kept
 
 
-def compile_one(argv: list[str]) -> int:
-    """One input's `gpuc compile` (in a worker process, or here)."""
+def compile_one(argv: list[str], collect: bool = False) -> int:
+    """One input's `gpuc compile` (in a worker process, or here, after which
+    `collect` frees what it left: the command line runs with the cycle
+    collector off, gpuc.client.fewer_collections)."""
     from gpuc.cli import main
 
     status = main(argv)
+    if collect:
+        import gc
+
+        gc.collect()
     sys.stdout.flush()
     sys.stderr.flush()
     return status

@@ -58,3 +58,64 @@ def test_a_foreign_module_still_gets_them() -> None:
     )
     assert {"xdsl.dialects.func", "xdsl.dialects.memref"} <= set(loaded)
     assert "gpuc.transforms.foreign.conversion" in loaded
+
+
+def cli_modules(argv: list[str], watched: list[str]) -> tuple[int, list[str], str]:
+    """Run `gpuc argv` in a fresh interpreter; its status, which of `watched`
+    it imported, and its stderr."""
+    script = (
+        "import json, os, sys\n"
+        "from gpuc.cli import main\n"
+        f"status = main({argv!r})\n"
+        f"print(json.dumps([status, sorted(m for m in {watched!r} "
+        "if m in sys.modules)]))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={**__import__("os").environ, "GPUC_CACHE": "0", "GPUC_SERVER": "0"},
+    )
+    status, loaded = json.loads(run.stdout.splitlines()[-1])
+    return status, loaded, run.stderr
+
+
+OTHER_TARGETS = [
+    "gpuc.targets.spirv",
+    "gpuc.targets.native",
+    "gpuc.targets.amdgpu",
+    "importlib.metadata",
+]
+
+
+def test_a_compile_naming_its_target_loads_no_other(tmp_path: Path) -> None:
+    """`--target ptx` parses with ptx's flags alone: no other target module,
+    no scan of the installed plugins."""
+    saxpy = str(ROOT / "examples" / "saxpy.mlir")
+    out = str(tmp_path / "s.ptx")
+    status, loaded, _ = cli_modules(
+        ["compile", saxpy, "--target", "ptx", "--sm", "80", "-o", out], OTHER_TARGETS
+    )
+    assert status == 0 and loaded == []
+    assert ".target sm_80" in Path(out).read_text()
+
+
+def test_scoped_and_full_command_lines_agree(tmp_path: Path) -> None:
+    """Where the scoped parser would differ (another target's flag, an
+    abbreviation, help), the full one decides, with its usual words."""
+    saxpy = str(ROOT / "examples" / "saxpy.mlir")
+    status, loaded, err = cli_modules(
+        ["compile", saxpy, "--target", "spirv", "--sm", "80"], OTHER_TARGETS
+    )
+    assert status == 1 and "--sm applies to --target ptx only" in err
+    assert "gpuc.targets.native" in loaded  # the full parser ran
+    out = str(tmp_path / "a.ptx")
+    status, _, err = cli_modules(
+        ["compile", saxpy, "--target", "ptx", "--ptx-is", "80", "-o", out], []
+    )
+    assert status == 0, err  # an abbreviation, as before
+    assert ".version 8.0" in Path(out).read_text()
+    status, _, err = cli_modules(["compile", saxpy, "--target", "ptx", "-O", "9"], [])
+    assert status == 1 and "invalid choice: 9" in err

@@ -52,6 +52,7 @@ def _explain_parser(
         "explain",
         parents=[compile_parser],
         conflict_handler="resolve",
+        allow_abbrev=compile_parser.allow_abbrev,
         help="say why each symbol of a compile is there, or gone",
         description="Compile FILE (with gpuc compile's options; --emit does not "
         "apply) and explain every function of the input and every materialized "
