@@ -420,9 +420,12 @@ def compile_many(
 def _compile_on(executor: PoolExecutor, todo: list[dict[str, Any]]) -> list[Module]:
     from concurrent.futures import wait
 
-    futures = [executor.submit(_compile_variant, variant) for variant in todo]
-    wait(futures)
-    return [future.result() for future in futures]
+    from gpuc.many import longest_first
+
+    order = longest_first(todo)
+    futures = {i: executor.submit(_compile_variant, todo[i]) for i in order}
+    wait(futures.values())
+    return [futures[i].result() for i in range(len(todo))]
 
 
 def _compile_variant(variant: dict[str, Any]) -> Module:

@@ -171,3 +171,21 @@ def test_cli_several_inputs(tmp_path: Path) -> None:
         done = subprocess.run([GPUC, "compile", *argv], capture_output=True, env=env)
         assert done.returncode == 1 and message in done.stderr, done.stderr
     assert not out.exists()
+
+
+def test_variants_go_to_the_pool_longest_first() -> None:
+    """The pool gets the expensive variants first (so the last to finish are
+    short) and the Modules still come back in the variants' order."""
+    from gpuc.many import longest_first
+
+    variants = [
+        {"target": "ptx", "opt_level": 0},
+        {"target": "native", "opt_level": 3},
+        {"target": "spirv", "opt_level": 2},
+        {"target": "ptx"},
+        {"target": "native", "opt_level": 0},
+    ]
+    order = longest_first(variants)
+    assert sorted(order) == list(range(len(variants)))
+    assert order[0] == 1 and order[-1] == 0
+    assert order.index(3) < order.index(4)  # ptx -O3 before native -O0
