@@ -110,6 +110,34 @@ class FuncCallable(CallableOpInterface):
         return op.function_type.outputs.data
 
 
+def check_declaration_end(parser: Parser, has_hint: bool, has_attributes: bool) -> None:
+    """A function without a body ends where it is declared: a bare word right
+    after it (no dialect prefix, so not the next op) is a misspelt inline
+    hint or a word out of place, reported here rather than as an unknown op."""
+    from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+    token = parser._current_token
+    if token.kind != MLIRTokenKind.BARE_IDENT or "." in token.text:
+        return
+    if token.text == "module":
+        return
+    expected = ["the body '{'"]
+    if not has_attributes:
+        expected.insert(0, "attributes")
+        if not has_hint:
+            expected.insert(0, "an inline hint (always_inline, no_inline)")
+    expected = (
+        [", ".join(expected[:-1]) + " or " + expected[-1]]
+        if len(expected) > 1
+        else expected
+    )
+    parser.raise_error(
+        f"expected {expected[0]} after the function's role, got '{token.text}'",
+        token.span.start,
+        token.span.end,
+    )
+
+
 @irdl_op_definition
 class FuncOp(IRDLOperation):
     """A function with a role; no body makes it a declaration.
@@ -255,6 +283,8 @@ class FuncOp(IRDLOperation):
             ("sym_name", "function_type", "sym_visibility", "role", "inline")
         )
         region = parser.parse_optional_region(named if named else None)
+        if region is None:
+            check_declaration_end(parser, inline is not None, extra is not None)
         if region is not None and not named and inputs:
             parser.raise_error(
                 "a function with a body must name its parameters (%a: T)",

@@ -16,6 +16,7 @@ import os
 from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -98,6 +99,10 @@ class LocatingParser(ExactFloatParser):
         self._line_offset = line_offset
         self._line_starts: list[int] | None = None
         self._op_names: list[int] = []
+        self._first_uses: dict[str, Span] = {}
+        """Where each value used before its definition was first used."""
+        self._open_regions: list[int] = []
+        """Where each region being parsed opened (its `{`)."""
 
     def location_at(self, pos: int) -> FileLineColLoc:
         if self._line_starts is None:
@@ -161,16 +166,72 @@ class LocatingParser(ExactFloatParser):
         at = self._op_names[-1] if self._op_names else self.pos
         self.raise_error(f"unknown operation '{name}': {reason}", at)
 
+    def resolve_operand(self, operand: Any, type: Any) -> Any:
+        name = operand.operand_name
+        if name not in self.ssa_values and name not in self._first_uses:
+            self._first_uses[name] = operand.span
+        return super().resolve_operand(operand, type)
+
+    def _register_ssa_definition(self, name: str, values: Any, span: Span) -> None:
+        self._first_uses.pop(name, None)  # a forward use, now defined
+        super()._register_ssa_definition(name, values, span)
+
+    def parse_optional_region(self, arguments: Any = None) -> Any:
+        if self._current_token.kind != MLIRTokenKind.L_BRACE:
+            return super().parse_optional_region(arguments)
+        self._open_regions.append(self.pos)
+        try:
+            return super().parse_optional_region(arguments)
+        except ParseError as e:
+            if " in block definition" not in str(e):
+                raise
+            # Where a region's ops end and no `}` follows: say which region.
+            opened = self.location_at(self._open_regions[-1])
+            found = (
+                "the end of the input"
+                if self._current_token.kind == MLIRTokenKind.EOF
+                else f"'{self._current_token.text}'"
+            )
+            self.raise_error(
+                f"expected an op, a block label or '}}' closing the region opened "
+                f"at {opened.line.data}:{opened.column.data}, got {found}",
+                self._current_token.span.start,
+                self._current_token.span.end,
+            )
+        finally:
+            self._open_regions.pop()
+
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         start = self.pos
         # MLIR reads a file of only comments and blank lines as an empty module.
         if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
             module = ModuleOp([])
         else:
-            module = super().parse_module(allow_implicit_module)
+            try:
+                module = super().parse_module(allow_implicit_module)
+            except ParseError:
+                self._raise_at_undefined_use()
+                raise
         if not isinstance(module.location, FileLineColLoc):
             module.location = self.location_at(start)
         return module
+
+    def _raise_at_undefined_use(self) -> None:
+        """xDSL reports values used but never defined at the end of the input:
+        report them at the first use instead (nothing if there are none)."""
+        undefined = [n for n in self.forward_ssa_references if n in self._first_uses]
+        if not undefined:
+            return
+        first = min(undefined, key=lambda n: self._first_uses[n].start)
+        others = [f"%{n}" for n in undefined if n != first]
+        also = f" (also used but not defined: {', '.join(others)})" if others else ""
+        span = self._first_uses[first]
+        self.raise_error(
+            f"use of undefined value %{first}: no op or block argument in scope "
+            f"defines it{also}",
+            span.start,
+            span.end,
+        )
 
 
 def source_loc(op: Operation) -> SourceLoc | None:
@@ -337,7 +398,32 @@ def verify_located(module: Operation) -> None:
             if isinstance(cause, VerifyException)
             else (f"verifier crashed: {type(cause).__name__}: {cause}")
         )
+        redefined = _redefinition(op, message)
+        if redefined is not None:
+            raise redefined from None
         raise OpError(op, message) from None
+
+
+def _redefinition(table: Operation, message: str) -> OpError | None:
+    """xDSL's symbol table says `Redefinition of symbol "k"` at the table (the
+    module, at 1:1): an error at the second definition instead, naming the
+    first."""
+    import re
+
+    m = re.fullmatch(r'Redefinition of symbol "(.*)"', message)
+    if m is None or not table.regions:
+        return None
+    defining = [
+        child
+        for child in table.regions[0].ops
+        if isinstance(name := child.properties.get("sym_name"), StringAttr)
+        and name.data == m[1]
+    ]
+    if len(defining) < 2:
+        return None
+    first = source_loc(defining[0])
+    where = f" (first defined at {first})" if first is not None else ""
+    return OpError(defining[1], f"redefinition of symbol @{m[1]}{where}")
 
 
 def describe(

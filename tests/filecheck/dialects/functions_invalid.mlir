@@ -213,7 +213,7 @@ gpuc.func @k(%n: index) kernel {
 
 // -----
 
-// CHECK: functions_invalid.mlir:[[# @LINE + 1]]:1: error: 'builtin.module' op Redefinition of symbol "f"
+// CHECK: functions_invalid.mlir:[[# @LINE + 3]]:3: error: 'gpuc.func' op redefinition of symbol @f (first defined at {{.*}}functions_invalid.mlir:[[# @LINE + 2]]:3)
 builtin.module {
   gpuc.func private @f() helper
   gpuc.func private @f() helper
