@@ -18,6 +18,7 @@ from gpuc.dialects.attrs import (
     TargetAttr,
 )
 from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
+from gpuc.dialects.fence import FenceOp, FenceScopeAttr
 from gpuc.dialects.functions import (
     CallIndirectOp,
     CallOp,
@@ -45,7 +46,9 @@ from gpuc.dialects.memory import (
     SharedAllocOp,
     StoreOp,
 )
+from gpuc.dialects.printf import PrintfOp
 from gpuc.dialects.subgroup import (
+    BallotOp,
     NumSubgroupsOp,
     ReduceKindAttr,
     ShuffleModeAttr,
@@ -53,6 +56,8 @@ from gpuc.dialects.subgroup import (
     SubgroupIdOp,
     SubgroupReduceOp,
     SubgroupSizeOp,
+    VoteKindAttr,
+    VoteOp,
 )
 
 GPUC = Dialect(
@@ -87,6 +92,10 @@ GPUC = Dialect(
         SubgroupIdOp,
         SubgroupSizeOp,
         NumSubgroupsOp,
+        VoteOp,
+        BallotOp,
+        FenceOp,
+        PrintfOp,
     ],
     [
         PtrType,
@@ -102,5 +111,7 @@ GPUC = Dialect(
         FinalizedAttr,
         ShuffleModeAttr,
         ReduceKindAttr,
+        VoteKindAttr,
+        FenceScopeAttr,
     ],
 )

@@ -1,5 +1,5 @@
-"""Subgroup (warp) collectives: `gpuc.shuffle`, `gpuc.subgroup_reduce`, and the
-subgroup's ids and sizes.
+"""Subgroup (warp) collectives: `gpuc.shuffle`, `gpuc.subgroup_reduce`,
+`gpuc.vote`, `gpuc.ballot`, and the subgroup's ids and sizes.
 
 A subgroup is the set of threads that run in lockstep: a warp of 32 on ptx and
 native, an OpenCL sub-group (whose size the runtime picks) on spirv. Every
@@ -54,12 +54,30 @@ class ReduceKind(StrEnum):
     MUL = auto()
     MIN = auto()
     MAX = auto()
+    UMIN = auto()
+    UMAX = auto()
+    MINIMUM = auto()
+    MAXIMUM = auto()
     AND = auto()
     OR = auto()
     XOR = auto()
 
 
-INTEGER_ONLY_KINDS = {ReduceKind.AND, ReduceKind.OR, ReduceKind.XOR}
+INTEGER_ONLY_KINDS = {
+    ReduceKind.UMIN,
+    ReduceKind.UMAX,
+    ReduceKind.AND,
+    ReduceKind.OR,
+    ReduceKind.XOR,
+}
+FLOAT_ONLY_KINDS = {ReduceKind.MINIMUM, ReduceKind.MAXIMUM}
+BALLOT_WIDTHS = (32, 64)
+"""Widths of a `gpuc.ballot` mask."""
+
+
+class VoteKind(StrEnum):
+    ANY = auto()
+    ALL = auto()
 
 
 @irdl_attr_definition
@@ -70,6 +88,11 @@ class ShuffleModeAttr(EnumAttribute[ShuffleMode], SpacedOpaqueSyntaxAttribute):
 @irdl_attr_definition
 class ReduceKindAttr(EnumAttribute[ReduceKind], SpacedOpaqueSyntaxAttribute):
     name = "gpuc.reduce_kind"
+
+
+@irdl_attr_definition
+class VoteKindAttr(EnumAttribute[VoteKind], SpacedOpaqueSyntaxAttribute):
+    name = "gpuc.vote_kind"
 
 
 VALUE = VarConstraint("VALUE", AnyAttr())
@@ -118,7 +141,8 @@ class ShuffleOp(IRDLOperation):
 class SubgroupReduceOp(IRDLOperation):
     """`%r = gpuc.subgroup_reduce add %v : f32`: every thread of the subgroup
     gets the reduction of all its threads' `%v` (min and max are signed on
-    integers)."""
+    integers and minNum/maxNum on floats; umin and umax unsigned; minimum
+    and maximum propagate NaN, as arith.minimumf)."""
 
     name = "gpuc.subgroup_reduce"
     kind = prop_def(ReduceKindAttr)
@@ -142,6 +166,57 @@ class SubgroupReduceOp(IRDLOperation):
             raise VerifyException(
                 f"reduces with '{kind.value}', which needs an integer type, "
                 f"not {self.value.type}"
+            )
+        if kind in FLOAT_ONLY_KINDS and isinstance(self.value.type, IntegerType):
+            raise VerifyException(
+                f"reduces with '{kind.value}', which needs a float type, "
+                f"not {self.value.type}"
+            )
+
+
+@irdl_op_definition
+class VoteOp(IRDLOperation):
+    """`%r = gpuc.vote any|all %p`: whether the predicate `%p` holds for any
+    (all) of the subgroup's threads; every thread gets the same answer."""
+
+    name = "gpuc.vote"
+    kind = prop_def(VoteKindAttr)
+    value = operand_def(i1)
+    result = result_def(i1)
+    traits = traits_def(ReadsKernelState())
+    assembly_format = "$kind $value attr-dict"
+
+    def __init__(self, kind: VoteKind, value: SSAValue | Operation):
+        super().__init__(
+            operands=[value],
+            properties={"kind": VoteKindAttr(kind)},
+            result_types=[i1],
+        )
+
+    def verify_(self) -> None:
+        require_function_ancestor(self)
+
+
+@irdl_op_definition
+class BallotOp(IRDLOperation):
+    """`%b = gpuc.ballot %p : i32`: bit `i` of `%b` is set where lane `i`'s
+    predicate holds (lanes from the result's width on are left out); every
+    thread gets the same mask."""
+
+    name = "gpuc.ballot"
+    value = operand_def(i1)
+    result = result_def(IntegerType)
+    traits = traits_def(ReadsKernelState())
+    assembly_format = "$value attr-dict `:` type($result)"
+
+    def __init__(self, value: SSAValue | Operation, width: int = 32):
+        super().__init__(operands=[value], result_types=[IntegerType(width)])
+
+    def verify_(self) -> None:
+        require_function_ancestor(self)
+        if self.result.type.width.data not in BALLOT_WIDTHS:
+            raise VerifyException(
+                f"gives a mask of type {self.result.type}; expected i32 or i64"
             )
 
 
@@ -184,7 +259,7 @@ class NumSubgroupsOp(SubgroupIndexOp):
     traits = traits_def(NoMemoryEffect(), ReadsKernelState())
 
 
-COLLECTIVE_OPS = (ShuffleOp, SubgroupReduceOp)
+COLLECTIVE_OPS = (ShuffleOp, SubgroupReduceOp, VoteOp, BallotOp)
 """Ops every thread of a subgroup must reach together, like a barrier."""
 
 

@@ -14,6 +14,7 @@ __all__ = [
     "__version__",
     "compile",
     "compile_many",
+    "run_host",
     "blocks",
     "SharedMemory",
     "Module",
@@ -27,6 +28,7 @@ __all__ = [
 _LAZY = {
     "compile": "gpuc.api:compile",
     "compile_many": "gpuc.api:compile_many",
+    "run_host": "gpuc.host.runner:run_host",
     "blocks": "gpuc.api:blocks",
     "SharedMemory": "gpuc.runtime.arrays:SharedMemory",
     "Module": "gpuc.api:Module",

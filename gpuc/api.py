@@ -60,6 +60,8 @@ def signature(info: KernelInfo) -> KernelSignature:
         info.symbol,
         info.block_size,
         tuple(ArrayShape(p, dims) for p, dims in info.memref_shapes),
+        info.asserts,
+        info.prints,
     )
 
 

@@ -256,7 +256,35 @@ def arg_parser(
         "time in separate processes, each to DIR/<stem>.<emit>",
     )
     cache_cli.add_command(commands)
+    add_run_parser(commands, names)
     return parser
+
+
+def add_run_parser(commands: Any, targets: Sequence[str]) -> None:
+    """`gpuc run FILE`: run a module's host code (gpuc/host/runner.py)."""
+    r = commands.add_parser(
+        "run",
+        help="run an MLIR module's host code (func.func @main), launching its "
+        "kernels compiled by gpuc",
+    )
+    r.add_argument(
+        "file",
+        help="MLIR input, - for stdin: host functions around gpu.modules or "
+        "gpu.launch regions (gpu ops in generic form, docs/frontends.md)",
+    )
+    r.add_argument(
+        "--target",
+        default="native",
+        metavar="T",
+        help=f"where the kernels run: {', '.join(targets) or 'a target'} "
+        "(default: native)",
+    )
+    r.add_argument(
+        "--entry",
+        default="main",
+        metavar="NAME",
+        help="the host function to call (default: main)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -284,6 +312,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             cache_cli.cache_command(args)
             return
         input_name = STDIN_NAME if args.file == "-" else args.file
+        if args.command == "run":
+            from gpuc.host.runner import run_command as run_host_code
+
+            run_host_code(args.file, args.target, args.entry)
+            return
         if args.command == "explain":
             from gpuc.explain.command import explain_command
 

@@ -187,11 +187,7 @@ class LocatingParser(ExactFloatParser):
                 raise
             # Where a region's ops end and no `}` follows: say which region.
             opened = self.location_at(self._open_regions[-1])
-            found = (
-                "the end of the input"
-                if self._current_token.kind == MLIRTokenKind.EOF
-                else f"'{self._current_token.text}'"
-            )
+            found = self._current_token_text()
             self.raise_error(
                 f"expected an op, a block label or '}}' closing the region opened "
                 f"at {opened.line.data}:{opened.column.data}, got {found}",
@@ -215,6 +211,12 @@ class LocatingParser(ExactFloatParser):
         if not isinstance(module.location, FileLineColLoc):
             module.location = self.location_at(start)
         return module
+
+    def _current_token_text(self) -> str:
+        token = self._current_token
+        if token.kind == MLIRTokenKind.EOF:
+            return "the end of the input"
+        return f"'{token.text}'"
 
     def _raise_at_undefined_use(self) -> None:
         """xDSL reports values used but never defined at the end of the input:

@@ -67,6 +67,11 @@ class KernelInfo:
     memref_shapes: tuple[tuple[int, tuple[int | None, ...]], ...] = ()
     """Parameters the import made from memrefs: (pointer position, dimensions,
     None where dynamic); each dynamic size is an index parameter after it."""
+    asserts: tuple[str, ...] = ()
+    """For a kernel that takes the error record (ptx, spirv): the module's
+    assert messages by id - 1 (gpuc/asserts.py)."""
+    prints: bool = False
+    """The module has a gpuc.printf."""
 
 
 @dataclass
@@ -450,8 +455,11 @@ def compile_module(
 
 def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
     """The finalized kernels, from their records (in module order)."""
+    from gpuc.asserts import assert_table, module_prints
     from gpuc.kernel_params import memref_shapes, read_only_params
 
+    table: tuple[str, ...] | None = None
+    prints = module_prints(module)
     infos: dict[str, KernelInfo] = {}
     for op in module.ops:
         if not isinstance(op, FuncOp):
@@ -474,6 +482,11 @@ def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
             read_only_params(op),
             memref_shapes(op),
         )
+        if record.takes_state and not record.has_launch_entry:
+            table = assert_table(module) if table is None else table
+            infos[name] = replace(infos[name], asserts=table)
+        if prints:
+            infos[name] = replace(infos[name], prints=True)
     return infos
 
 

@@ -49,7 +49,7 @@ DIALECTS: dict[str, str] = {
     "builtin": "xdsl.dialects.builtin:Builtin",
     "gpuc": "gpuc.dialects.gpuc:GPUC",
     "func": "xdsl.dialects.func:Func",
-    "arith": "xdsl.dialects.arith:Arith",
+    "arith": "gpuc.transforms.foreign.arith_dialect:Arith",
     "math": "xdsl.dialects.math:Math",
     "scf": "xdsl.dialects.scf:Scf",
     "cf": "xdsl.dialects.cf:Cf",

@@ -20,8 +20,9 @@ from xdsl.ir import Operation
 
 from gpuc.diagnostics import OpError
 from gpuc.lowering import bf16
-from gpuc.lowering.context import FunctionLowering, translates
+from gpuc.lowering.context import TRANSLATORS, FunctionLowering, translates
 from gpuc.lowering.types import intrinsic_suffix, like, scalar_of, splat
+from gpuc.transforms.foreign.arith_dialect import VECTOR_OPS
 
 FAST_MATH_ORDER = ("nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
 CONTRACTABLE = (arith.AddfOp, arith.SubfOp, arith.MulfOp)
@@ -72,6 +73,8 @@ CASTS: dict[type, str] = {
     arith.FPToUIOp: "fptoui",
     arith.BitcastOp: "bitcast",
 }
+CASTS.update({ours: CASTS[xdsl] for ours, xdsl in VECTOR_OPS.items() if xdsl in CASTS})
+"""gpuc's casts on vectors (transforms/foreign/arith_dialect.py) as xDSL's."""
 ICMP = {
     "eq": ("icmp_signed", "=="),
     "ne": ("icmp_signed", "!="),
@@ -126,6 +129,9 @@ def translate_constant(op: arith.ConstantOp, fl: FunctionLowering) -> None:
         fl.set(op, ir.Constant(ty, bf16.constant_bits(value.value.data)))
     elif isinstance(value, FloatAttr):
         fl.set(op, float_constant(ty, value.value.data))
+    elif isinstance(value, DenseIntOrFPElementsAttr) and bf16.is_bf16(op.result.type):
+        bits = [bf16.constant_bits(float(v)) for v in value.get_values()]
+        fl.set(op, ir.Constant(ty, bits))
     elif isinstance(value, DenseIntOrFPElementsAttr) and isinstance(ty, ir.VectorType):
         element = ty.element
         values = [
@@ -339,8 +345,9 @@ def element_bits(ty: ir.Type) -> int:
 @translates(arith.NegfOp)
 def translate_negf(op: arith.NegfOp, fl: FunctionLowering) -> None:
     if bf16.is_bf16(op.result.type):
-        sign = ir.Constant(ir.IntType(16), 0x8000)
-        fl.set(op, fl.builder.xor(fl.get(op.operand), sign))
+        value = fl.get(op.operand)
+        sign = bf16.constant(value, ir.IntType(16), 0x8000)
+        fl.set(op, fl.builder.xor(value, sign))
         return
     fl.set(op, fl.builder.fneg(fl.get(op.operand), flags=fast_math(op, fl)))
 
@@ -484,3 +491,7 @@ def high_half_of_product(
     zero = ir.Constant(ty, 0)
     high = b.add(high, b.select(b.icmp_signed("<", lhs, zero), rhs, zero))
     return b.add(high, b.select(b.icmp_signed("<", rhs, zero), lhs, zero))
+
+
+# gpuc's arith ops on vectors translate as the xDSL ops they stand for.
+TRANSLATORS.update({ours: TRANSLATORS[xdsl] for ours, xdsl in VECTOR_OPS.items()})

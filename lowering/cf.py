@@ -1,7 +1,8 @@
 """Translators of unstructured control flow: `cf.br`, `cf.cond_br`, `cf.switch`
 (successor arguments feed the phis `FunctionLowering` made for block
 arguments) and `cf.assert` (where the condition fails, a report on a target
-that reports faults, else a trap)."""
+that reports faults: native stops the launch, ptx and spirv write an error
+record and return; else a trap)."""
 
 from __future__ import annotations
 
@@ -60,10 +61,22 @@ def translate_switch(op: cf.SwitchOp, fl: FunctionLowering) -> None:
 
 @runtime_checkable
 class ReportsAsserts(Protocol):
-    """A target whose launches report a failing assert (the native target)."""
+    """A target whose launches report a failing assert (every target but
+    amdgpu)."""
 
     def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
         """Report `op` failing at the builder's position; False if it cannot."""
+        ...
+
+
+@runtime_checkable
+class ReturnsAfterFailure(Protocol):
+    """A target whose failing assert returns from its function (ptx, spirv:
+    gpuc/targets/error_record.py): each call of a function that may fail so
+    is followed by a test that returns too."""
+
+    def after_call(self, fl: FunctionLowering, callee: str) -> None:
+        """After a call of `callee`, at the builder's position."""
         ...
 
 

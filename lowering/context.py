@@ -39,6 +39,8 @@ DIALECT_TRANSLATORS: dict[str, tuple[str, ...]] = {
         "gpuc.lowering.memory",
         "gpuc.lowering.private",
         "gpuc.lowering.subgroup",
+        "gpuc.lowering.fence",
+        "gpuc.lowering.printf",
     ),
     "arith": ("gpuc.lowering.arith",),
     "math": ("gpuc.lowering.math",),

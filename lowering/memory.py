@@ -2,7 +2,8 @@
 their address space (never integer arithmetic); shared allocations become
 globals in the shared address space (or, on the native target, offsets into
 the block's shared memory); atomics keep the op's ordering (relaxed is LLVM's
-`monotonic`). A target that checks accesses (the native target in checked
+`monotonic`); a bf16 atomic is a compare-exchange loop computing in f32
+(`bf16_atomic`). A target that checks accesses (the native target in checked
 mode) sees the address of every load, store and atomic first."""
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from gpuc.dialects.memory import (
     StoreOp,
     ptr_type_of,
 )
+from gpuc.lowering import bf16
 from gpuc.lowering.context import FunctionLowering, translates
 
 ORDERINGS = {
@@ -89,8 +91,14 @@ def accessed(
     return at
 
 
+MAX_ACCESS_ALIGNMENT = 16
+"""The most a load or store claims: the widest access PTX and AMDGPU make
+(a v4.b32), and what a numpy array's buffer is sure of; a `vector<8xf32>`
+claiming its 32 bytes made x86's aligned AVX moves fault on such arrays."""
+
+
 def alignment(ptr: SSAValue) -> int:
-    return int(element_bytes(ptr_type_of(ptr).element))
+    return min(int(element_bytes(ptr_type_of(ptr).element)), MAX_ACCESS_ALIGNMENT)
 
 
 @translates(LoadOp)
@@ -149,6 +157,10 @@ def shared_global(fl: FunctionLowering, op: SharedAllocOp) -> ir.Value:
 
 @translates(AtomicRMWOp)
 def translate_atomic_rmw(op: AtomicRMWOp, fl: FunctionLowering) -> None:
+    if bf16.is_bf16(ptr_type_of(op.ptr).element):
+        ptr = accessed(fl, op, op.ptr, op.index)
+        fl.set(op, bf16_atomic(fl, op.kind.data, ptr, fl.get(op.value), op))
+        return
     element = fl.type(ptr_type_of(op.ptr).element)
     is_float = not isinstance(element, ir.IntType)
     kind = (FLOAT_ATOMICS if is_float else INT_ATOMICS)[op.kind.data]
@@ -213,6 +225,67 @@ def cas_loop(
     b.cbranch(b.extract_value(pair, 1), done, loop)
     b.position_at_end(done)
     return seen
+
+
+I8, I16, I32 = ir.IntType(8), ir.IntType(16), ir.IntType(32)
+BF16_COMBINE = {AtomicKind.MAX: "llvm.maxnum.f32", AtomicKind.MIN: "llvm.minnum.f32"}
+
+
+def bf16_atomic(
+    fl: FunctionLowering,
+    kind: AtomicKind,
+    ptr: ir.Value,
+    value: ir.Value,
+    op: AtomicRMWOp,
+) -> ir.Value:
+    """A bf16 read-modify-write (its 16 bits at `ptr`) as a compare-exchange
+    loop that computes in f32 and rounds once (gpuc.lowering.bf16), as the
+    scalar op does; max and min are maxnum and minnum, like the other floats'.
+    Where the target's atomics are 32 bits at least
+    (`Target.narrowest_atomic_bits`: OpenCL's), the loop exchanges the aligned
+    word holding the bits (little-endian: at bit 16 * (address / 2 % 2))."""
+    b = fl.builder
+    ordering = scope(fl) + ORDERINGS[op.memory_order]
+    word = fl.target.narrowest_atomic_bits > 16
+    if kind == AtomicKind.EXCHANGE and not word:
+        return b.atomic_rmw("xchg", ptr, value, ordering)
+    cell, shift = I16, ir.Constant(I32, 0)
+    if word:
+        cell, address = I32, b.ptrtoint(ptr, fl.ml.index_type)
+        low = b.and_(address, ir.Constant(address.type, 2))
+        ptr = b.gep(ptr, [b.neg(low)], source_etype=I8)
+        shift = b.trunc(b.shl(low, ir.Constant(low.type, 3)), I32)
+    first = b.load(ptr, typ=cell, align=cell.width // 8)
+    entry = b.block
+    loop = b.append_basic_block("bf16.cas.loop")
+    done = b.append_basic_block("bf16.cas.done")
+    b.branch(loop)
+    b.position_at_end(loop)
+    old = b.phi(cell)
+    old.add_incoming(first, entry)
+    bits = b.trunc(b.lshr(old, shift), I16) if word else old
+    if kind == AtomicKind.EXCHANGE:
+        new_bits = value
+    else:
+        x, y = bf16.widen(b, bits), bf16.widen(b, value)
+        if kind == AtomicKind.ADD:
+            combined = b.fadd(x, y)
+        else:
+            fn = fl.ml.intrinsic(BF16_COMBINE[kind], bf16.F32, [bf16.F32, bf16.F32])
+            combined = b.call(fn, [x, y])
+        new_bits = bf16.narrow(b, combined)
+    new = new_bits
+    if word:
+        mask = b.shl(ir.Constant(I32, 0xFFFF), shift)
+        kept = b.and_(old, b.not_(mask))
+        new = b.or_(kept, b.shl(b.zext(new_bits, I32), shift))
+    pair = b.cmpxchg(
+        ptr, old, new, ordering, FAILURE_ORDERINGS[ORDERINGS[op.memory_order]]
+    )
+    old.add_incoming(b.extract_value(pair, 0), loop)
+    b.cbranch(b.extract_value(pair, 1), done, loop)
+    b.position_at_end(done)
+    return bits
 
 
 def element_bits(ty: ir.Type) -> int:

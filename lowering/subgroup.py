@@ -3,11 +3,12 @@
 What a shuffle means is computed here once, in integer arithmetic every target
 shares (`shuffle_source`): which lane each thread reads and whether it exists.
 A target then only reads another lane's value (`SubgroupTarget.read_lane`:
-`shfl.sync.idx` on ptx, `sub_group_shuffle` on spirv) and reduces
-(`SubgroupTarget.subgroup_reduce`). The native target runs collectives in its
-work-group functions itself (gpuc/targets/work_items.py), with the same
-arithmetic; the subgroup index ops there, and on ptx, are computed from the
-thread index (`warp_index`).
+`shfl.sync.idx` on ptx, `sub_group_shuffle` on spirv), reduces
+(`SubgroupTarget.subgroup_reduce`) and votes (`vote`, `ballot`). The
+native target runs collectives in its work-group functions itself
+(gpuc/targets/work_items.py), with the same arithmetic, folding in lane order
+(`lane_first`, `lane_step`); the subgroup index ops there, and on ptx, are
+computed from the thread index (`warp_index`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from xdsl.ir import Operation
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.subgroup import (
+    BallotOp,
     NumSubgroupsOp,
     ReduceKind,
     ShuffleMode,
@@ -28,6 +30,8 @@ from gpuc.dialects.subgroup import (
     SubgroupIndexOp,
     SubgroupReduceOp,
     SubgroupSizeOp,
+    VoteKind,
+    VoteOp,
 )
 from gpuc.lowering.context import FunctionLowering, translates
 
@@ -60,6 +64,19 @@ class SubgroupTarget(Protocol):
         self, fl: FunctionLowering, op: Operation, kind: ReduceKind, value: ir.Value
     ) -> ir.Value:
         """The reduction of `value` over the thread's subgroup."""
+        ...
+
+    def vote(
+        self, fl: FunctionLowering, op: Operation, kind: VoteKind, value: ir.Value
+    ) -> ir.Value:
+        """Whether the i1 `value` holds for any (all) of the subgroup's threads."""
+        ...
+
+    def ballot(
+        self, fl: FunctionLowering, op: Operation, value: ir.Value, width: int
+    ) -> ir.Value:
+        """An i`width` whose bit i is lane i's `value` (lanes from `width` on
+        left out)."""
         ...
 
 
@@ -138,27 +155,39 @@ def shuffle_source(
     return b.select(valid, lane_of, lane), valid
 
 
+FLOAT_MINMAX = {
+    ReduceKind.MIN: "llvm.minnum",
+    ReduceKind.MAX: "llvm.maxnum",
+    ReduceKind.MINIMUM: "llvm.minimum",
+    ReduceKind.MAXIMUM: "llvm.maximum",
+}
+INTEGER_MINMAX = {
+    ReduceKind.MIN: ("<", True),
+    ReduceKind.MAX: (">", True),
+    ReduceKind.UMIN: ("<", False),
+    ReduceKind.UMAX: (">", False),
+}
+"""Kind -> (the comparison that keeps the left operand, signed)."""
+
+
 def combine(b: ir.IRBuilder, kind: ReduceKind, x: ir.Value, y: ir.Value) -> ir.Value:
-    """`x <kind> y` (min and max signed on integers, IEEE minNum/maxNum on floats)."""
+    """`x <kind> y` (min and max signed on integers, IEEE minNum/maxNum on
+    floats; umin and umax unsigned; minimum and maximum IEEE 754-2019's)."""
     floating = isinstance(x.type, ir.FloatType | ir.DoubleType)
     if kind == ReduceKind.ADD:
         return b.fadd(x, y) if floating else b.add(x, y)
     if kind == ReduceKind.MUL:
         return b.fmul(x, y) if floating else b.mul(x, y)
-    if kind in (ReduceKind.MIN, ReduceKind.MAX):
-        if floating:
-            name = "llvm.minnum" if kind == ReduceKind.MIN else "llvm.maxnum"
-            module = b.module
-            fn = module.globals.get(f"{name}.{_suffix(x.type)}")
-            if not isinstance(fn, ir.Function):
-                fn = ir.Function(
-                    module,
-                    ir.FunctionType(x.type, [x.type, x.type]),
-                    f"{name}.{_suffix(x.type)}",
-                )
-            return b.call(fn, [x, y])
-        keep = b.icmp_signed("<" if kind == ReduceKind.MIN else ">", x, y)
-        return b.select(keep, x, y)
+    if kind in INTEGER_MINMAX and not floating:
+        keep, signed = INTEGER_MINMAX[kind]
+        compare = b.icmp_signed if signed else b.icmp_unsigned
+        return b.select(compare(keep, x, y), x, y)
+    if kind in FLOAT_MINMAX and floating:
+        name = f"{FLOAT_MINMAX[kind]}.{_suffix(x.type)}"
+        fn = b.module.globals.get(name)
+        if not isinstance(fn, ir.Function):
+            fn = ir.Function(b.module, ir.FunctionType(x.type, [x.type, x.type]), name)
+        return b.call(fn, [x, y])
     if kind == ReduceKind.AND:
         return b.and_(x, y)
     if kind == ReduceKind.OR:
@@ -170,7 +199,102 @@ def _suffix(ty: ir.Type) -> str:
     return "f32" if isinstance(ty, ir.FloatType) else "f64"
 
 
-def butterfly_reduce(
+def lane_first(
+    b: ir.IRBuilder, op: SubgroupReduceOp | VoteOp | BallotOp, value: ir.Value
+) -> ir.Value:
+    """What a fold in lane order starts from: lane 0's `value` (as the
+    ballot's mask)."""
+    if isinstance(op, BallotOp):
+        return b.zext(value, ir.IntType(op.result.type.width.data))
+    return value
+
+
+def lane_step(
+    b: ir.IRBuilder,
+    op: SubgroupReduceOp | VoteOp | BallotOp,
+    acc: ir.Value,
+    value: ir.Value,
+    lane: ir.Value,
+) -> ir.Value:
+    """`acc` folded with lane `lane`'s `value`, for a fold in lane order (the
+    native target's): a reduction's step, a vote's or/and, a ballot's bit
+    (0 from the mask's width on)."""
+    if isinstance(op, SubgroupReduceOp):
+        return combine(b, op.kind.data, acc, value)
+    if isinstance(op, VoteOp):
+        return b.or_(acc, value) if op.kind.data == VoteKind.ANY else b.and_(acc, value)
+    fits = b.icmp_unsigned("<", lane, ir.Constant(lane.type, acc.type.width))
+    bit = b.shl(b.zext(value, acc.type), resize(b, lane, acc.type))
+    return b.select(fits, b.or_(acc, bit), acc)
+
+
+def resize(b: ir.IRBuilder, value: ir.Value, ty: ir.IntType) -> ir.Value:
+    """The unsigned integer `value` as a `ty` (truncated or zero-extended)."""
+    width = value.type.width
+    if width == ty.width:
+        return value
+    return b.trunc(value, ty) if width > ty.width else b.zext(value, ty)
+
+
+def exact_minmax(
+    b: ir.IRBuilder,
+    kind: ReduceKind,
+    value: ir.Value,
+    reduced: ir.Value,
+    any_lane: Callable[[ir.Value], ir.Value],
+) -> ir.Value:
+    """A minimum (maximum) reduction from `reduced`, the subgroup's min (max)
+    of `value` by a reduction that may ignore NaN and pick either zero:
+    NaN where any lane's `value` is NaN, -0 (+0) where the result is a zero
+    and any lane's is -0 (+0). `any_lane` votes over the subgroup."""
+    bits = ir.IntType(32 if isinstance(value.type, ir.FloatType) else 64)
+    minimum = kind == ReduceKind.MINIMUM
+    zero = ir.Constant(value.type, -0.0 if minimum else 0.0)
+    zero_bits = b.bitcast(zero, bits)
+    has_zero = any_lane(b.icmp_unsigned("==", b.bitcast(value, bits), zero_bits))
+    is_zero = b.fcmp_ordered("==", reduced, ir.Constant(value.type, 0.0))
+    result = b.select(b.and_(is_zero, has_zero), zero, reduced)
+    has_nan = any_lane(b.fcmp_unordered("uno", value, value))
+    return b.select(has_nan, ir.Constant(value.type, float("nan")), result)
+
+
+def numeric_minmax(
+    b: ir.IRBuilder,
+    kind: ReduceKind,
+    value: ir.Value,
+    reduce: Callable[[ir.Value], ir.Value],
+    all_lanes: Callable[[ir.Value], ir.Value],
+) -> ir.Value:
+    """A minNum (maxNum) reduction by `reduce`, a min (max) reduction that
+    may propagate NaN (Intel's OpenCL runtimes do): NaN lanes take part as
+    +inf (-inf), and the result is NaN only where every lane's is."""
+    nan = b.fcmp_unordered("uno", value, value)
+    inf = ir.Constant(value.type, float("inf" if kind == ReduceKind.MIN else "-inf"))
+    reduced = reduce(b.select(nan, inf, value))
+    return b.select(all_lanes(nan), ir.Constant(value.type, float("nan")), reduced)
+
+
+def vote_by_ballot(
+    b: ir.IRBuilder, kind: VoteKind, mask: ir.Value, active: ir.Value
+) -> ir.Value:
+    """A vote from the ballot `mask` of the predicate and that of the
+    subgroup's lanes (`active`)."""
+    if kind == VoteKind.ANY:
+        return b.icmp_unsigned("!=", mask, ir.Constant(mask.type, 0))
+    return b.icmp_unsigned("==", mask, active)
+
+
+def subgroup_lanes_mask(b: ir.IRBuilder, size: ir.Value, width: int) -> ir.Value:
+    """An i`width` with the low `size` bits set (`size` <= `width`, of any
+    integer type): the lanes of a subgroup of `size` threads."""
+    ty = ir.IntType(width)
+    n = resize(b, size, ty)
+    full = b.icmp_unsigned(">=", n, ir.Constant(ty, width))
+    low = b.sub(b.shl(ir.Constant(ty, 1), n), ir.Constant(ty, 1))
+    return b.select(full, ir.Constant(ty, -1), low)
+
+
+def shuffle_tree_reduce(
     fl: FunctionLowering,
     op: Operation,
     target: SubgroupTarget,
@@ -178,17 +302,24 @@ def butterfly_reduce(
     value: ir.Value,
     lanes: int = WARP_LANES,
 ) -> ir.Value:
-    """A reduction over `lanes` lanes by xor shuffles (every lane ends with
-    the whole subgroup's result): log2(lanes) steps."""
+    """A reduction over the subgroup's lanes (at most `lanes`) by shuffles:
+    log2(lanes) steps down, lane i taking lane i + step's value where that
+    lane exists, then lane 0's result read by every lane. A block's last
+    subgroup may have fewer lanes; a missing lane is never read (its register
+    is undefined), and what it would have held is the reduction of lanes
+    past it, which are missing too."""
     b = fl.builder
     i32 = ir.IntType(32)
     lane = b.trunc(target.subgroup_index(fl, "lane_id"), i32)
+    size = b.trunc(target.subgroup_index(fl, "subgroup_size"), i32)
     step = lanes // 2
     while step:
-        other = target.read_lane(fl, op, value, b.xor(lane, ir.Constant(i32, step)))
-        value = combine(b, kind, value, other)
+        source = b.add(lane, ir.Constant(i32, step))
+        exists = b.icmp_unsigned("<", source, size)
+        other = target.read_lane(fl, op, value, b.select(exists, source, lane))
+        value = b.select(exists, combine(b, kind, value, other), value)
         step //= 2
-    return value
+    return target.read_lane(fl, op, value, ir.Constant(i32, 0))
 
 
 def _target(fl: FunctionLowering, op: Operation) -> SubgroupTarget | None:
@@ -249,3 +380,22 @@ def translate_subgroup_index(op: SubgroupIndexOp, fl: FunctionLowering) -> None:
         fl.set(op, target.subgroup_index(fl, kind))
     else:
         fl.set(op, warp_index(fl, kind))
+
+
+@translates(VoteOp)
+def translate_vote(op: VoteOp, fl: FunctionLowering) -> None:
+    target = _target(fl, op)
+    if target is None:
+        fl.set(op, ir.Constant(ir.IntType(1), ir.Undefined))
+        return
+    fl.set(op, target.vote(fl, op, op.kind.data, fl.get(op.value)))
+
+
+@translates(BallotOp)
+def translate_ballot(op: BallotOp, fl: FunctionLowering) -> None:
+    width = op.result.type.width.data
+    target = _target(fl, op)
+    if target is None:
+        fl.set(op, ir.Constant(ir.IntType(width), ir.Undefined))
+        return
+    fl.set(op, target.ballot(fl, op, fl.get(op.value), width))

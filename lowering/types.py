@@ -60,19 +60,19 @@ def lower_type(attr: Any, ml: ModuleLowering) -> ir.Type:
 
 def lower_vector(attr: VectorType, ml: ModuleLowering) -> ir.Type:
     """`<N x T>`; OpenCL's lengths but 3 (whose memory stride is 4: a host
-    array would not match), of elements other than bf16 (computed as bits)."""
+    array would not match); bf16 elements are their bits, `<N x i16>`."""
     (length,) = attr.get_shape()
     element = attr.get_element_type()
     if attr.get_scalable_dims() != (False,) or length not in VECTOR_LENGTHS:
         report(
             ml, attr, f"{attr} cannot be lowered; vectors have 2, 4, 8 or 16 elements"
         )
-    if isinstance(element, BFloat16Type | PtrType | FuncPtrType | VectorType):
+    if isinstance(element, PtrType | FuncPtrType | VectorType):
         report(
             ml,
             attr,
             f"{attr} cannot be lowered; vector elements are integers, index, "
-            "f16, f32 or f64 (bf16 only as scalars)",
+            "f16, bf16, f32 or f64",
         )
     return ir.VectorType(lower_type(element, ml), length)
 
@@ -104,13 +104,19 @@ def first_user(module: ModuleOp, attr: Attribute) -> Operation | None:
             for block in region.blocks
             for arg in block.args
         ]
-        if attr in types:
+        if any(_holds(t, attr) for t in types):
             return op
         if pointers is None and any(
-            isinstance(t, PtrType) and t.element == attr for t in types
+            isinstance(t, PtrType) and _holds(t.element, attr) for t in types
         ):
             pointers = op
     return pointers
+
+
+def _holds(t: Attribute, attr: Attribute) -> bool:
+    """`t` is `attr`, or a vector of it (whose element the lowering asks for
+    on its own)."""
+    return t == attr or (isinstance(t, VectorType) and t.get_element_type() == attr)
 
 
 def splat(ty: ir.Type, value: Any) -> ir.Constant:

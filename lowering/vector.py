@@ -1,7 +1,9 @@
 """Translators of the vector dialect on 1-D vectors (lowering/types.py
 lowers `vector<NxT>` to `<N x T>`): broadcast, extract and insert of one
 element (a static or dynamic position; extractelement and insertelement,
-transforms/foreign/vector_dialect.py), shuffle, fma. Vector memory is a
+transforms/foreign/vector_dialect.py), shuffle, fma, bitcast (the same bits
+as another vector type; a bf16 vector is its 16-bit patterns, so it
+reinterprets as f16 or i16 ones would). Vector memory is a
 `gpuc.load`/`gpuc.store` through a `!gpuc.ptr<vector<NxT>, space>`
 (docs/dialect.md, "Vectors")."""
 
@@ -9,10 +11,11 @@ from __future__ import annotations
 
 from llvmlite import ir
 from xdsl.dialects import vector
-from xdsl.dialects.builtin import VectorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, VectorType
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from gpuc.diagnostics import OpError
+from gpuc.lowering import bf16
 from gpuc.lowering.context import FunctionLowering, translates
 from gpuc.lowering.types import intrinsic_suffix
 from gpuc.transforms.foreign.vector_dialect import ExtractElementOp, InsertElementOp
@@ -117,8 +120,42 @@ def translate_shuffle(op: vector.ShuffleOp, fl: FunctionLowering) -> None:
 @translates(vector.FMAOp)
 def translate_fma(op: vector.FMAOp, fl: FunctionLowering) -> None:
     """`lhs * rhs + acc` with one rounding (llvm.fma), element by element."""
-    one_dimensional(op, op.lhs)
+    if bf16.is_bf16(one_dimensional(op, op.lhs)):
+        raise OpError(
+            op,
+            "is an fma on bf16 vectors, which gpuc does not lower (bf16 computes "
+            "in f32, where a fused multiply-add would round twice); arith.extf "
+            "the operands to f32 vectors, fma there and arith.truncf the result",
+        )
     args = fl.operands(op)
     ty = args[0].type
     fn = fl.ml.intrinsic(f"llvm.fma.{intrinsic_suffix(ty)}", ty, [ty, ty, ty])
     fl.set(op, fl.builder.call(fn, args))
+
+
+@translates(vector.BitcastOp)
+def translate_bitcast(op: vector.BitcastOp, fl: FunctionLowering) -> None:
+    """The same bits as another 1-D vector type (LLVM's bitcast)."""
+    source = one_dimensional(op, op.source)
+    result = one_dimensional(op, op.result)
+    bits = [
+        t.get_shape()[0] * element_bits(t.get_element_type(), fl)
+        for t in (source, result)
+    ]
+    if bits[0] != bits[1]:
+        raise OpError(
+            op, f"bitcasts {source} ({bits[0]} bits) to {result} ({bits[1]} bits)"
+        )
+    value, ty = fl.get(op.source), fl.type(result)
+    fl.set(op, value if value.type == ty else fl.builder.bitcast(value, ty))
+
+
+def element_bits(t: Attribute, fl: FunctionLowering) -> int:
+    """The bits of one element of type `t` (index: the target's width)."""
+    if isinstance(t, IndexType):
+        return int(fl.ml.index_type.width)
+    if isinstance(t, IntegerType):
+        width: int = t.width.data
+        return width
+    assert isinstance(t, AnyFloat)  # the op's constraint
+    return t.bitwidth

@@ -253,6 +253,14 @@ DIALECT = [
         ("vector<3xf32> cannot be lowered",),
     ),
     Bad(
+        "f8-vector-load",  # located at the first op using the vector type
+        kernel(
+            "%v = gpuc.load %p : !gpuc.ptr<vector<4xf8E4M3FN>, global> // here",
+            "%p: !gpuc.ptr<vector<4xf8E4M3FN>, global>",
+        ),
+        ("type f8E4M3FN has no LLVM lowering",),
+    ),
+    Bad(
         "kernel-returns-value",
         "gpuc.func @k(%a: f32) -> f32 kernel { // here\n  gpuc.return %a : f32\n}\n",
         ("kernel",),
@@ -442,12 +450,6 @@ DIALECT = [
             "gpuc.func private @decl(f32) -> f32 helper\n",
         ),
         ("@decl",),
-    ),
-    Bad(
-        "assert-fails-to-lower-on-spirv",
-        kernel('%c = arith.constant false\ncf.assert %c, "no" // here', "%a: f32"),
-        ("assertion",),
-        target="spirv",
     ),
 ]
 
@@ -744,6 +746,39 @@ LIMITS += [
             "scf.for %i = %c0 to %t step %c1 {\n  gpuc.barrier // here\n}"
         ),
         ("barrier", "thread"),
+    ),
+]
+
+VIEW = "memref<4x8xf32, strided<[16, 1], offset: 4>>"
+LIMITS += [
+    Bad(
+        "import-strided-kernel-param",
+        f"func.func @k(%a: {VIEW}) attributes {{gpu.kernel}} {{ // here\n"
+        "  return\n}\n",
+        ("kernel's memref parameters have the identity layout", "subview"),
+        col=1,
+    ),
+    Bad(
+        "import-dynamic-strided-helper-param",
+        "func.func @h(%a: memref<4xf32, strided<[?], offset: 2>>) { // here\n"
+        "  return\n}\n",
+        ("dynamic offset or stride", "static strides and offset"),
+        col=1,
+    ),
+    Bad(
+        "import-space-cast-workgroup-to-global",
+        "func.func @k(%a: memref<4xf32, 3>) attributes {gpu.kernel} {\n"
+        "  %g = memref.memory_space_cast %a : memref<4xf32, 3> to memref<4xf32>"
+        " // here\n  return\n}\n",
+        ("casts shared memory to global memory", "#gpuc<space generic>"),
+    ),
+    Bad(
+        "spirv-space-cast-constant-to-generic",
+        "func.func @k(%a: memref<4xf32, 4>) attributes {gpu.kernel} {\n"
+        "  %g = memref.memory_space_cast %a : memref<4xf32, 4> to "
+        "memref<4xf32, #gpuc<space generic>> // here\n  return\n}\n",
+        ("constant and generic memory", "OpenCL"),
+        target="spirv",
     ),
 ]
 

@@ -45,6 +45,7 @@ from gpuc.dialects.attrs import (
     Role,
 )
 from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
+from gpuc.dialects.fence import FenceOp, FenceScope
 from gpuc.dialects.functions import (
     CallIndirectOp,
     CallOp,
@@ -73,7 +74,9 @@ from gpuc.dialects.memory import (
     SharedAllocOp,
     StoreOp,
 )
+from gpuc.dialects.printf import PrintfOp
 from gpuc.dialects.subgroup import (
+    BallotOp,
     NumSubgroupsOp,
     ReduceKind,
     ShuffleMode,
@@ -81,6 +84,8 @@ from gpuc.dialects.subgroup import (
     SubgroupIdOp,
     SubgroupReduceOp,
     SubgroupSizeOp,
+    VoteKind,
+    VoteOp,
 )
 
 F32_GLOBAL = PtrType(f32, AddressSpace.GLOBAL)
@@ -148,6 +153,10 @@ def build_every_op() -> ModuleOp:
             named(SubgroupIdOp(), "sg"),
             named(SubgroupSizeOp(), "sgs"),
             named(NumSubgroupsOp(), "nsg"),
+            named(VoteOp(VoteKind.ALL, shuffle.results[1]), "all"),
+            named(BallotOp(shuffle.results[1], 64), "mask"),
+            FenceOp(FenceScope.DEVICE, MemoryOrder.ACQ_REL),
+            PrintfOp("v=%f at %d\n", [v, n]),
             named(LoadOp(x), "v0"),
             StoreOp(v, x, i),
             named(OffsetOp(x, i), "q"),
@@ -224,6 +233,10 @@ builtin.module {
     %sg = gpuc.subgroup_id
     %sgs = gpuc.subgroup_size
     %nsg = gpuc.num_subgroups
+    %all = gpuc.vote all %ok
+    %mask = gpuc.ballot %ok : i64
+    gpuc.fence device acq_rel
+    gpuc.printf "v=%f at %d\\0A" %v, %n : f32, i32
     %v0 = gpuc.load %x : !gpuc.ptr<f32, global>
     gpuc.store %v, %x[%i] : !gpuc.ptr<f32, global>
     %q = gpuc.offset %x[%i] : !gpuc.ptr<f32, global>

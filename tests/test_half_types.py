@@ -414,3 +414,131 @@ def test_bf16_math_is_the_f32_op_rounded(target: str) -> None:
     with np.errstate(invalid="ignore"):
         same(roots, bf16_value(bf16_round(np.sqrt(x))), "bf16")
     np.testing.assert_array_equal(absolute, a & np.uint16(0x7FFF))
+
+
+ATOMICS_N, ATOMICS_SLOTS = 2048, 9
+"""Threads, and the bf16 slots they contend for (neighbours share a 32-bit
+word, which spirv's loop exchanges whole); at most 256 adds of 1 per slot,
+so every partial sum is exact in bf16 and the order does not matter."""
+BF = "!gpuc.ptr<bf16, global>"
+BF16_ATOMICS = f"""
+gpuc.func @atomics(%acc: {BF}, %olds: {BF}, %vals: {BF}, %mx: {BF}, %mn: {BF},
+                   %xc: {BF}, %xold: {BF}, %shared_out: {BF}, %m: index) kernel {{
+  %i = gpuc.global_id x
+  %t = gpuc.thread_id x
+  %slot = arith.remui %i, %m : index
+  %one = arith.constant 1.0 : bf16
+  %o = gpuc.atomic_rmw add %acc[%slot], %one : {BF}
+  gpuc.store %o, %olds[%i] : {BF}
+  %v = gpuc.load %vals[%i] : {BF}
+  %a = gpuc.atomic_rmw max %mx[%slot], %v : {BF}
+  %b = gpuc.atomic_rmw min %mn[%slot], %v : {BF}
+  %c = gpuc.atomic_rmw exchange %xc[%slot], %v : {BF}
+  gpuc.store %c, %xold[%i] : {BF}
+  %s = gpuc.shared_alloc 3 : !gpuc.ptr<bf16, shared>
+  %three = arith.constant 3 : index
+  %zero = arith.constant 0.0 : bf16
+  %lt = arith.cmpi ult, %t, %three : index
+  scf.if %lt {{
+    gpuc.store %zero, %s[%t] : !gpuc.ptr<bf16, shared>
+  }}
+  gpuc.barrier
+  %k = arith.remui %t, %three : index
+  %p = gpuc.atomic_rmw add %s[%k], %one : !gpuc.ptr<bf16, shared>
+  gpuc.barrier
+  scf.if %lt {{
+    %sum = gpuc.load %s[%t] : !gpuc.ptr<bf16, shared>
+    %block = gpuc.block_id x
+    %base = arith.muli %block, %three : index
+    %at = arith.addi %base, %t : index
+    gpuc.store %sum, %shared_out[%at] : {BF}
+  }}
+  gpuc.return
+}}
+"""
+
+
+def to_bf16(x: Array) -> Array:
+    """float32 values exact in bf16 as their bits."""
+    bits: Array = (np.asarray(x, np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    return bits
+
+
+def from_bf16(bits: Array) -> Array:
+    values: Array = (bits.astype(np.uint32) << 16).view(np.float32)
+    return values
+
+
+@pytest.mark.parametrize("target", ["native", "spirv"])
+def test_bf16_atomics_under_contention(target: str) -> None:
+    """2048 threads on 9 slots: add (each old value seen exactly once: the
+    adds are atomic), max, min and exchange (the old values and the last
+    are the initial value and the stored ones), and adds to shared memory."""
+    n, slots = ATOMICS_N, ATOMICS_SLOTS
+    r = np.random.default_rng([SEED, 16])
+    vals = to_bf16(r.standard_normal(n).astype(np.float32))
+    acc = np.zeros(slots, np.uint16)
+    olds, xold = np.full(n, 0xFFFF, np.uint16), np.full(n, 0xFFFF, np.uint16)
+    mx, mn = to_bf16(np.full(slots, -np.inf)), to_bf16(np.full(slots, np.inf))
+    xc = to_bf16(np.full(slots, 7.0))
+    block, blocks = 128, n // 128
+    shared_out = np.full(blocks * 3, 0xFFFF, np.uint16)
+    k = gpuc.compile(BF16_ATOMICS, target=target)["atomics"]
+    k[(blocks,), (block,)](acc, olds, vals, mx, mn, xc, xold, shared_out, slots)
+    slot = np.arange(n) % slots
+    counts = np.bincount(slot, minlength=slots)
+    np.testing.assert_array_equal(from_bf16(acc), counts)
+    for s in range(slots):
+        mine = slot == s
+        assert sorted(from_bf16(olds[mine])) == list(range(counts[s])), s
+        assert from_bf16(mx)[s] == from_bf16(vals[mine]).max()
+        assert from_bf16(mn)[s] == from_bf16(vals[mine]).min()
+        seen = sorted([*xold[mine], xc[s]])
+        assert seen == sorted([*vals[mine], to_bf16(np.float32(7.0))]), s
+    per_block = np.bincount(np.arange(block) % 3)
+    np.testing.assert_array_equal(from_bf16(shared_out), np.tile(per_block, blocks))
+
+
+IMPORTED_BF16_ATOMICS = """
+func.func @imported(%acc: memref<9xbf16>, %vals: memref<?xbf16>)
+    attributes {gpu.kernel} {
+  %i = "gpu.global_id"() <{dimension = #gpu<dim x>}> : () -> index
+  %c9 = arith.constant 9 : index
+  %slot = arith.remui %i, %c9 : index
+  %one = arith.constant 1.0 : bf16
+  %o = memref.atomic_rmw addf %one, %acc[%slot] : (bf16, memref<9xbf16>) -> bf16
+  %v = memref.load %vals[%i] : memref<?xbf16>
+  %m = memref.atomic_rmw maxf %v, %vals[%slot] : (bf16, memref<?xbf16>) -> bf16
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["native", "spirv"])
+def test_imported_bf16_atomics(target: str) -> None:
+    """memref.atomic_rmw addf and maxf on bf16 from another frontend."""
+    n = 1024
+    r = np.random.default_rng([SEED, 17])
+    acc = np.zeros(9, np.uint16)
+    values = to_bf16(r.standard_normal(n).astype(np.float32))
+    vals = values.copy()
+    gpuc.compile(IMPORTED_BF16_ATOMICS, target=target)["imported"][(8,), (128,)](
+        acc, vals
+    )
+    np.testing.assert_array_equal(from_bf16(acc), np.bincount(np.arange(n) % 9))
+    # Slot s (< 9) ends as the maximum of its own value and those thrown at it;
+    # its own load may come before or after another thread's max: either way.
+    for s in range(9):
+        thrown = from_bf16(values[np.arange(n) % 9 == s]).max()
+        assert from_bf16(vals)[s] == max(thrown, from_bf16(values)[s]), s
+
+
+@pytest.mark.parametrize("sm", [75, 90])
+def test_bf16_atomics_pass_ptxas(sm: int) -> None:
+    ptx = compile_module(BF16_ATOMICS, "ptx", sm=sm, validate=True).artefact
+    assert isinstance(ptx, str) and "atom" in ptx
+
+
+def test_bf16_atomics_pass_spirv_val_and_amdgpu() -> None:
+    assert compile_module(BF16_ATOMICS, "spirv", validate=True).artefact
+    assert compile_module(BF16_ATOMICS, "amdgpu").artefact

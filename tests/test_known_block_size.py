@@ -6,6 +6,7 @@ their validators, and the executors run the kernel with that block only."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -143,3 +144,21 @@ def test_an_imported_workgroup_size_is_the_block_it_runs_with(target: str) -> No
     np.testing.assert_array_equal(out, data + data)
     with pytest.raises(gpuc.LaunchError, match=r"compiled for block \(8, 1, 1\)"):
         mod.launch("double", (2,), (4,), [out])
+
+
+@pytest.mark.parametrize("target", ["native", "spirv"])
+def test_an_empty_entry_point_abi_leaves_the_block_free(target: str) -> None:
+    """`#spirv.entry_point_abi<>` (what SYCL and Level Zero lowerings attach)
+    gives no workgroup size: nothing is declared, any block runs."""
+    text = IMPORTED.read_text()
+    text = re.sub(r"#spirv\.entry_point_abi<[^>]*>", "#spirv.entry_point_abi<>", text)
+    assert "#spirv.entry_point_abi<>" in text
+    mod = gpuc.compile(text, target=target)
+    for threads in (8, 4):  # the kernel doubles element thread_id.x
+        data = np.random.default_rng().standard_normal(8).astype(np.float32)
+        out = data.copy()
+        mod.launch("double", (1,), (threads,), [out])
+        expected = np.concatenate([2 * data[:threads], data[threads:]])
+        np.testing.assert_array_equal(out, expected)
+    ptx = str(compile_module(text, "ptx", validate=True).artefact)
+    assert ".reqntid" not in ptx

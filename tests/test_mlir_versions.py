@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import gpuc
-from gpuc.diagnostics import SourceParseError
+from gpuc.diagnostics import OpError, SourceParseError
 
 VERSIONS = Path(__file__).parent / "filecheck" / "import" / "Inputs" / "versions"
 TARGETS = ["native", "spirv"]
@@ -112,3 +112,51 @@ def test_spirv_entry_point_abi_is_the_block_the_kernel_runs_with(target: str) ->
     np.testing.assert_array_equal(x, want)
     with pytest.raises(gpuc.LaunchError, match="gpu.known_block_size"):
         mod.launch("double", grid=(2,), block=(4,), args=(x,))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("printed_by", ["mlir16", "mlir19"])
+def test_vector_shuffle_masks_of_every_version(printed_by: str, target: str) -> None:
+    """MLIR 16 prints the mask as an attribute, `{mask = [7, 0, ...]}`, 19 as
+    a property of the same array, `<{mask = [7, 0, ...]}>`; xDSL's op takes
+    `array<i64: ...>`. Both shuffle the same way. (22 no longer has the
+    input's vector.insertelement.)"""
+    mod = gpuc.compile(
+        VERSIONS / f"vector_shuffle_{printed_by}_generic.mlir", target=target
+    )
+    a = np.random.default_rng().integers(-1000, 1000, 8, dtype=np.int32)
+    out = np.full(8, -7, np.int32)
+    mod.launch("m::k", grid=(1,), block=(1,), args=(a, out))
+    np.testing.assert_array_equal(out, a[[7, 0, 5, 2, 4, 4, 1, 6]])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("printed_by", ["mlir16", "mlir22"])
+def test_vector_load_and_store_on_memrefs(printed_by: str, target: str) -> None:
+    """vector.load/vector.store on a 2-D memref and through a strided
+    subview (unit innermost stride) read and write consecutive elements."""
+    mod = gpuc.compile(
+        VERSIONS / f"vector_load_store_{printed_by}_generic.mlir", target=target
+    )
+    a = np.random.default_rng().standard_normal((4, 8)).astype(np.float32)
+    out = np.full((4, 8), np.nan, np.float32)
+    tail = np.full((4, 4), np.nan, np.float32)
+    mod.launch("m::k", grid=(1,), block=(4,), args=(a, out, tail))
+    np.testing.assert_array_equal(out, a[:, [7, 0, 5, 2, 4, 4, 1, 6]])
+    np.testing.assert_array_equal(tail, a[:, 2:6])
+
+
+def test_a_vector_load_across_a_stride_is_refused() -> None:
+    text = (VERSIONS / "vector_load_store_mlir16_generic.mlir").read_text()
+    for old, new in (
+        (
+            "memref<4x6xf32, strided<[8, 1], offset: 2>>",
+            "memref<4x3xf32, strided<[8, 2], offset: 2>>",
+        ),
+        ("static_sizes = array<i64: 4, 6>", "static_sizes = array<i64: 4, 3>"),
+        ("static_strides = array<i64: 1, 1>", "static_strides = array<i64: 1, 2>"),
+    ):
+        assert old in text
+        text = text.replace(old, new)
+    with pytest.raises(OpError, match="innermost stride must be a static 1"):
+        gpuc.compile(text, target="native")

@@ -84,6 +84,17 @@ class Param:
         return "float" if self.type_name.startswith("f") else "int"
 
     @property
+    def alignment(self) -> int:
+        """The bytes a pointer argument's address must be a multiple of: its
+        element's size, a vector's whole size up to 16 (what the lowering
+        claims, lowering/memory.py's MAX_ACCESS_ALIGNMENT)."""
+        size = self.dtype.itemsize
+        if self.type_name.startswith("vector<"):
+            length = self.type_name[len("vector<") :].partition("x")[0]
+            size *= int(length)
+        return min(size, 16)
+
+    @property
     def dtype(self) -> np.dtype[Any]:
         found = (
             pointee_dtype(self.type_name)
@@ -168,6 +179,13 @@ class KernelSignature:
     any other is refused, since the compiler may have relied on it."""
     shapes: tuple[ArrayShape, ...] = ()
     """The pointer parameters imported from memrefs, with their sizes."""
+    asserts: tuple[str, ...] = ()
+    """The module's assert messages by id - 1, for a kernel that takes the
+    error record as hidden parameter 0 (ptx, spirv: gpuc/runtime/error_record.py);
+    empty for every other kernel."""
+    prints: bool = False
+    """The module prints (gpuc.printf): the executor flushes the runtime's
+    output after a launch."""
 
     @property
     def launch_symbol(self) -> str:
@@ -182,6 +200,8 @@ class KernelSignature:
             "symbol": self.launch_symbol,
             "block_size": list(self.block_size) if self.block_size else None,
             "shapes": [shape.to_json() for shape in self.shapes],
+            "asserts": list(self.asserts),
+            "prints": self.prints,
         }
 
     @staticmethod
@@ -194,6 +214,8 @@ class KernelSignature:
             str(data.get("symbol", "")),
             tuple(data["block_size"]) if data.get("block_size") else None,
             tuple(ArrayShape.from_json(s) for s in data.get("shapes", ())),
+            tuple(str(m) for m in data.get("asserts", ())),
+            bool(data.get("prints", False)),
         )
 
 
@@ -375,6 +397,7 @@ def _pointer_arg(kernel: str, param: Param, position: int, value: object) -> Any
         and _dtype_matches(value.dtype, param)
         and value.flags.c_contiguous
         and (value.flags.writeable or not param.written)
+        and _aligned(value, param)
     ):
         return value
     where = _where(kernel, param, position)
@@ -405,7 +428,21 @@ def _pointer_arg(kernel: str, param: Param, position: int, value: object) -> Any
             f"{where} is read-only, but the kernel may write through this "
             f"{param.space} pointer: pass a writeable copy"
         )
+    if not _aligned(value, param):
+        raise LaunchError(
+            f"{where} starts at an address that is not a multiple of "
+            f"{param.alignment} bytes, which a pointer to {param.type_name} needs "
+            "(a slice such as a[1:] can start anywhere): pass a copy, a.copy()"
+        )
     return value
+
+
+def _aligned(value: np.ndarray[Any, Any], param: Param) -> bool:
+    if not value.flags.aligned:
+        return False
+    if param.alignment <= value.dtype.itemsize or value.size == 0:
+        return True
+    return int(value.__array_interface__["data"][0]) % param.alignment == 0
 
 
 def _dtype_matches(dtype: np.dtype[Any], param: Param) -> bool:

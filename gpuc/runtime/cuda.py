@@ -10,7 +10,9 @@ nvidia-cuda-runtime wheel) through the driver's JIT linker.
 
 Every driver error becomes a `LaunchError` with the driver's error name. A
 fault inside a kernel (an illegal address) leaves a CUDA context unusable:
-the error says so.
+the error says so. A failing `cf.assert` is no fault: the kernel writes its
+error record and returns, and the launch raises a `LaunchError` naming the
+assert's location and message (`RecordingExecutor`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from gpuc.runtime.args import KernelSignature, LaunchError
-from gpuc.runtime.device import DeviceExecutor, LimitAttributes
+from gpuc.runtime.device import LimitAttributes
+from gpuc.runtime.error_record import RecordingExecutor
 
 # What PTX that launches kernels from the device calls: cudaLaunchDeviceV2 and
 # cudaGetParameterBufferV2, named __cudaCDP2... since CUDA 12.
@@ -118,7 +121,7 @@ def device_sm(ordinal: int = 0) -> int:
     return int(major) * 10 + int(minor)
 
 
-class CudaExecutor(DeviceExecutor):
+class CudaExecutor(RecordingExecutor):
     """Loads one PTX module on one CUDA device and launches its kernels."""
 
     fault_note = (

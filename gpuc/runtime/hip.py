@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpuc.runtime.args import KernelSignature, LaunchError
-from gpuc.runtime.device import DeviceExecutor, LimitAttributes
+from gpuc.runtime.device import LimitAttributes
+from gpuc.runtime.error_record import RecordingExecutor
 
 
 def _runtime() -> Any:
@@ -76,7 +77,7 @@ def device_arch(ordinal: int = 0) -> str:
     return text.split(":", 1)[0]  # gfx90a:sramecc+:xnack- names target features
 
 
-class HipExecutor(DeviceExecutor):
+class HipExecutor(RecordingExecutor):
     """Loads one HSA code object on one HIP device and launches its kernels."""
 
     fault_note = (

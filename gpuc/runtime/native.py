@@ -43,6 +43,7 @@ from gpuc.runtime.args import (
     Limits,
     check_launch,
 )
+from gpuc.runtime.printing import HOOK_ADDRESS, NATIVE_PRINT, block_output
 from gpuc.targets.native_abi import (
     FAULT_BOUNDS,
     FAULT_THREAD,
@@ -389,6 +390,7 @@ class NativeExecutor:
                 address = ctypes.cast(getattr(self._libc, name), ctypes.c_void_p).value
                 llvm.add_symbol(name, address)
             _load_compiler_runtime(llvm)
+            llvm.add_symbol(NATIVE_PRINT, HOOK_ADDRESS)
             module = llvm.parse_assembly(llvm_ir)
             worker_ir = [_SPAWN_IR]
             for name, sig in self.kernels.items():
@@ -438,6 +440,8 @@ class NativeExecutor:
                 )
                 for name, sig in self.kernels.items()
             }
+            self._prints = any(f.name == NATIVE_PRINT for f in module.functions)
+            """The module prints (gpuc.printf): its launches collect the text."""
             self._checked = {
                 name
                 for name, sig in self.kernels.items()
@@ -492,6 +496,14 @@ class NativeExecutor:
         return min(blocks, self.workers)
 
     def launch(
+        self, name: str, grid: object, block: object, args: Sequence[object]
+    ) -> None:
+        if not self._prints:
+            return self._launch(name, grid, block, args)
+        with block_output():  # what the kernel prints, after it (in block order)
+            return self._launch(name, grid, block, args)
+
+    def _launch(
         self, name: str, grid: object, block: object, args: Sequence[object]
     ) -> None:
         launch = check_launch(

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from gpuc.runtime import error_record
 from gpuc.runtime.args import (
     KernelSignature,
     Launch,
@@ -35,6 +36,7 @@ from gpuc.runtime.args import (
     shared_bytes,
 )
 from gpuc.runtime.arrays import DeviceArray, Event, SharedMemory, Stream
+from gpuc.runtime.printing import flush_c_stdout
 
 SYSTEM_VENDORS = Path("/etc/OpenCL/vendors")
 SPIRV_MAGIC = 0x07230203
@@ -410,20 +412,48 @@ class OpenCLExecutor:
             if any(True for _ in launch.arrays()):
                 self._launch_copying(launch, queue)
             else:
-                self._enqueue(
+                record = self._error_record(launch)
+                event = self._enqueue(
                     launch,
                     queue,
                     [
                         d.handle if isinstance(d, OpenCLArray) else d
                         for d in launch.values
                     ],
+                    record,
                 )
+                if record is not None or launch.sig.prints:
+                    event.wait()  # a kernel that asserts or prints: waited for
+                    self._after(launch, queue, record)
         except cl.Error as error:
             raise LaunchError(
                 f"kernel '{name}' failed on {describe(self.device)}: {error}"
             ) from None
 
-    def _enqueue(self, launch: Launch, queue: Any, values: Sequence[Any]) -> Any:
+    def _error_record(self, launch: Launch) -> Any:
+        """A zeroed error record for a kernel with asserts (None without)."""
+        import pyopencl as cl
+
+        if not launch.sig.asserts:
+            return None
+        flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+        return cl.Buffer(self.context, flags, hostbuf=error_record.fresh())
+
+    def _after(self, launch: Launch, queue: Any, record: Any) -> None:
+        """Once a launch has run: what it printed to the process's standard
+        output, and the error its record reports, if any."""
+        import pyopencl as cl
+
+        if launch.sig.prints:
+            flush_c_stdout()
+        if record is not None:
+            words = error_record.fresh()
+            cl.enqueue_copy(queue, words, record, is_blocking=True)
+            error_record.check(launch.sig.name, launch.sig.asserts, words)
+
+    def _enqueue(
+        self, launch: Launch, queue: Any, values: Sequence[Any], record: Any = None
+    ) -> Any:
         import pyopencl as cl
 
         values = [
@@ -432,6 +462,8 @@ class OpenCLExecutor:
             else v
             for p, v in zip(launch.sig.params, values, strict=True)
         ]
+        if record is not None:
+            values.insert(0, record)  # the hidden parameter 0
         kernel = self.kernel(launch.sig.name)
         g, b = launch.grid, launch.block
         with self._lock:
@@ -467,9 +499,11 @@ class OpenCLExecutor:
             v.handle if isinstance(v, OpenCLArray) else buffers.get(id(v), v)
             for v in launch.values
         ]
-        self._enqueue(launch, queue, values).wait()
+        record = self._error_record(launch)
+        self._enqueue(launch, queue, values, record).wait()
         for buffer, array in copy_back:
             cl.enqueue_copy(queue, array, buffer, is_blocking=True)
+        self._after(launch, queue, record)
 
 
 class OpenCLArray(DeviceArray):

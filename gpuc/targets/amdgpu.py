@@ -28,9 +28,13 @@ from gpuc.targets.base import Target, TargetError
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
+    from xdsl.dialects import cf
     from xdsl.ir import Operation
 
-    from gpuc.dialects.subgroup import ReduceKind
+    from gpuc.dialects.analysis import KernelFacts
+    from gpuc.dialects.attrs import FinalizedAttr, MemoryOrder
+    from gpuc.dialects.fence import FenceScope
+    from gpuc.dialects.subgroup import ReduceKind, VoteKind
     from gpuc.driver import Compilation
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
 
@@ -49,6 +53,8 @@ ARCHS: tuple[str, ...] = (
 disassembler to validate with), nor the `-generic` ones, which need code
 object v6 (LLVM ends the process on them under v5)."""
 DEFAULT_ARCH = "gfx90a"
+FENCE_SCOPES = {"block": "workgroup", "device": "agent", "system": ""}
+"""gpuc.fence scope -> the AMDGPU `syncscope` (the default is the system)."""
 CODE_OBJECT_VERSION = 500
 IMPLICIT_ARGS = {"grid_dim": (0, 32), "block_dim": (12, 16)}
 """Code object v5 implicit arguments: (offset, bits) of the x component of
@@ -128,6 +134,14 @@ class AMDGPUTarget(Target):
                     "cannot do (HIP has no device-side launch); launch the child "
                     "kernel from the host instead",
                 )
+            if op.name == "gpuc.printf":
+                raise OpError(
+                    op,
+                    "prints, which the amdgpu target cannot do: AMD's device "
+                    "printf is a hostcall through ROCm's device library (ockl), "
+                    "which gpuc does not link; write the values to an output "
+                    "array, or print on ptx, spirv or native",
+                )
             name = FLOAT_FUNCTIONS.get(type(op))
             if name is None or not op.operands:
                 continue
@@ -142,6 +156,30 @@ class AMDGPUTarget(Target):
                     f"{ty} the amdgpu target computes "
                     + ", ".join(sorted(NATIVE_MATH[llvm_type])),
                 )
+
+    def finalize_kernel(self, kernel: FuncOp, facts: KernelFacts) -> FinalizedAttr:
+        """A kernel that reaches a `cf.assert` takes the error record
+        (gpuc/targets/error_record.py; `state` in its record)."""
+        from gpuc.asserts import with_record
+
+        return with_record(kernel, super().finalize_kernel(kernel, facts))
+
+    def prepare_module(self, ml: ModuleLowering) -> None:
+        from gpuc.targets.error_record import plan_records
+
+        plan_records(ml)
+
+    def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
+        """Claim the error record and return."""
+        from gpuc.targets.error_record import record_failure
+
+        return record_failure(fl, op)
+
+    def after_call(self, fl: FunctionLowering, callee: str) -> None:
+        """Return if the callee's assert failed."""
+        from gpuc.targets.error_record import after_call
+
+        after_call(fl, callee)
 
     def index(self, fl: FunctionLowering, kind: str, dim: int) -> ir.Value:
         from llvmlite import ir
@@ -225,9 +263,54 @@ class AMDGPUTarget(Target):
     def subgroup_reduce(
         self, fl: FunctionLowering, op: Operation, kind: ReduceKind, value: ir.Value
     ) -> ir.Value:
-        from gpuc.lowering.subgroup import butterfly_reduce
+        from gpuc.lowering.subgroup import shuffle_tree_reduce
 
-        return butterfly_reduce(fl, op, self, kind, value, self.wave_lanes)
+        return shuffle_tree_reduce(fl, op, self, kind, value, self.wave_lanes)
+
+    def vote(
+        self, fl: FunctionLowering, op: Operation, kind: VoteKind, value: ir.Value
+    ) -> ir.Value:
+        """The wavefront's ballot of the predicate against that of its lanes."""
+        from llvmlite import ir
+
+        from gpuc.lowering.subgroup import vote_by_ballot
+
+        lanes = self.ballot(fl, op, ir.Constant(ir.IntType(1), 1), self.wave_lanes)
+        mask = self.ballot(fl, op, value, self.wave_lanes)
+        return vote_by_ballot(fl.builder, kind, mask, lanes)
+
+    def ballot(
+        self, fl: FunctionLowering, op: Operation, value: ir.Value, width: int
+    ) -> ir.Value:
+        """`llvm.amdgcn.ballot` at the wavefront's width; an i32 mask of a
+        64-lane wavefront would lose lanes, so it is refused."""
+        from llvmlite import ir
+
+        lanes = self.wave_lanes
+        if width < lanes:
+            raise OpError(
+                op,
+                f"gives an i{width} mask, but a wavefront of {self.arch} has "
+                f"{lanes} lanes; use i{lanes}",
+            )
+        ty = ir.IntType(lanes)
+        ballot = fl.ml.intrinsic(
+            f"llvm.amdgcn.ballot.i{lanes}",
+            ty,
+            [ir.IntType(1)],
+            ("convergent", "nounwind"),
+        )
+        mask = fl.builder.call(ballot, [value])
+        return fl.builder.zext(mask, ir.IntType(width)) if width > lanes else mask
+
+    def fence(
+        self, fl: FunctionLowering, scope: FenceScope, ordering: MemoryOrder
+    ) -> None:
+        """LLVM's fence at the AMDGPU memory model's scope (workgroup, agent,
+        system)."""
+        from gpuc.lowering.fence import llvm_fence
+
+        llvm_fence(fl, FENCE_SCOPES[scope.value], ordering)
 
     def finish_function(
         self, ml: ModuleLowering, func: FuncOp, fn: ir.Function
@@ -239,6 +322,9 @@ class AMDGPUTarget(Target):
         it)."""
         from llvmlite import ir
 
+        from gpuc.targets.error_record import name_record
+
+        name_record(ml, func, fn)
         record = ml.records.get(func.sym_name.data)
         block = record.block_size if record is not None else None
         if block is None:

@@ -109,6 +109,10 @@ class Target(ArgSpecConvertible):
     """(LLVM atomic kind, LLVM type) pairs made compare-exchange loops too."""
     """`atomicrmw` operations the back-end cannot select: gpuc emits a
     compare-exchange loop for them instead."""
+    narrowest_atomic_bits: ClassVar[int] = 8
+    """The narrowest memory an atomic updates: a bf16 atomic on a target whose
+    atomics are wider exchanges the 32-bit word holding it
+    (gpuc.lowering.memory.bf16_atomic)."""
     alloca_address_space: ClassVar[int] = 0
     """Where LLVM's data layout puts stack slots (`A<n>`): gpuc.private_alloc's
     array, cast to the target's local space when that differs."""
@@ -174,15 +178,13 @@ class Target(ArgSpecConvertible):
         """Raise a diagnostic for what this target cannot express, before LLVM
         sees it. Default: integer atomics of a width `atomic_bits` rules out
         (LLVM's verifier rejects i1 and i24, back-ends end the process or
-        call library functions the JIT cannot find on wider ones), bf16
-        atomics other than exchange (`check_bf16_atomics`), `scf.for`
+        call library functions the JIT cannot find on wider ones), `scf.for`
         loops with a constant step of 0, `scf.if`/`scf.for` whose yields do
         not match their results (`check_structured_results`), and kernels
         using more static shared memory than `max_static_shared_bytes`; every
         other op the translator
         knows is expressible. Targets that override this call it too."""
         check_atomic_widths(module, self.atomic_bits(), self.name)
-        check_bf16_atomics(module)
         check_loop_steps(module)
         check_structured_results(module)
         check_static_shared(module, self)
@@ -315,29 +317,6 @@ def check_atomic_widths(
                 op,
                 f"is an atomic on {element}; {target} atomics take integers of "
                 f"8 to {widest} bits, a power of two: {fix}",
-            )
-
-
-def check_bf16_atomics(module: ModuleOp) -> None:
-    """Raise an OpError for a bf16 atomic other than `exchange`: gpuc holds bf16
-    as its bits and computes in f32 (gpuc.lowering.bf16), which no atomic
-    instruction does."""
-    from xdsl.dialects.builtin import BFloat16Type
-
-    from gpuc.dialects.attrs import AtomicKind, PtrType
-    from gpuc.dialects.memory import AtomicRMWOp
-
-    for op in module.walk():
-        if not isinstance(op, AtomicRMWOp) or op.kind.data == AtomicKind.EXCHANGE:
-            continue
-        ptr = op.ptr.type
-        assert isinstance(ptr, PtrType)
-        if isinstance(ptr.element, BFloat16Type):
-            raise OpError(
-                op,
-                f"is an atomic '{op.kind.data.value}' on bf16, which no target "
-                "has (only exchange is); accumulate in f32, or loop on "
-                "gpuc.atomic_cmpxchg through a !gpuc.ptr<i16> to the same memory",
             )
 
 

@@ -41,7 +41,10 @@ if TYPE_CHECKING:
     from xdsl.ir import Operation, SSAValue
 
     from gpuc.dialects.analysis import KernelFacts
+    from gpuc.dialects.attrs import MemoryOrder
+    from gpuc.dialects.fence import FenceScope
     from gpuc.dialects.memory import SharedAllocOp
+    from gpuc.dialects.printf import PrintfOp
     from gpuc.driver import Compilation
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
 
@@ -143,6 +146,17 @@ class NativeTarget(Target):
         for name in fault_plan(ml).helpers:
             ml.hidden[name] = (ir.PointerType(),)
 
+    long_modifier: ClassVar[str] = "ll"  # gpuc.printf of a 64-bit integer
+
+    def printf(
+        self, fl: FunctionLowering, op: PrintfOp, text: str, values: list[ir.Value]
+    ) -> None:
+        """Formatted with snprintf, kept per block by the executor
+        (gpuc/runtime/printing.py), printed after the launch in block order."""
+        from gpuc.targets.printf import native_printf
+
+        native_printf(fl, op, text, values)
+
     def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
         """A failing `cf.assert` stops the launch with a report (False where
         the function has no state to report through: it traps)."""
@@ -233,6 +247,17 @@ class NativeTarget(Target):
         base = self._state_field(fl, STATE.offset("shared"), ir.PointerType())
         offset = ir.Constant(ir.IntType(64), fl.ml.facts.shared_offset[op])
         return fl.builder.gep(base, [offset], inbounds=True, source_etype=ir.IntType(8))
+
+    def fence(
+        self, fl: FunctionLowering, scope: FenceScope, ordering: MemoryOrder
+    ) -> None:
+        """LLVM's fence: a block's threads run in one host thread, so a block
+        fence only keeps the compiler from moving accesses across it
+        (`singlethread`); a device or system fence orders them for the
+        threads that run other blocks."""
+        from gpuc.lowering.fence import llvm_fence
+
+        llvm_fence(fl, "singlethread" if scope.value == "block" else "", ordering)
 
     def finish_module(self, ml: ModuleLowering) -> None:
         for name, record in ml.records.items():

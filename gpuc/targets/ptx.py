@@ -24,10 +24,15 @@ from gpuc.targets.base import Target, TargetError
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
+    from xdsl.dialects import cf
     from xdsl.ir import Operation
 
+    from gpuc.dialects.analysis import KernelFacts
+    from gpuc.dialects.attrs import FinalizedAttr, MemoryOrder
+    from gpuc.dialects.fence import FenceScope
     from gpuc.dialects.functions import LaunchOp
-    from gpuc.dialects.subgroup import ReduceKind
+    from gpuc.dialects.printf import PrintfOp
+    from gpuc.dialects.subgroup import ReduceKind, VoteKind
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
 
 SPECIAL_REGISTERS = {
@@ -40,6 +45,8 @@ NATIVE_MATH = frozenset(
     {"sqrt", "fabs", "ceil", "floor", "trunc", "round", "roundeven", "fma", "copysign"}
 )
 """Math functions NVPTX selects to instructions; the rest come from libdevice."""
+FENCE_SCOPES = {"block": "block", "device": "device", "system": ""}
+"""gpuc.fence scope -> NVPTX's `syncscope` (the default is the system)."""
 SUPPORTED_SMS = (75, 80, 86, 89, 90, 100, 120)
 MIN_PTX_ISA = {75: 63, 80: 70, 86: 71, 89: 78, 90: 78, 100: 86, 120: 87}
 """The lowest PTX ISA version each sm needs (LLVM's default for it)."""
@@ -150,6 +157,25 @@ class PTXTarget(Target):
                         "i8, i16, i32 or i64 and truncate it in the kernel",
                     )
 
+    def finalize_kernel(self, kernel: FuncOp, facts: KernelFacts) -> FinalizedAttr:
+        """A kernel that reaches a `cf.assert` takes the error record
+        (gpuc/targets/error_record.py; `state` in its record)."""
+        from gpuc.asserts import with_record
+
+        return with_record(kernel, super().finalize_kernel(kernel, facts))
+
+    def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
+        """Claim the error record and return."""
+        from gpuc.targets.error_record import record_failure
+
+        return record_failure(fl, op)
+
+    def after_call(self, fl: FunctionLowering, callee: str) -> None:
+        """Return if the callee's assert failed."""
+        from gpuc.targets.error_record import after_call
+
+        after_call(fl, callee)
+
     def atomic_bits(self) -> int:
         """atom.cas.b128, with sm_90 and PTX ISA 8.3 (`prepare_module` checks
         the options: verify-target runs before they are known)."""
@@ -159,7 +185,9 @@ class PTXTarget(Target):
         """128-bit atomics need sm_90 and PTX ISA 8.3: without them LLVM prints
         `unsupported cmpxchg` and ends the process."""
         from gpuc.targets.base import check_atomic_widths
+        from gpuc.targets.error_record import plan_records
 
+        plan_records(ml)
         isa = self.ptx_isa if self.ptx_isa is not None else MIN_PTX_ISA[self.sm]
         if self.sm < 90 or isa < 83:
             where = f"ptx (sm_{self.sm}, PTX ISA {isa // 10}.{isa % 10})"
@@ -174,6 +202,9 @@ class PTXTarget(Target):
         attribute, which llvmlite cannot spell)."""
         from llvmlite import ir
 
+        from gpuc.targets.error_record import name_record
+
+        name_record(ml, func, fn)
         record = ml.records.get(func.sym_name.data)
         block = record.block_size if record is not None else None
         if block is None:
@@ -220,6 +251,16 @@ class PTXTarget(Target):
         )
         fl.builder.call(sync, [ir.Constant(ir.IntType(32), 0)])
 
+    long_modifier: ClassVar[str] = "l"  # gpuc.printf of a 64-bit integer
+
+    def printf(
+        self, fl: FunctionLowering, op: PrintfOp, text: str, values: list[ir.Value]
+    ) -> None:
+        """CUDA's vprintf, the values packed in a local buffer."""
+        from gpuc.targets.printf import vprintf
+
+        vprintf(fl, text, values)
+
     def subgroup_index(self, fl: FunctionLowering, kind: str) -> ir.Value:
         """Warps of 32 threads in linear thread order, as CUDA's."""
         from gpuc.lowering.subgroup import warp_index
@@ -229,7 +270,8 @@ class PTXTarget(Target):
     def read_lane(
         self, fl: FunctionLowering, op: Operation, value: ir.Value, lane: ir.Value
     ) -> ir.Value:
-        """`shfl.sync.idx` with every lane in the mask; 64 bits as two halves."""
+        """`shfl.sync.idx` over the warp's lanes (`lane` one of them); 64 bits
+        as two halves."""
         from llvmlite import ir
 
         from gpuc.lowering.subgroup import by_words
@@ -241,9 +283,10 @@ class PTXTarget(Target):
             [i32, i32, i32, i32],
             ("convergent", "nounwind"),
         )
+        mask = self._warp_mask(fl)
 
         def read(word: ir.Value) -> ir.Value:
-            args = [ir.Constant(i32, -1), word, lane, ir.Constant(i32, 31)]
+            args = [mask, word, lane, ir.Constant(i32, 31)]
             return fl.builder.call(shfl, args)
 
         return by_words(fl.builder, value, read)
@@ -251,9 +294,55 @@ class PTXTarget(Target):
     def subgroup_reduce(
         self, fl: FunctionLowering, op: Operation, kind: ReduceKind, value: ir.Value
     ) -> ir.Value:
-        from gpuc.lowering.subgroup import butterfly_reduce
+        from gpuc.lowering.subgroup import shuffle_tree_reduce
 
-        return butterfly_reduce(fl, op, self, kind, value)
+        return shuffle_tree_reduce(fl, op, self, kind, value)
+
+    def vote(
+        self, fl: FunctionLowering, op: Operation, kind: VoteKind, value: ir.Value
+    ) -> ir.Value:
+        """`vote.sync.any` / `vote.sync.all` over the warp's lanes."""
+        from llvmlite import ir
+
+        i1, i32 = ir.IntType(1), ir.IntType(32)
+        vote = fl.ml.intrinsic(
+            f"llvm.nvvm.vote.{kind.value}.sync",
+            i1,
+            [i32, i1],
+            ("convergent", "nounwind"),
+        )
+        return fl.builder.call(vote, [self._warp_mask(fl), value])
+
+    def ballot(
+        self, fl: FunctionLowering, op: Operation, value: ir.Value, width: int
+    ) -> ir.Value:
+        """`vote.sync.ballot.b32` over the warp's lanes (an i64 mask's high
+        half is 0)."""
+        from llvmlite import ir
+
+        i1, i32 = ir.IntType(1), ir.IntType(32)
+        ballot = fl.ml.intrinsic(
+            "llvm.nvvm.vote.ballot.sync", i32, [i32, i1], ("convergent", "nounwind")
+        )
+        mask = fl.builder.call(ballot, [self._warp_mask(fl), value])
+        return fl.builder.zext(mask, ir.IntType(width)) if width > 32 else mask
+
+    def _warp_mask(self, fl: FunctionLowering) -> ir.Value:
+        """The member mask of the thread's warp: the lanes it has (a block's
+        last warp may have fewer than 32), as `shfl.sync` and `vote.sync`
+        require."""
+        from gpuc.lowering.subgroup import subgroup_lanes_mask, warp_index
+
+        return subgroup_lanes_mask(fl.builder, warp_index(fl, "subgroup_size"), 32)
+
+    def fence(
+        self, fl: FunctionLowering, scope: FenceScope, ordering: MemoryOrder
+    ) -> None:
+        """LLVM's fence at NVPTX's scope (`fence.sc` or `fence.acq_rel` with
+        `.cta`, `.gpu` or `.sys`)."""
+        from gpuc.lowering.fence import llvm_fence
+
+        llvm_fence(fl, FENCE_SCOPES[scope.value], ordering)
 
     def launch(self, fl: FunctionLowering, op: LaunchOp) -> None:
         """`cudaGetParameterBufferV2(kernel, grid, block, shared)`, the arguments
@@ -355,5 +444,9 @@ def _ptx_param_width(bits: int) -> bool:
 
 
 def relocatable(ptx: str) -> bool:
-    """PTX that calls functions defined elsewhere (the device runtime) links later."""
-    return ".extern .func" in ptx
+    """PTX that calls functions defined elsewhere (the device runtime) links
+    later; `vprintf` (gpuc.printf) is the driver's own, which ptxas knows."""
+    return any(
+        line.startswith(".extern .func") and not line.rstrip().endswith(" vprintf")
+        for line in ptx.splitlines()
+    )

@@ -26,6 +26,7 @@ from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     Float32Type,
     Float64Type,
     IndexType,
@@ -37,14 +38,24 @@ from xdsl.ir import Operation
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace, PtrType
 from gpuc.dialects.functions import CallIndirectOp, FuncAddrOp, FuncOp, LaunchOp
-from gpuc.dialects.memory import AtomicCmpXchgOp, AtomicRMWOp
+from gpuc.dialects.memory import (
+    AddrSpaceCastOp,
+    AtomicCmpXchgOp,
+    AtomicRMWOp,
+    ptr_type_of,
+)
 from gpuc.targets.base import LLVM_MATH, Target
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
+    from xdsl.dialects import cf
 
-    from gpuc.dialects.subgroup import ReduceKind
+    from gpuc.dialects.analysis import KernelFacts
+    from gpuc.dialects.attrs import FinalizedAttr, MemoryOrder
+    from gpuc.dialects.fence import FenceScope
+    from gpuc.dialects.printf import PrintfOp
+    from gpuc.dialects.subgroup import ReduceKind, VoteKind
     from gpuc.driver import Compilation
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
 
@@ -63,6 +74,21 @@ SUBGROUP_INTRINSICS = {
     "max_subgroup_size": "llvm.spv.subgroup.max.size",
 }
 CLK_LOCAL_AND_GLOBAL_MEM_FENCE = 3
+OPENCL_MEMORY_ORDERS = {"acquire": 2, "release": 3, "acq_rel": 4, "seq_cst": 5}
+OPENCL_MEMORY_SCOPES = {"block": 1, "device": 2, "system": 3}
+"""gpuc.fence scope -> OpenCL's memory_scope (work_group, device, all_svm_devices)."""
+UNIFORM_REDUCTIONS = {
+    "add": "reduce_add",
+    "min": "reduce_min",
+    "max": "reduce_max",
+    "umin": "reduce_min",
+    "umax": "reduce_max",
+    "minimum": "reduce_min",
+    "maximum": "reduce_max",
+}
+"""Reduction kinds cl_khr_subgroups has (on unsigned types for umin and umax)."""
+SIGNED_CODES = {"i32": "i", "i64": "l", "float": "f", "double": "d"}
+UNSIGNED_CODES = {"i32": "j", "i64": "m"}
 OPENCL_VERSION = (3, 0)
 ATOMIC_TYPES = (
     IntegerType(32),
@@ -97,6 +123,7 @@ class SPIRVTarget(Target):
         "a fragment of an OpenCL device's name",
     )
     cas_atomics: ClassVar[frozenset[str]] = frozenset({"fmin", "fmax"})
+    narrowest_atomic_bits: ClassVar[int] = 32  # OpenCL's atomics: 32 and 64 bits
     # Intel's CPU runtime cannot build an f64 OpAtomicFAddEXT (it looks for
     # atomic_xchg(double), which it lacks): found by the fuzzer, seed 50112.
     cas_typed_atomics: ClassVar[frozenset[tuple[str, str]]] = frozenset(
@@ -131,6 +158,30 @@ class SPIRVTarget(Target):
                 "OpenCL kernels cannot recurse: rewrite it as a loop",
             )
 
+    def finalize_kernel(self, kernel: FuncOp, facts: KernelFacts) -> FinalizedAttr:
+        """A kernel that reaches a `cf.assert` takes the error record
+        (gpuc/targets/error_record.py; `state` in its record)."""
+        from gpuc.asserts import with_record
+
+        return with_record(kernel, super().finalize_kernel(kernel, facts))
+
+    def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
+        """Claim the error record and return."""
+        from gpuc.targets.error_record import record_failure
+
+        return record_failure(fl, op)
+
+    def after_call(self, fl: FunctionLowering, callee: str) -> None:
+        """Return if the callee's assert failed."""
+        from gpuc.targets.error_record import after_call
+
+        after_call(fl, callee)
+
+    def prepare_module(self, ml: ModuleLowering) -> None:
+        from gpuc.targets.error_record import plan_records
+
+        plan_records(ml)
+
     def index(self, fl: FunctionLowering, kind: str, dim: int) -> ir.Value:
         return self._builtin(fl, INTRINSICS[kind], dim)
 
@@ -163,6 +214,16 @@ class SPIRVTarget(Target):
         call = fl.builder.call(fn, [ir.Constant(i32, CLK_LOCAL_AND_GLOBAL_MEM_FENCE)])
         call.attributes.add("convergent")
 
+    long_modifier: ClassVar[str] = "l"  # gpuc.printf of a 64-bit integer
+
+    def printf(
+        self, fl: FunctionLowering, op: PrintfOp, text: str, values: list[ir.Value]
+    ) -> None:
+        """OpenCL's printf, the format in the constant address space."""
+        from gpuc.targets.printf import opencl_printf
+
+        opencl_printf(fl, text, values)
+
     def subgroup_index(self, fl: FunctionLowering, kind: str) -> ir.Value:
         """The sub-group built-in variables, through LLVM's SPIR-V intrinsics."""
         from llvmlite import ir
@@ -182,29 +243,112 @@ class SPIRVTarget(Target):
         self, fl: FunctionLowering, op: Operation, kind: ReduceKind, value: ir.Value
     ) -> ir.Value:
         """OpenCL's `sub_group_reduce_<kind>` (cl_khr_subgroups) for add, min
-        and max, `sub_group_non_uniform_reduce_<kind>`
+        and max (umin and umax on unsigned types; a float min or max with
+        NaN lanes left out, which Intel's runtime would return; minimum and
+        maximum as min and max, with a NaN or a signed zero of any lane
+        restored by votes),
+        `sub_group_non_uniform_reduce_<kind>`
         (cl_khr_subgroup_non_uniform_arithmetic) for the others."""
-        uniform = kind.value in ("add", "min", "max")
-        name = f"sub_group_{'' if uniform else 'non_uniform_'}reduce_{kind.value}"
-        return self._subgroup_builtin(fl, name, value)
+        from gpuc.lowering.subgroup import exact_minmax, numeric_minmax
 
-    def _subgroup_builtin(
-        self, fl: FunctionLowering, name: str, value: ir.Value, *lane: ir.Value
+        name = UNIFORM_REDUCTIONS.get(kind.value)
+        if name is None:
+            name = f"non_uniform_reduce_{kind.value}"
+        signed = kind.value not in ("umin", "umax")
+
+        def reduce(v: ir.Value) -> ir.Value:
+            return self._subgroup_builtin(fl, f"sub_group_{name}", v, signed=signed)
+
+        def any_lane(p: ir.Value) -> ir.Value:
+            return self._vote(fl, "sub_group_any", p)
+
+        def all_lanes(p: ir.Value) -> ir.Value:
+            return self._vote(fl, "sub_group_all", p)
+
+        floating = str(value.type) in ("float", "double")
+        if floating and kind.value in ("min", "max"):
+            return numeric_minmax(fl.builder, kind, value, reduce, all_lanes)
+        if kind.value in ("minimum", "maximum"):
+            return exact_minmax(fl.builder, kind, value, reduce(value), any_lane)
+        return reduce(value)
+
+    def vote(
+        self, fl: FunctionLowering, op: Operation, kind: VoteKind, value: ir.Value
     ) -> ir.Value:
-        """Call OpenCL builtin `name(value[, uint lane])` by its mangled name;
-        integers are signed (`int`, `long`)."""
+        """OpenCL's `sub_group_any` / `sub_group_all` (cl_khr_subgroups)."""
+        return self._vote(fl, f"sub_group_{kind.value}", value)
+
+    def _vote(self, fl: FunctionLowering, name: str, value: ir.Value) -> ir.Value:
         from llvmlite import ir
 
-        code = {"i32": "i", "i64": "l", "float": "f", "double": "d"}[str(value.type)]
-        mangled = f"_Z{len(name)}{name}{code}{'j' if lane else ''}"
+        i32 = ir.IntType(32)
+        b = fl.builder
+        mangled = f"_Z{len(name)}{name}i"
+        vote = self._builtin_call(fl, mangled, i32, [b.zext(value, i32)])
+        return b.icmp_unsigned("!=", vote, ir.Constant(i32, 0))
+
+    def ballot(
+        self, fl: FunctionLowering, op: Operation, value: ir.Value, width: int
+    ) -> ir.Value:
+        """OpenCL's `sub_group_ballot` (cl_khr_subgroup_ballot): a uint4 whose
+        first `width` bits the mask keeps."""
+        from llvmlite import ir
+
+        i32, b = ir.IntType(32), fl.builder
+        words = self._builtin_call(
+            fl, "_Z16sub_group_balloti", ir.VectorType(i32, 4), [b.zext(value, i32)]
+        )
+        low = b.extract_element(words, ir.Constant(i32, 0))
+        if width == 32:
+            return low
+        i64 = ir.IntType(64)
+        high = b.zext(b.extract_element(words, ir.Constant(i32, 1)), i64)
+        return b.or_(b.shl(high, ir.Constant(i64, 32)), b.zext(low, i64))
+
+    def fence(
+        self, fl: FunctionLowering, scope: FenceScope, ordering: MemoryOrder
+    ) -> None:
+        """OpenCL's `atomic_work_item_fence` on local and global memory (an
+        OpMemoryBarrier with both storage classes' semantics)."""
+        from llvmlite import ir
+
+        i32 = ir.IntType(32)
+        args = [
+            CLK_LOCAL_AND_GLOBAL_MEM_FENCE,
+            OPENCL_MEMORY_ORDERS[ordering.value],
+            OPENCL_MEMORY_SCOPES[scope.value],
+        ]
+        name = "atomic_work_item_fence"
+        self._builtin_call(
+            fl,
+            f"_Z{len(name)}{name}j12memory_order12memory_scope",
+            ir.VoidType(),
+            [ir.Constant(i32, arg) for arg in args],
+        )
+
+    def _subgroup_builtin(
+        self,
+        fl: FunctionLowering,
+        name: str,
+        value: ir.Value,
+        *lane: ir.Value,
+        signed: bool = True,
+    ) -> ir.Value:
+        """Call OpenCL builtin `name(value[, uint lane])` by its mangled name;
+        integers are signed (`int`, `long`) unless `signed` is false."""
+        codes = SIGNED_CODES if signed else UNSIGNED_CODES
+        mangled = f"_Z{len(name)}{name}{codes[str(value.type)]}{'j' if lane else ''}"
+        return self._builtin_call(fl, mangled, value.type, [value, *lane])
+
+    def _builtin_call(
+        self, fl: FunctionLowering, mangled: str, result: ir.Type, args: list[ir.Value]
+    ) -> ir.Value:
+        """A convergent call of the OpenCL builtin `mangled`."""
         fn = fl.ml.intrinsic(
-            mangled,
-            value.type,
-            [value.type, *(ir.IntType(32) for _ in lane)],
-            ("convergent", "nounwind"),
+            mangled, result, [a.type for a in args], ("convergent", "nounwind")
         )
         fn.calling_convention = self.helper_cconv
-        call = fl.builder.call(fn, [value, *lane])
+        call = fl.builder.call(fn, args)
         call.attributes.add("convergent")
         return call
 
@@ -224,6 +368,9 @@ class SPIRVTarget(Target):
         `OpExecutionMode LocalSize`)."""
         from llvmlite import ir
 
+        from gpuc.targets.error_record import name_record
+
+        name_record(ml, func, fn)
         record = ml.records.get(func.sym_name.data)
         block = record.block_size if record is not None else None
         if block is not None:
@@ -339,16 +486,6 @@ def check_op(op: Operation) -> None:
             "launches a kernel from the device, which SPIR-V for OpenCL "
             "cannot express; launch the child kernel from the host instead",
         )
-    if op.name == "cf.assert":
-        # llvm.trap has no SPIR-V for OpenCL: the back-end drops it, and a
-        # failing assertion would pass silently.
-        raise OpError(
-            op,
-            "is an assertion, which SPIR-V for OpenCL cannot express (OpenCL "
-            "has no device-side abort, and LLVM's SPIR-V back-end drops the "
-            "trap, so it would never fail); check the condition on the host, "
-            "or write it to an output array",
-        )
     if isinstance(op, FuncAddrOp | CallIndirectOp):
         raise OpError(
             op,
@@ -356,14 +493,27 @@ def check_op(op: Operation) -> None:
             "express (it needs SPV_INTEL_function_pointers); call the "
             "function directly",
         )
+    if isinstance(op, AddrSpaceCastOp) and AddressSpace.CONSTANT in (
+        ptr_type_of(op.source).address_space,
+        ptr_type_of(op.result).address_space,
+    ):
+        raise OpError(
+            op,
+            "casts between constant and generic memory, which OpenCL cannot: "
+            "its generic address space excludes constant memory; read the "
+            "constant pointer directly (or take the buffer as global memory)",
+        )
     if isinstance(op, AtomicRMWOp | AtomicCmpXchgOp):
         ptr = op.ptr.type
         assert isinstance(ptr, PtrType)
-        if ptr.element not in ATOMIC_TYPES:
+        # bf16 is a loop on the 32-bit word holding it (narrowest_atomic_bits).
+        bits = isinstance(op, AtomicRMWOp) and isinstance(ptr.element, BFloat16Type)
+        if ptr.element not in ATOMIC_TYPES and not bits:
             raise OpError(
                 op,
                 f"is an atomic on {ptr.element}; OpenCL has atomics on "
-                "i32, i64, f32 and f64 only",
+                "i32, i64, f32 and f64 only (and gpuc's on bf16, a "
+                "compare-exchange loop on the 32-bit word)",
             )
     block_args = (a for r in op.regions for b in r.blocks for a in b.args)
     for value in (*op.results, *block_args):

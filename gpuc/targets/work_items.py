@@ -36,9 +36,15 @@ from gpuc.dialects.attrs import AddressSpace, Dim, PtrType
 from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncOp
 from gpuc.dialects.index import BarrierOp, ThreadIdOp
 from gpuc.dialects.memory import AtomicRMWOp, LoadOp
-from gpuc.dialects.subgroup import COLLECTIVE_OPS, ShuffleOp, SubgroupReduceOp
+from gpuc.dialects.subgroup import (
+    COLLECTIVE_OPS,
+    BallotOp,
+    ShuffleOp,
+    SubgroupReduceOp,
+    VoteOp,
+)
 from gpuc.lowering.context import FunctionLowering, ModuleLowering, translator_for
-from gpuc.lowering.subgroup import combine, shuffle_source
+from gpuc.lowering.subgroup import lane_first, lane_step, shuffle_source
 from gpuc.targets.native import counted_loop, error_message
 from gpuc.targets.native_abi import STATE, WARP
 from gpuc.targets.uniformity import (
@@ -710,7 +716,7 @@ class WorkGroupLowering(FunctionLowering):
     def emit_structural(self, op: Operation) -> None:
         if isinstance(op, BarrierOp):
             return  # the end of one thread loop and the start of the next
-        if isinstance(op, ShuffleOp | SubgroupReduceOp):
+        if isinstance(op, COLLECTIVE_OPS):
             self._collective(op)
         elif isinstance(op, scf.IfOp):
             cond = self.uniform(op.cond, op, "the condition")
@@ -743,11 +749,12 @@ class WorkGroupLowering(FunctionLowering):
                 "or a single-block scf.execute_region around barriers",
             )
 
-    def _collective(self, op: ShuffleOp | SubgroupReduceOp) -> None:
+    def _collective(self, op: ShuffleOp | SubgroupReduceOp | VoteOp | BallotOp) -> None:
         """A subgroup collective between two thread loops: every thread's
         operand is in context storage, and one more loop computes each
         thread's results from its subgroup's (WARP consecutive threads in
-        linear order; a block's last subgroup may have fewer)."""
+        linear order; a block's last subgroup may have fewer). A reduction,
+        a vote and a ballot fold their subgroup's slots in lane order."""
         lanes = self.slot_for(op.value)
         self.copy([lanes], [op.value])
         targets = [self.slot_for(r) for r in op.results]
@@ -774,18 +781,17 @@ class WorkGroupLowering(FunctionLowering):
                 )
                 results = [value_of(source), valid]
             else:
-                total = self._prologue.alloca(lanes.type)
-                b.store(value_of(ir.Constant(I64, 0)), total)
+                ty = targets[0].type
+                total = self._prologue.alloca(ty)
+                b.store(lane_first(b, op, value_of(ir.Constant(I64, 0))), total)
 
                 def fold(j: ir.Value) -> None:
-                    step = combine(
-                        b, op.kind.data, b.load(total, typ=lanes.type), value_of(j)
-                    )
+                    step = lane_step(b, op, b.load(total, typ=ty), value_of(j), j)
                     b.store(step, total)
 
                 # Not vectorized: LLVM 22's vectorizer asserts on a maxnum fold.
                 counted_loop(b, ir.Constant(I64, 1), size, fold, "fold", FOLD_HINTS)
-                results = [b.load(total, typ=lanes.type)]
+                results = [b.load(total, typ=ty)]
             for slot, value in zip(targets, results, strict=True):
                 b.store(value, self._element(slot, linear))
             self._unbind(bound)

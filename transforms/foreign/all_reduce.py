@@ -9,6 +9,10 @@ to a shared slot of its own and folds all of them in thread order, the region
 inlined as the combining step. Every thread folds the same values in the same
 order, so they agree to the bit; a barrier after the fold lets the next use of
 the slots (a loop) overwrite them. Blocks have at most `SLOTS` threads.
+
+The kinds of MLIR 16 (`min`, `max`: signed on integers) and of MLIR 19 and
+later (`minsi`, `minui`, `minnumf`, `minimumf`, ...) map to gpuc's
+(`MLIR_KINDS`); a kind on a type it does not take is a diagnostic.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from collections.abc import Callable
 
 from xdsl.dialects import arith, gpu, scf
 from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
@@ -31,26 +35,74 @@ from gpuc.dialects.subgroup import (
     SubgroupReduceOp,
     check_value,
 )
+from gpuc.transforms.foreign.gpu_dialect import (
+    AllReduceOp,
+    GPUReduceKind,
+    GPUReduceKindAttr,
+)
 
 SLOTS = 1024
 """Shared slots of one all_reduce: the most threads a block has on any
 executor (CUDA's limit, which every gpuc executor applies)."""
 Combine = Callable[[SSAValue, SSAValue], Operation]
-FLOAT_OPS: dict[str, Combine] = {
-    "add": arith.AddfOp,
-    "mul": arith.MulfOp,
-    "min": arith.MinnumfOp,
-    "max": arith.MaxnumfOp,
+K = GPUReduceKind
+MLIR_KINDS: dict[GPUReduceKind, tuple[ReduceKind, str | None]] = {
+    K.ADD: (ReduceKind.ADD, None),
+    K.MUL: (ReduceKind.MUL, None),
+    K.MIN: (ReduceKind.MIN, None),
+    K.MAX: (ReduceKind.MAX, None),
+    K.MINSI: (ReduceKind.MIN, "integer"),
+    K.MAXSI: (ReduceKind.MAX, "integer"),
+    K.MINUI: (ReduceKind.UMIN, "integer"),
+    K.MAXUI: (ReduceKind.UMAX, "integer"),
+    K.MINNUMF: (ReduceKind.MIN, "float"),
+    K.MAXNUMF: (ReduceKind.MAX, "float"),
+    K.MINIMUMF: (ReduceKind.MINIMUM, "float"),
+    K.MAXIMUMF: (ReduceKind.MAXIMUM, "float"),
+    K.AND: (ReduceKind.AND, "integer"),
+    K.OR: (ReduceKind.OR, "integer"),
+    K.XOR: (ReduceKind.XOR, "integer"),
 }
-INTEGER_OPS: dict[str, Combine] = {
-    "add": arith.AddiOp,
-    "mul": arith.MuliOp,
-    "min": arith.MinSIOp,
-    "max": arith.MaxSIOp,
-    "and": arith.AndIOp,
-    "or": arith.OrIOp,
-    "xor": arith.XOrIOp,
+"""MLIR's kind -> (gpuc's, the values it takes: None for any). MLIR 16's
+`min` and `max` are signed on integers and minNum/maxNum on floats, as MLIR
+16's NVVM (`redux.sync`) and SPIR-V lowerings and MLIR 19's renaming
+(`maxsi`) read them; MLIR 16's own all_reduce rewrite compared unsigned."""
+FLOAT_OPS: dict[ReduceKind, Combine] = {
+    ReduceKind.ADD: arith.AddfOp,
+    ReduceKind.MUL: arith.MulfOp,
+    ReduceKind.MIN: arith.MinnumfOp,
+    ReduceKind.MAX: arith.MaxnumfOp,
+    ReduceKind.MINIMUM: arith.MinimumfOp,
+    ReduceKind.MAXIMUM: arith.MaximumfOp,
 }
+INTEGER_OPS: dict[ReduceKind, Combine] = {
+    ReduceKind.ADD: arith.AddiOp,
+    ReduceKind.MUL: arith.MuliOp,
+    ReduceKind.MIN: arith.MinSIOp,
+    ReduceKind.MAX: arith.MaxSIOp,
+    ReduceKind.UMIN: arith.MinUIOp,
+    ReduceKind.UMAX: arith.MaxUIOp,
+    ReduceKind.AND: arith.AndIOp,
+    ReduceKind.OR: arith.OrIOp,
+    ReduceKind.XOR: arith.XOrIOp,
+}
+
+
+def gpuc_kind(kind: GPUReduceKindAttr) -> ReduceKind:
+    """gpuc's reduction kind for MLIR's `kind` (checked by `kind_problem`)."""
+    return MLIR_KINDS[kind.data][0]
+
+
+def kind_problem(kind: Attribute, ty: Attribute, where: str) -> str | None:
+    """Why MLIR's reduction `kind` cannot reduce values of type `ty`, if it
+    cannot (an integer kind on floats, a float kind on integers); `where`
+    names the function."""
+    assert isinstance(kind, GPUReduceKindAttr)
+    takes = MLIR_KINDS[kind.data][1]
+    floating = isinstance(ty, AnyFloat)
+    if takes == "integer" and floating or takes == "float" and not floating:
+        return f"reduces {ty} with '{kind.data.value}'{where}, which needs {takes}s"
+    return None
 
 
 def _subgroup_type(value: SSAValue) -> bool:
@@ -61,7 +113,7 @@ def _subgroup_type(value: SSAValue) -> bool:
     return True
 
 
-def lower_all_reduce(op: gpu.AllReduceOp) -> None:
+def lower_all_reduce(op: AllReduceOp) -> None:
     """Replace `op` (checked by checks.py: a kind or a region) in place."""
     ops: list[Operation] = []
 
@@ -70,12 +122,12 @@ def lower_all_reduce(op: gpu.AllReduceOp) -> None:
         return new.results[0]
 
     value = op.operand
-    kind = op.op.data.value.lower() if op.op is not None else None
+    kind = gpuc_kind(op.op) if op.op is not None else None
     slots = SharedAllocOp(value.type, SLOTS)
     slots.result.name_hint = "all_reduce"
     buffer = add(slots)
     if kind is not None and _subgroup_type(value):
-        reduced = add(SubgroupReduceOp(ReduceKind(kind), value))
+        reduced = add(SubgroupReduceOp(kind, value))
         ops.append(StoreOp(reduced, buffer, add(SubgroupIdOp())))
         count = add(NumSubgroupsOp())
     else:
@@ -98,7 +150,7 @@ def lower_all_reduce(op: gpu.AllReduceOp) -> None:
     ops.append(BarrierOp())
     Rewriter.insert_op(ops, InsertPoint.before(op))
     if kind is not None:
-        table = FLOAT_OPS if kind in FLOAT_OPS and _is_float(value) else INTEGER_OPS
+        table = FLOAT_OPS if _is_float(value) else INTEGER_OPS
         step = table[kind](acc, other.result)
         body.add_ops([step, scf.YieldOp(step.results[0])])
     else:
@@ -111,7 +163,7 @@ def _is_float(value: SSAValue) -> bool:
 
 
 def _inline_combiner(
-    op: gpu.AllReduceOp, body: Block, acc: SSAValue, other: SSAValue
+    op: AllReduceOp, body: Block, acc: SSAValue, other: SSAValue
 ) -> None:
     """The region's block (lhs, rhs) -> gpu.yield, as the loop's step."""
     region = op.body.block

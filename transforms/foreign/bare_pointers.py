@@ -1,15 +1,16 @@
 """memref values as gpuc pointers, the bare-pointer convention of the `import` pass.
 
-A memref (identity layout, at most three dimensions) becomes a
-`!gpuc.ptr<T, space>` to its first element plus one `index` value per dynamic
-size, passed right after the pointer in dimension order. Element (i, j, k) sits
-at row-major offset `(i * d1 + j) * d2 + k`. docs/frontends.md is the contract.
+A memref (at most three dimensions) becomes a `!gpuc.ptr<T, space>` to its
+base (the first element of its buffer) plus one `index` value per dynamic
+size, passed right after the pointer in dimension order. Element (i, j, k) of
+the identity layout sits at row-major offset `(i * d1 + j) * d2 + k`; of a
+`strided<[s0, s1, s2], offset: o>` one, at `o + i * s0 + j * s1 + k * s2`
+(views, memref_views.py). docs/frontends.md is the contract.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
@@ -26,10 +27,10 @@ from xdsl.dialects.builtin import (
     StridedLayoutAttr,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineMap
 
-from gpuc.dialects.attrs import AddressSpace, AtomicKind, PtrType
+from gpuc.dialects.attrs import AddressSpace, AddressSpaceAttr, AtomicKind, PtrType
 from gpuc.transforms.foreign.gpu_dialect import GPUAddressSpace, GPUAddressSpaceAttr
 
 MAX_RANK = 3
@@ -49,8 +50,9 @@ SPACE_BY_NUMBER = {
     5: AddressSpace.LOCAL,
 }
 SPACES_ACCEPTED = (
-    "none, #gpu.address_space<global|workgroup|private>, or 0/1 (global), "
-    "3 (workgroup), 4 (constant), 5 (private)"
+    "none, #gpu.address_space<global|workgroup|private>, 0/1 (global), "
+    "3 (workgroup), 4 (constant), 5 (private), or one of gpuc's "
+    "(#gpuc<space generic>, #gpuc<space shared>, ...)"
 )
 
 # MLIR 16's AtomicRMWKind numbers (`kind = N : i64`); mulf (9) and muli (10)
@@ -92,6 +94,8 @@ def address_space(space: Attribute) -> AddressSpace | None:
         return AddressSpace.GLOBAL
     if isinstance(space, GPUAddressSpaceAttr):
         return SPACE_BY_KEYWORD[space.data]
+    if isinstance(space, AddressSpaceAttr):
+        return space.data
     if isinstance(space, IntegerAttr):
         return SPACE_BY_NUMBER.get(space.value.data)
     return None
@@ -130,6 +134,17 @@ def has_identity_layout(t: MemRefType) -> bool:
     return False
 
 
+def static_layout(t: MemRefType) -> tuple[tuple[int, ...], int] | None:
+    """The strides and offset of `t`'s `strided` layout when all are static."""
+    layout = t.layout
+    if not isinstance(layout, StridedLayoutAttr):
+        return None
+    strides = [s.data for s in layout.strides if not isinstance(s, NoneAttr)]
+    if len(strides) != t.get_num_dims() or isinstance(layout.offset, NoneAttr):
+        return None
+    return tuple(strides), layout.offset.data
+
+
 def memref_problem(t: MemRefType) -> str | None:
     """Why the import cannot turn a value of type `t` into a pointer, if it cannot."""
     element = t.element_type
@@ -137,10 +152,10 @@ def memref_problem(t: MemRefType) -> str | None:
         return f"element type {element} is not supported (integers and floats are)"
     if t.get_num_dims() > MAX_RANK:
         return f"{t.get_num_dims()} dimensions are not supported (at most {MAX_RANK})"
-    if not has_identity_layout(t):
+    if not has_identity_layout(t) and not isinstance(t.layout, StridedLayoutAttr):
         return (
-            f"layout {t.layout} is not supported; only the identity (row-major, "
-            "offset 0) layout is"
+            f"layout {t.layout} is not supported; the identity (row-major, "
+            "offset 0) and strided<[...], offset: ...> layouts are"
         )
     if address_space(t.memory_space) is None:
         return f"memory space {t.memory_space} is not supported; use {SPACES_ACCEPTED}"
@@ -183,47 +198,6 @@ def constant_index(value: SSAValue) -> int | None:
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
     return None
-
-
-def index_constant(value: int, before: Operation) -> SSAValue:
-    const = arith.ConstantOp(IntegerAttr(value, IndexType()))
-    before.parent_block().insert_op_before(const, before)  # type: ignore[union-attr]
-    return const.result
-
-
-@dataclass(frozen=True)
-class MemrefView:
-    """A memref as gpuc sees it: the pointer to its first element and its sizes.
-
-    A size is an int when known statically, else the SSA value holding it.
-    """
-
-    ptr: SSAValue
-    sizes: tuple[int | SSAValue, ...]
-
-    def size(self, dim: int, before: Operation) -> SSAValue:
-        size = self.sizes[dim]
-        return index_constant(size, before) if isinstance(size, int) else size
-
-    def dynamic_sizes(self, t: MemRefType, before: Operation) -> list[SSAValue]:
-        """The size values passed for `t`'s dynamic dimensions."""
-        return [self.size(d, before) for d in dynamic_dims(t)]
-
-    def element_index(
-        self, indices: Sequence[SSAValue], before: Operation
-    ) -> SSAValue | None:
-        """Row-major linear index of `indices`; None for a 0-d memref."""
-        if not indices:
-            return None
-        block = before.parent_block()
-        assert block is not None
-        linear = indices[0]
-        for dim, index in enumerate(indices[1:], start=1):
-            scaled = arith.MuliOp(linear, self.size(dim, before))
-            offset = arith.AddiOp(scaled.result, index)
-            block.insert_ops_before([scaled, offset], before)
-            linear = offset.result
-        return linear
 
 
 def view_sizes(

@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerType,
     MemRefType,
+    StridedLayoutAttr,
     TensorType,
     UnitAttr,
     UnrankedMemRefType,
@@ -28,6 +29,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from gpuc.dialects.attrs import AddressSpace
 from gpuc.dialects.symbols import symbol_name
+from gpuc.transforms.foreign.all_reduce import kind_problem
 from gpuc.transforms.foreign.bare_pointers import (
     ATOMIC_FLOAT_KINDS,
     ATOMIC_INTEGER_KINDS,
@@ -36,9 +38,13 @@ from gpuc.transforms.foreign.bare_pointers import (
     address_space,
     allocation_space,
     constant_index,
+    has_identity_layout,
     memref_problem,
+    static_layout,
 )
+from gpuc.transforms.foreign.gpu_dialect import AllReduceOp
 from gpuc.transforms.foreign.memref_dialect import ATOMIC_RMW_OPS
+from gpuc.transforms.foreign.memref_views import kept_dims
 
 GPU_OPS = (
     "gpu.module",
@@ -58,6 +64,7 @@ GPU_OPS = (
     "gpu.num_subgroups",
     "gpu.all_reduce",
     "gpu.yield",
+    "gpu.printf",
 )
 MEMREF_OPS = (
     "memref.load",
@@ -71,6 +78,9 @@ MEMREF_OPS = (
     "memref.global",
     "memref.get_global",
     "memref.assume_alignment",
+    "memref.subview",
+    "memref.reinterpret_cast",
+    "memref.memory_space_cast",
 )
 FUNC_OPS = ("func.func", "func.call", "func.return")
 SUPPORTED = {"gpu": GPU_OPS, "memref": MEMREF_OPS, "func": FUNC_OPS}
@@ -84,6 +94,11 @@ MEMREF_USES = {
     "memref.cast": "source",
     "memref.dealloc": "memref",
     "memref.assume_alignment": "memref",
+    "memref.subview": "source",
+    "memref.reinterpret_cast": "source",
+    "memref.memory_space_cast": "source",
+    "vector.load": "base",
+    "vector.store": "base",
     "func.call": None,
 }
 MEMREF_DEFS = (
@@ -92,6 +107,9 @@ MEMREF_DEFS = (
     memref.GetGlobalOp,
     memref.CastOp,
     memref.AssumeAlignmentOp,
+    memref.SubviewOp,
+    memref.ReinterpretCastOp,
+    memref.MemorySpaceCastOp,
 )
 WORKGROUP = "memory space #gpu.address_space<workgroup> or 3"
 
@@ -135,11 +153,41 @@ def type_problem(t: Attribute) -> str | None:
     return None
 
 
+def vector_access_problem(op: Operation) -> str | None:
+    """Why a `vector.load`/`vector.store` cannot be imported, if it cannot:
+    gpuc takes 1-D vectors of consecutive elements (a unit innermost stride)."""
+    from xdsl.dialects.builtin import VectorType
+
+    from gpuc.transforms.foreign.bare_pointers import static_layout
+
+    vt = op.results[0].type if op.name == "vector.load" else op.operands[0].type
+    t = op.operands[0 if op.name == "vector.load" else 1].type
+    assert isinstance(vt, VectorType) and isinstance(t, MemRefType)
+    if vt.get_num_dims() != 1:
+        return f"{op.name} of {vt} is not supported: gpuc's vectors are 1-D"
+    if vt.get_element_type() != t.element_type:
+        return f"{op.name} of {vt} from {t}: the element types must be the same"
+    layout = static_layout(t)
+    if isinstance(t.layout, StridedLayoutAttr) and (
+        layout is None or layout[0][-1] != 1
+    ):
+        return (
+            f"{op.name} from {t}: the innermost stride must be a static 1 (the "
+            "vector's elements are consecutive)"
+        )
+    return None
+
+
 def _use_problems(value: SSAValue) -> Iterator[Problem]:
     for use in value.uses:
         user = use.operation
         if _unsupported(user):
             continue  # reported as such
+        if user.name in ("vector.load", "vector.store") and (
+            problem := vector_access_problem(user)
+        ):
+            yield user, f"{problem}{where(user)}"
+            continue
         if user.name not in MEMREF_USES:
             yield (
                 user,
@@ -166,7 +214,8 @@ def _value_problems(op: Operation) -> Iterator[Problem]:
                     op,
                     (
                         f"produces a memref{where(op)}; only function parameters, "
-                        "workgroup allocations and globals, and memref.cast may"
+                        "allocations, globals, memref.cast and the views "
+                        "(memref.subview, reinterpret_cast, memory_space_cast) may"
                     ),
                 )
             yield from _use_problems(result)
@@ -198,7 +247,7 @@ def _abi_problem(op: ForeignFuncOp) -> str | None:
     if abi is None:
         return None
     size = workgroup_size(abi)
-    if isinstance(size, str):
+    if size is None or isinstance(size, str):
         return size
     if not is_kernel(op):
         return f"{ENTRY_POINT_ABI} is on a helper; only a kernel has a block size"
@@ -218,6 +267,8 @@ def _function_problems(op: ForeignFuncOp) -> Iterator[Problem]:
     for t in op.function_type.inputs.data:
         if (problem := type_problem(t)) is not None:
             yield op, f"{name} has a parameter whose {problem}"
+        elif (problem := _parameter_layout_problem(op, t)) is not None:
+            yield op, f"{name} has a parameter of type {t}: {problem}"
     for t in op.function_type.outputs.data:
         if isinstance(t, MemRefType | UnrankedMemRefType):
             yield (
@@ -229,6 +280,54 @@ def _function_problems(op: ForeignFuncOp) -> Iterator[Problem]:
             )
         elif (problem := type_problem(t)) is not None:
             yield op, f"{name} has a result whose {problem}"
+
+
+def _parameter_layout_problem(fn: ForeignFuncOp, t: Attribute) -> str | None:
+    """Why a parameter of type `t` cannot be passed by the bare-pointer
+    convention (a base pointer and the dynamic sizes), if it cannot."""
+    if not isinstance(t, MemRefType) or has_identity_layout(t):
+        return None
+    if is_kernel(fn):
+        return (
+            "a kernel's memref parameters have the identity layout (a launch "
+            "passes whole arrays); take the buffer and memref.subview or "
+            "memref.reinterpret_cast it in the kernel"
+        )
+    if static_layout(t) is None:
+        return (
+            "its strided layout has a dynamic offset or stride, which the "
+            "bare-pointer convention does not pass; give the layout static "
+            "strides and offset"
+        )
+    return None
+
+
+def _view_problem(op: Operation) -> str | None:
+    """Why a memref.subview or memory_space_cast cannot be imported, if it
+    cannot (reinterpret_cast takes any offset, sizes and strides)."""
+    if isinstance(op, memref.SubviewOp):
+        result = op.result.type
+        assert isinstance(result, MemRefType)
+        sizes = op.static_sizes.get_values()
+        if kept_dims(sizes, result.get_shape()) is None:
+            return (
+                f"has sizes {list(sizes)} (-1 dynamic) but result shape "
+                f"{list(result.get_shape())}{where(op)}; a rank-reducing "
+                "subview drops dimensions of static size 1 only"
+            )
+    if isinstance(op, memref.MemorySpaceCastOp):
+        source, dest = op.source.type, op.dest.type
+        if not isinstance(source, MemRefType) or not isinstance(dest, MemRefType):
+            return None  # reported as an unranked memref
+        spaces = address_space(source.memory_space), address_space(dest.memory_space)
+        if None in spaces or spaces[0] == spaces[1] or AddressSpace.GENERIC in spaces:
+            return None
+        return (
+            f"casts {spaces[0]} memory to {spaces[1]} memory{where(op)}, which "
+            "no pointer conversion does (gpuc reads no memory space and 0 as "
+            "global); cast to or from generic memory (#gpuc<space generic>)"
+        )
+    return None
 
 
 def _allocation_problem(op: memref.AllocaOp | memref.AllocOp) -> str | None:
@@ -281,14 +380,10 @@ def _collective_problem(op: Operation) -> str | None:
             f"reduces over clusters{where(op)}, which gpuc does not support; "
             "reduce over the whole subgroup"
         )
-    kind = op.properties["op"]
-    assert isinstance(kind, gpu.AllReduceOpAttr)
-    if kind.data.value in ("and", "or", "xor") and isinstance(ty, AnyFloat):
-        return f"reduces {ty} with '{kind.data.value}'{where(op)}, which needs integers"
-    return None
+    return kind_problem(op.properties["op"], ty, where(op))
 
 
-def _all_reduce_problem(op: gpu.AllReduceOp) -> str | None:
+def _all_reduce_problem(op: AllReduceOp) -> str | None:
     ty = op.operand.type
     if not isinstance(ty, AnyFloat | IntegerType | IndexType) or str(ty) == "bf16":
         return (
@@ -296,10 +391,7 @@ def _all_reduce_problem(op: gpu.AllReduceOp) -> str | None:
             "f16, f32 and f64"
         )
     if op.op is not None:
-        kind = op.op.data.value.lower()
-        if kind in ("and", "or", "xor") and isinstance(ty, AnyFloat):
-            return f"reduces {ty} with '{kind}'{where(op)}, which needs integers"
-        return None
+        return kind_problem(op.op, ty, where(op))
     if not op.body.blocks or len(op.body.blocks) != 1:
         return f"has neither a kind nor a one-block region{where(op)}"
     return None
@@ -328,10 +420,12 @@ def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | Non
         )
     if op.name in ("gpu.shuffle", "gpu.subgroup_reduce"):
         return _collective_problem(op)
-    if isinstance(op, gpu.AllReduceOp):
+    if isinstance(op, AllReduceOp):
         return _all_reduce_problem(op)
     if isinstance(op, memref.AllocaOp | memref.AllocOp):
         return _allocation_problem(op)
+    if isinstance(op, memref.SubviewOp | memref.MemorySpaceCastOp):
+        return _view_problem(op)
     if isinstance(op, memref.GlobalOp):
         return _global_problem(op)
     if isinstance(op, memref.GetGlobalOp):

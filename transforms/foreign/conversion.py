@@ -32,9 +32,9 @@ from gpuc.dialects.index import (
     LaneIdOp,
     ThreadIdOp,
 )
+from gpuc.dialects.printf import PrintfOp
 from gpuc.dialects.subgroup import (
     NumSubgroupsOp,
-    ReduceKind,
     ShuffleMode,
     ShuffleOp,
     SubgroupIdOp,
@@ -44,7 +44,7 @@ from gpuc.dialects.subgroup import (
 )
 from gpuc.dialects.symbols import symbol_name
 from gpuc.kernel_params import MEMREF_PARAMS_ATTR
-from gpuc.transforms.foreign.all_reduce import lower_all_reduce
+from gpuc.transforms.foreign.all_reduce import gpuc_kind, lower_all_reduce
 from gpuc.transforms.foreign.bare_pointers import expand_type, memref_params
 from gpuc.transforms.foreign.checks import (
     ForeignFuncOp,
@@ -52,10 +52,12 @@ from gpuc.transforms.foreign.checks import (
     import_problems,
     is_kernel,
 )
+from gpuc.transforms.foreign.gpu_dialect import AllReduceOp as GPUAllReduceOp
 from gpuc.transforms.foreign.gpu_dialect import ShuffleOp as GPUShuffleOp
 from gpuc.transforms.foreign.gpu_dialect import (
     SubgroupReduceOp as GPUSubgroupReduceOp,
 )
+from gpuc.transforms.foreign.gpu_printf import PrintfOp as GPUPrintfOp
 from gpuc.transforms.foreign.memref_ops import FunctionMemory
 
 INDEX_OPS: dict[type[Operation], type[DimIndexOp]] = {
@@ -151,13 +153,16 @@ def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
         Rewriter.replace_op(op, LaneIdOp())
     elif isinstance(op, gpu.BarrierOp):
         Rewriter.replace_op(op, BarrierOp())
+    elif isinstance(op, GPUPrintfOp):
+        printf = PrintfOp(op.text or "", list(op.args))
+        printf.location = op.location
+        Rewriter.replace_op(op, printf)
     elif isinstance(op, GPUShuffleOp):
         mode = ShuffleMode(op.mode.data.value)
         Rewriter.replace_op(op, ShuffleOp(mode, op.value, op.offset, op.width))
     elif isinstance(op, GPUSubgroupReduceOp):
-        kind = ReduceKind(op.op.data.value.lower())
-        Rewriter.replace_op(op, SubgroupReduceOp(kind, op.value))
-    elif isinstance(op, gpu.AllReduceOp):
+        Rewriter.replace_op(op, SubgroupReduceOp(gpuc_kind(op.op), op.value))
+    elif isinstance(op, GPUAllReduceOp):
         lower_all_reduce(op)
     elif type(op) in SUBGROUP_INDEX_OPS:
         Rewriter.replace_op(op, SUBGROUP_INDEX_OPS[type(op)]())
@@ -199,7 +204,8 @@ def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> 
 
         size = workgroup_size(abi)
         assert not isinstance(size, str), size  # checks.py reported it
-        new.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, size)
+        if size is not None:
+            new.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, size)
     if role is Role.KERNEL and (shapes := memref_params(signature.inputs.data)):
         new.attributes[MEMREF_PARAMS_ATTR] = shapes
     Rewriter.replace_op(op, new)

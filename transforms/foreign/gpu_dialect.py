@@ -1,7 +1,8 @@
 """The `gpu` dialect as MLIR prints it: xDSL 0.74's plus what it lacks.
 
 xDSL knows neither the `#gpu.address_space<...>` attribute, MLIR <= 17's
-`gpu.module_end` terminator, nor `gpu.shuffle` and `gpu.subgroup_reduce`;
+`gpu.module_end` terminator, `gpu.shuffle`, `gpu.subgroup_reduce`, nor the
+reduction kinds MLIR 19 and later name (`#gpu<all_reduce_op maxsi>`);
 `GPU` is xDSL's gpu dialect plus those (gpuc registers it as `gpu`). Kept
 apart from `text.py` so that parsing and upgrading a module imports xDSL's gpu
 and memref dialects only when the module uses them.
@@ -24,15 +25,18 @@ from xdsl.irdl import (
     operand_def,
     opt_prop_def,
     prop_def,
+    region_def,
     result_def,
     traits_def,
 )
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
-from xdsl.traits import HasParent, IsTerminator
+from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator
+from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from gpuc.dialects.attrs import parse_enum_keyword
+from gpuc.transforms.foreign.gpu_printf import PrintfOp
 
 
 class GPUAddressSpace(StrEnum):
@@ -98,13 +102,82 @@ class ShuffleOp(IRDLOperation):
     valid = result_def(i1)
 
 
+class GPUReduceKind(StrEnum):
+    """The kinds of MLIR 16 (`min`, `max`) and of MLIR 19 and later (the
+    others but add, mul, and, or, xor, which both have); what each means is
+    the import's (all_reduce.py, `MLIR_KINDS`)."""
+
+    ADD = auto()
+    MUL = auto()
+    MIN = auto()
+    MAX = auto()
+    MINSI = auto()
+    MINUI = auto()
+    MAXSI = auto()
+    MAXUI = auto()
+    MINNUMF = auto()
+    MAXNUMF = auto()
+    MINIMUMF = auto()
+    MAXIMUMF = auto()
+    AND = auto()
+    OR = auto()
+    XOR = auto()
+
+
+@irdl_attr_definition
+class GPUReduceKindAttr(EnumAttribute[GPUReduceKind], SpacedOpaqueSyntaxAttribute):
+    """`#gpu<all_reduce_op ...>` with the kinds of every MLIR from 16 to 22."""
+
+    name = "gpu.all_reduce_op"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> GPUReduceKind:
+        pos = parser.pos
+        number = parser.parse_optional_integer()
+        if number is not None:
+            parser.raise_error(
+                f"gpu reduction kind {number} is a number, which MLIR versions "
+                "number differently; write the kind's keyword (add, minsi, ...)",
+                pos,
+            )
+        kind: GPUReduceKind = parse_enum_keyword(
+            parser, GPUReduceKind, "gpu reduction kind"
+        )
+        return kind
+
+
+@irdl_op_definition
+class AllReduceOp(IRDLOperation):
+    """`gpu.all_reduce` with the kinds of every MLIR from 16 to 22: a kind or
+    a region whose block combines two values (`gpu.yield`)."""
+
+    name = "gpu.all_reduce"
+    op = opt_prop_def(GPUReduceKindAttr)
+    uniform = opt_prop_def(UnitAttr)
+    operand = operand_def(SHUFFLED)
+    result = result_def(SHUFFLED)
+    body = region_def()
+    traits = traits_def(IsolatedFromAbove())
+
+    def verify_(self) -> None:
+        if (self.op is not None) == bool(self.body.blocks):
+            raise VerifyException("needs either a kind or a non-empty region")
+        if self.body.blocks:
+            args = self.body.blocks[0].arg_types
+            if args != (self.operand.type, self.operand.type):
+                raise VerifyException(
+                    f"has a region whose block takes {[str(t) for t in args]}; "
+                    f"expected two {self.operand.type}"
+                )
+
+
 @irdl_op_definition
 class SubgroupReduceOp(IRDLOperation):
-    """`gpu.subgroup_reduce` (MLIR 16's kinds; `cluster_size` and
-    `cluster_stride` from MLIR 19 on)."""
+    """`gpu.subgroup_reduce` (the kinds of every MLIR from 16 to 22;
+    `cluster_size` and `cluster_stride` from MLIR 19 on)."""
 
     name = "gpu.subgroup_reduce"
-    op = prop_def(gpu.AllReduceOpAttr)
+    op = prop_def(GPUReduceKindAttr)
     uniform = opt_prop_def(UnitAttr)
     cluster_size = opt_prop_def(IntegerAttr)
     cluster_stride = opt_prop_def(IntegerAttr)
@@ -114,6 +187,18 @@ class SubgroupReduceOp(IRDLOperation):
 
 GPU = Dialect(
     "gpu",
-    [*gpu.GPU.operations, ModuleEndOp, ShuffleOp, SubgroupReduceOp],
-    [*gpu.GPU.attributes, GPUAddressSpaceAttr, GPUShuffleModeAttr],
+    [
+        *(op for op in gpu.GPU.operations if op is not gpu.AllReduceOp),
+        AllReduceOp,
+        ModuleEndOp,
+        ShuffleOp,
+        SubgroupReduceOp,
+        PrintfOp,
+    ],
+    [
+        *(a for a in gpu.GPU.attributes if a is not gpu.AllReduceOpAttr),
+        GPUReduceKindAttr,
+        GPUAddressSpaceAttr,
+        GPUShuffleModeAttr,
+    ],
 )

@@ -1,13 +1,14 @@
 """The `memref` dialect as MLIR prints it: xDSL's, with MLIR's custom syntax
 for `memref.atomic_rmw`, whose kind is then a keyword and means the same in
-every MLIR version (the generic form's number does not: atomic_kinds.py).
-gpuc registers it as `memref`; the op is read by keyword into gpuc's (MLIR
-16's) number and printed back by keyword.
+every MLIR version (the generic form's number does not: atomic_kinds.py),
+and for `memref.memory_space_cast` (MLIR 17 and later; xDSL 0.74 and 0.75
+read only its generic form). gpuc registers it as `memref`; the atomic is
+read by keyword into gpuc's (MLIR 16's) number and printed back by keyword.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import (
@@ -18,12 +19,14 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     SignlessIntegerConstraint,
+    UnrankedMemRefType,
     i64,
 )
-from xdsl.ir import Dialect
+from xdsl.ir import Dialect, Operation
 from xdsl.irdl import (
     IRDLOperation,
     VarConstraint,
+    base,
     irdl_op_definition,
     operand_def,
     prop_def,
@@ -33,7 +36,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, NoMemoryEffect
 
 from gpuc.transforms.foreign.atomic_kinds import (
     KEYWORD_BY_KIND_NUMBER,
@@ -132,14 +135,33 @@ class AtomicRMWOp(IRDLOperation):
         )
 
 
+@irdl_op_definition
+class MemorySpaceCastOp(memref.MemorySpaceCastOp):
+    """`%g = memref.memory_space_cast %m : memref<4xf32, 3> to memref<4xf32, ...>`:
+    xDSL's op (an instance of it) with MLIR's custom syntax."""
+
+    name = "memref.memory_space_cast"
+
+    source = operand_def(base(MemRefType) | base(UnrankedMemRefType))
+    dest = result_def(base(MemRefType) | base(UnrankedMemRefType))
+
+    traits = traits_def(NoMemoryEffect())
+
+    assembly_format = "$source attr-dict `:` type($source) `to` type($dest)"
+    # xDSL's op parses and prints generically; the format above replaces that.
+    parse: Any = classmethod(Operation.parse.__func__)  # type: ignore[attr-defined]
+    print: Any = Operation.print
+
+
 ATOMIC_RMW_OPS = (memref.AtomicRMWOp, AtomicRMWOp)
 """xDSL's op (built in Python) and gpuc's (read from text)."""
 
+REPLACING: dict[type[Operation], type[Operation]] = {
+    memref.AtomicRMWOp: AtomicRMWOp,
+    memref.MemorySpaceCastOp: MemorySpaceCastOp,
+}
 MemRef = Dialect(
     "memref",
-    [
-        AtomicRMWOp if op is memref.AtomicRMWOp else op
-        for op in memref.MemRef.operations
-    ],
+    [REPLACING.get(op, op) for op in memref.MemRef.operations],
     list(memref.MemRef.attributes),
 )

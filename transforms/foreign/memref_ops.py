@@ -1,22 +1,34 @@
 """Rewrites the memref ops of one function into gpuc memory ops, for `import`.
 
-Every memref value gets a `MemrefView` (pointer + sizes) from where it is
-defined: a parameter, a workgroup or private allocation or global, a cast. Users become
-indexed gpuc loads, stores and atomics; `memref.dim` becomes the size. The
-checks in checks.py have already rejected everything else.
+Every memref value gets a `MemrefView` (base pointer, sizes, strides and
+offset) from where it is defined: a parameter, a workgroup or private
+allocation or global, a cast, a view (memref.subview, memref.reinterpret_cast,
+memref.memory_space_cast). Users become indexed gpuc loads, stores and
+atomics; `memref.dim` becomes the size. The checks in checks.py have already
+rejected everything else.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
-from xdsl.dialects import memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType
+from xdsl.dialects import arith, memref, vector
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    VectorType,
+)
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from gpuc.dialects.attrs import AddressSpace, MemoryOrder
 from gpuc.dialects.memory import (
+    AddrSpaceCastOp,
     AtomicRMWOp,
     LoadOp,
     PrivateAllocOp,
@@ -25,15 +37,29 @@ from gpuc.dialects.memory import (
 )
 from gpuc.transforms.foreign.bare_pointers import (
     ATOMIC_KIND_BY_NUMBER,
-    MemrefView,
+    address_space,
     allocation_space,
     constant_index,
     dynamic_dims,
     element_count,
     pointer_type,
+    static_layout,
     view_sizes,
 )
 from gpuc.transforms.foreign.memref_dialect import ATOMIC_RMW_OPS
+from gpuc.transforms.foreign.memref_views import (
+    MemrefView,
+    Size,
+    add,
+    kept_dims,
+    materialize,
+    multiply,
+)
+from gpuc.transforms.foreign.vector_dialect import ExtractElementOp, InsertElementOp
+
+
+def index_constant_op(value: int) -> arith.ConstantOp:
+    return arith.ConstantOp(IntegerAttr(value, IndexType()))
 
 
 def _alignment(attr: IntegerAttr | None) -> int | None:
@@ -64,7 +90,10 @@ class FunctionMemory:
                 if arg.name_hint is not None:
                     size.name_hint = f"{arg.name_hint}_dim{dim}"
                 sizes.append(size)
-            self.views[arg] = MemrefView(ptr, view_sizes(arg.type, sizes))
+            view = MemrefView(ptr, view_sizes(arg.type, sizes))
+            if (layout := static_layout(arg.type)) is not None:
+                view = MemrefView(view.ptr, view.sizes, *layout)
+            self.views[arg] = view
             self.old_args.append(arg)
 
     def operands(self, values: Sequence[SSAValue], before: Operation) -> list[SSAValue]:
@@ -102,6 +131,12 @@ class FunctionMemory:
             Rewriter.erase_op(op)
         elif isinstance(op, memref.CastOp):
             self._cast(op)
+        elif isinstance(op, memref.SubviewOp):
+            self._subview(op)
+        elif isinstance(op, memref.ReinterpretCastOp):
+            self._reinterpret_cast(op)
+        elif isinstance(op, memref.MemorySpaceCastOp):
+            self._memory_space_cast(op)
         elif isinstance(op, memref.AllocaOp | memref.AllocOp):
             self._allocate(op)
         elif isinstance(op, memref.GetGlobalOp):
@@ -111,9 +146,59 @@ class FunctionMemory:
             self.dead.append(op)
         elif isinstance(op, memref.DeallocOp):
             Rewriter.erase_op(op)
+        elif isinstance(op, vector.LoadOp):
+            self._vector_load(op)
+        elif isinstance(op, vector.StoreOp):
+            self._vector_store(op)
         else:
             return False
         return True
+
+    def _element_indices(
+        self, base: SSAValue, indices: Sequence[SSAValue], count: int, op: Operation
+    ) -> tuple[MemrefView, list[SSAValue]]:
+        """The linear index of each of `count` consecutive elements along the
+        innermost dimension from `indices` (checks.py made sure its stride is 1)."""
+        view = self.views[base]
+        first = view.element_index(indices, op)
+        assert first is not None  # a vector access has indices
+        return view, [materialize(add(first, i, op), op) for i in range(count)]
+
+    def _vector_load(self, op: vector.LoadOp) -> None:
+        """`vector.load`: a scalar load of each element, gathered into the
+        vector (LLVM merges consecutive loads where the target can)."""
+        vt = op.result.type
+        assert isinstance(vt, VectorType)
+        (count,) = vt.get_shape()
+        view, at = self._element_indices(op.base, op.indices, count, op)
+        loads = [LoadOp(view.ptr, index) for index in at]
+        ops: list[Operation] = [*loads]
+        value: Operation = vector.BroadcastOp(loads[0], vt)
+        ops.append(value)
+        for i, load in enumerate(loads[1:], start=1):
+            position = index_constant_op(i)
+            value = InsertElementOp.create(
+                operands=[load.result, value.results[0], position.result],
+                result_types=[vt],
+            )
+            ops += [position, value]
+        Rewriter.replace_op(op, ops, [value.results[0]])
+
+    def _vector_store(self, op: vector.StoreOp) -> None:
+        """`vector.store`: each element extracted and stored on its own."""
+        vt = op.vector.type
+        assert isinstance(vt, VectorType)
+        (count,) = vt.get_shape()
+        view, at = self._element_indices(op.base, op.indices, count, op)
+        ops: list[Operation] = []
+        for i, index in enumerate(at):
+            position = index_constant_op(i)
+            element = ExtractElementOp.create(
+                operands=[op.vector, position.result],
+                result_types=[vt.get_element_type()],
+            )
+            ops += [position, element, StoreOp(element.results[0], view.ptr, index)]
+        Rewriter.replace_op(op, ops, [])
 
     def _cast(self, op: memref.CastOp) -> None:
         source = self.views[op.source]
@@ -123,7 +208,58 @@ class FunctionMemory:
             known if known != DYNAMIC_INDEX else source.sizes[d]
             for d, known in enumerate(dest.get_shape())
         )
-        self.views[op.dest] = MemrefView(source.ptr, sizes)
+        self.views[op.dest] = source.with_sizes(sizes)
+        self.dead.append(op)
+
+    def _subview(self, op: memref.SubviewOp) -> None:
+        """Offsets, sizes and steps in the source's terms: the view's offset
+        is the source's plus each offset times the source's stride, its
+        strides the source's times the steps; a rank-reducing subview drops
+        the unit dimensions the result type has not."""
+        source = self.views[op.source]
+        offsets = _mixed(op.static_offsets, op.offsets)
+        sizes = _mixed(op.static_sizes, op.sizes)
+        steps = _mixed(op.static_strides, op.strides)
+        strides = source.all_strides(op)
+        offset = source.offset
+        for start, stride in zip(offsets, strides, strict=True):
+            offset = add(offset, multiply(start, stride, op), op)
+        result = op.result.type
+        assert isinstance(result, MemRefType)
+        kept = kept_dims(op.static_sizes.get_values(), result.get_shape())
+        assert kept is not None  # checks.py reported it
+        self.views[op.result] = MemrefView(
+            source.ptr,
+            tuple(sizes[d] for d in kept),
+            tuple(multiply(strides[d], steps[d], op) for d in kept),
+            offset,
+        )
+        self.dead.append(op)
+
+    def _reinterpret_cast(self, op: memref.ReinterpretCastOp) -> None:
+        """The source's base with the op's offset, sizes and strides."""
+        source = self.views[op.source]
+        (offset,) = _mixed(op.static_offsets, op.offsets)
+        sizes = _mixed(op.static_sizes, op.sizes)
+        strides = _mixed(op.static_strides, op.strides)
+        self.views[op.result] = MemrefView(source.ptr, sizes, strides, offset)
+        self.dead.append(op)
+
+    def _memory_space_cast(self, op: memref.MemorySpaceCastOp) -> None:
+        """The same view through a pointer in the result's space (checked: one
+        of the two is generic, or they are the same gpuc space)."""
+        source = self.views[op.source]
+        dest = op.dest.type
+        assert isinstance(dest, MemRefType)
+        space = address_space(dest.memory_space)
+        assert space is not None
+        ptr = source.ptr
+        if pointer_type(dest) != ptr.type:
+            cast = AddrSpaceCastOp(ptr, space)
+            cast.location = op.location  # a target refusing it says where
+            Rewriter.insert_op(cast, InsertPoint.before(op))
+            ptr = cast.result
+        self.views[op.dest] = replace(source, ptr=ptr)
         self.dead.append(op)
 
     def _allocate(self, op: memref.AllocaOp | memref.AllocOp) -> None:
@@ -162,3 +298,11 @@ class FunctionMemory:
             Rewriter.erase_op(op)
         for arg in self.old_args:
             self.entry.erase_arg(arg)
+
+
+def _mixed(
+    static: DenseArrayBase[IntegerType], dynamic: Sequence[SSAValue]
+) -> tuple[Size, ...]:
+    """Static values with each DYNAMIC_INDEX taken, in order, from `dynamic`."""
+    values: Iterator[SSAValue] = iter(dynamic)
+    return tuple(next(values) if v == DYNAMIC_INDEX else v for v in static.get_values())

@@ -72,8 +72,10 @@ TARGET_ENV = "spirv.target_env"
 SPIRV = Dialect("spirv", [], [EntryPointAbiAttr, TargetEnvAttr])
 
 
-def workgroup_size(attr: Attribute) -> tuple[int, int, int] | str:
-    """The block size an entry_point_abi gives, or why it cannot be honoured."""
+def workgroup_size(attr: Attribute) -> tuple[int, int, int] | str | None:
+    """The block size an entry_point_abi gives, None where it gives none (an
+    empty `#spirv.entry_point_abi<>`, what SYCL and Level Zero lowerings
+    attach: any block size will do), or why it cannot be honoured."""
     if not isinstance(attr, EntryPointAbiAttr):
         return f"{attr} is not a #spirv.entry_point_abi"
     entries = attr.entries()
@@ -86,7 +88,7 @@ def workgroup_size(attr: Attribute) -> tuple[int, int, int] | str:
             "workgroup_size only)"
         )
     if "workgroup_size" not in entries:
-        return f"{attr} gives no workgroup_size"
+        return None
     sizes = [s.strip() for s in entries["workgroup_size"].strip("[]").split(",")]
     if not all(s.isdigit() and int(s) > 0 for s in sizes) or not 1 <= len(sizes) <= 3:
         return f"{attr}: workgroup_size must be 1 to 3 positive integers"

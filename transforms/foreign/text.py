@@ -30,7 +30,7 @@ from xdsl.irdl import AttrSizedOperandSegments, AttrSizedResultSegments, IRDLOpe
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import ParseError
 
-from gpuc.diagnostics import LocatingParser
+from gpuc.diagnostics import LocatingParser, OpError
 from gpuc.transforms.foreign.atomic_kinds import AMBIGUOUS_KINDS
 
 if TYPE_CHECKING:
@@ -89,8 +89,14 @@ def _complete_global(op: memref.GlobalOp) -> None:
         op.properties["initial_value"] = UnitAttr()
 
 
+_KNOWN_SIZES = ("known_block_size", "known_grid_size")
+"""gpu.func's properties since MLIR 19; MLIR 16 and xDSL have the attributes
+`gpu.known_block_size` and `gpu.known_grid_size`."""
+
+
 def _upgrade_gpu_func(op: gpu.FuncOp) -> None:
-    """`gpu.kernel` becomes xDSL's `kernel` property; attributions become allocas.
+    """`gpu.kernel` becomes xDSL's `kernel` property; MLIR 19's known-size
+    properties become the `gpu.` attributes; attributions become allocas.
 
     A workgroup or private attribution is an entry-block argument past the
     function's inputs; MLIR allocates it once per block (workgroup) or thread
@@ -98,6 +104,18 @@ def _upgrade_gpu_func(op: gpu.FuncOp) -> None:
     """
     from xdsl.dialects import memref
 
+    for key in _KNOWN_SIZES:
+        if (size := op.properties.get(key)) is None:
+            continue
+        known = op.attributes.setdefault(f"gpu.{key}", size)
+        if known != size:
+            raise OpError(
+                op,
+                f"has {key} = {size} (MLIR 19 and later's property) and "
+                f"gpu.{key} = {known} (MLIR 16's attribute), which disagree; "
+                "keep one",
+            )
+        del op.properties[key]
     if "gpu.kernel" in op.attributes and "kernel" not in op.properties:
         del op.attributes["gpu.kernel"]
         op.properties["kernel"] = UnitAttr()
@@ -137,12 +155,28 @@ def _upgrade_parallel_yield(op: Operation) -> None:
         Rewriter.replace_op(op, scf.ReduceOp())
 
 
+def _upgrade_shuffle_mask(op: Operation) -> None:
+    """MLIR 16 prints `vector.shuffle`'s mask as an array attribute
+    (`{mask = [2, 1]}`); xDSL's op takes MLIR 17+'s `array<i64: 2, 1>`."""
+    from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, IntegerAttr, i64
+
+    for held in (op.properties, op.attributes):
+        mask = held.get("mask")
+        if isinstance(mask, ArrayAttr) and all(
+            isinstance(m, IntegerAttr) for m in mask.data
+        ):
+            values = [m.value.data for m in mask.data if isinstance(m, IntegerAttr)]
+            del held["mask"]
+            op.properties["mask"] = DenseArrayBase.from_list(i64, values)
+
+
 _UPGRADES: dict[str, Callable[[Any], None]] = {
     "memref.global": _complete_global,
     "gpu.func": _upgrade_gpu_func,
     "gpu.launch_func": _widen_launch_segments,
     "gpu.launch": _widen_launch_segments,
     "scf.yield": _upgrade_parallel_yield,
+    "vector.shuffle": _upgrade_shuffle_mask,
 }
 """Op name -> its upgrade (the op is then an instance of xDSL's class)."""
 

@@ -66,7 +66,7 @@ gpuc.func @shuffle_fma(%a: vector<4xf32>, %b: vector<4xf32>) -> vector<4xf32> he
 gpuc.func @compare(%a: vector<2xf64>, %b: vector<2xf64>) -> vector<2xf64> helper {
   %l = arith.cmpf olt, %a, %b : vector<2xf64>
   %m = arith.maximumf %a, %b : vector<2xf64>
-  %r = arith.select %l, %a, %m : vector<2xf64>
+  %r = arith.select %l, %a, %m : vector<2xi1>, vector<2xf64>
   gpuc.return %r : vector<2xf64>
 }
 

@@ -10,10 +10,20 @@ gpuc.func @three(%x: f32) helper {
 
 // -----
 
-// CHECK: vectors_errors.mlir:[[# @LINE + 2]]:8: error: 'vector.broadcast' op vector<4xbf16> cannot be lowered; vector elements are integers, index, f16, f32 or f64 (bf16 only as scalars)
-gpuc.func @bf16s(%x: bf16) helper {
+// bf16 vectors lower (their bits), but not a fused multiply-add of them.
+// CHECK: vectors_errors.mlir:[[# @LINE + 3]]:8: error: 'vector.fma' op is an fma on bf16 vectors, which gpuc does not lower (bf16 computes in f32, where a fused multiply-add would round twice); arith.extf the operands to f32 vectors, fma there and arith.truncf the result
+gpuc.func @bf16s(%x: bf16) -> vector<4xbf16> helper {
   %v = vector.broadcast %x : bf16 to vector<4xbf16>
-  gpuc.return
+  %f = vector.fma %v, %v, %v : vector<4xbf16>
+  gpuc.return %f : vector<4xbf16>
+}
+
+// -----
+
+// CHECK: vectors_errors.mlir:[[# @LINE + 2]]:8: error: 'vector.bitcast' op The source and result types do not have an equal bitwidth
+gpuc.func @bitcast(%v: vector<4xf32>) -> vector<2xi32> helper {
+  %b = "vector.bitcast"(%v) : (vector<4xf32>) -> vector<2xi32>
+  gpuc.return %b : vector<2xi32>
 }
 
 // -----

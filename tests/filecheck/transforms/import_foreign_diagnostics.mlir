@@ -3,19 +3,27 @@
 // Every construct the import cannot take is a diagnostic naming the op, its
 // function and what is supported instead.
 
-func.func @layout(%m: memref<4x4xf32, strided<[4, 1], offset: 2>>) {
+func.func @layout(%m: memref<4x4xf32, strided<[4, 1], offset: 2>>) attributes {gpu.kernel} {
   func.return
 }
 
-// CHECK: error: 'func.func' op @layout has a parameter whose layout strided<[4, 1], offset: 2> is not supported; only the identity (row-major, offset 0) layout is
+// CHECK: error: 'func.func' op @layout has a parameter of type memref<4x4xf32, strided<[4, 1], offset: 2>>: a kernel's memref parameters have the identity layout (a launch passes whole arrays); take the buffer and memref.subview or memref.reinterpret_cast it in the kernel
 
 // -----
 
-func.func @transposed(%m: memref<4x4xf32, strided<[1, 4]>>) {
+func.func @dynamic_stride(%m: memref<4x4xf32, strided<[?, 1]>>) {
   func.return
 }
 
-// CHECK: error: 'func.func' op @transposed has a parameter whose layout strided<[1, 4]> is not supported
+// CHECK: error: 'func.func' op @dynamic_stride has a parameter of type memref<4x4xf32, strided<[?, 1]>>: its strided layout has a dynamic offset or stride, which the bare-pointer convention does not pass; give the layout static strides and offset
+
+// -----
+
+func.func @transposed(%m: memref<4x4xf32, affine_map<(d0, d1) -> (d1, d0)>>) {
+  func.return
+}
+
+// CHECK: error: 'func.func' op @transposed has a parameter whose layout affine_map<(d0, d1) -> (d1, d0)> is not supported; the identity (row-major, offset 0) and strided<[...], offset: ...> layouts are
 
 // -----
 
@@ -39,7 +47,7 @@ func.func @space(%m: memref<4xf32, 2>) {
   func.return
 }
 
-// CHECK: error: 'func.func' op @space has a parameter whose memory space 2 : i64 is not supported; use none, #gpu.address_space<global|workgroup|private>, or 0/1 (global), 3 (workgroup), 4 (constant), 5 (private)
+// CHECK: error: 'func.func' op @space has a parameter whose memory space 2 : i64 is not supported; use none, #gpu.address_space<global|workgroup|private>, 0/1 (global), 3 (workgroup), 4 (constant), 5 (private), or one of gpuc's (#gpuc<space generic>, #gpuc<space shared>, ...)
 
 // -----
 
@@ -207,9 +215,9 @@ func.func @select(%a: memref<4xf32>, %b: memref<4xf32>, %c: i1) {
   func.return
 }
 
-// CHECK:     error: 'arith.select' op uses a memref value in @select; memrefs may only be used by memref.load, memref.store, memref.atomic_rmw, memref.dim, memref.cast, memref.dealloc, memref.assume_alignment, func.call
+// CHECK:     error: 'arith.select' op uses a memref value in @select; memrefs may only be used by memref.load, memref.store, memref.atomic_rmw, memref.dim, memref.cast, memref.dealloc, memref.assume_alignment, memref.subview, memref.reinterpret_cast, memref.memory_space_cast, vector.load, vector.store, func.call
 // CHECK-NOT: error: 'arith.select' op uses
-// CHECK:     error: 'arith.select' op produces a memref in @select; only function parameters, workgroup allocations and globals, and memref.cast may
+// CHECK:     error: 'arith.select' op produces a memref in @select; only function parameters, allocations, globals, memref.cast and the views (memref.subview, reinterpret_cast, memory_space_cast) may
 
 // -----
 

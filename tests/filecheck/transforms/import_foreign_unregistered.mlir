@@ -5,9 +5,9 @@
 "gpu.module"() <{sym_name = "k"}> ({
   "gpu.func"() <{function_type = (f32) -> (), kernel}> ({
   ^bb0(%x: f32):
-    "gpu.printf"() <{format = "hi"}> : () -> ()
+    "gpu.dynamic_shared_memory"() : () -> ()
     "gpu.return"() : () -> ()
   }) {sym_name = "s"} : () -> ()
 }) : () -> ()
 
-// CHECK: error: 'builtin.unregistered' op 'gpu.printf', cannot be imported in @s; the import accepts gpu.module,
+// CHECK: error: 'builtin.unregistered' op 'gpu.dynamic_shared_memory', cannot be imported in @s; the import accepts gpu.module,

@@ -46,15 +46,3 @@ gpuc.func @k(%p: !gpuc.ptr<i16, global>, %v: i16) kernel {
   %o = gpuc.atomic_rmw add %p, %v : !gpuc.ptr<i16, global>
   gpuc.return
 }
-
-// -----
-
-// An assertion would be dropped by LLVM's SPIR-V back-end and never fail.
-// CHECK: verify_target.mlir:[[# @LINE + 4]]:3: error: 'cf.assert' op is an assertion, which SPIR-V for OpenCL cannot express
-gpuc.func @asserts(%p: !gpuc.ptr<i32, global>, %n: i32) kernel {
-  %z = arith.constant 0 : i32
-  %ok = arith.cmpi sgt, %n, %z : i32
-  cf.assert %ok, "n must be positive"
-  gpuc.store %n, %p : !gpuc.ptr<i32, global>
-  gpuc.return
-}

@@ -1,0 +1,103 @@
+"""The `cf.assert`s of a module as the ptx and spirv targets report them
+(docs/runtime.md, "Asserts"): each has an id, its position in the module (1
+for the first; 0 in the error record means none failed), and a message that
+names its source location. The lowering writes the id of the first failing
+assert into the kernel's error record; the executor turns it back into the
+message with the table `kernel_infos` gives every kernel that takes one.
+
+The table is computed from the module after the dialect stage, which a cache
+hit computes again, so a compile served from the cache reports the locations
+of its own source even where another source with other locations made the
+artefact.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from xdsl.dialects.builtin import ModuleOp
+
+from gpuc.diagnostics import nearest_source_loc
+from gpuc.dialects.attrs import FinalizedAttr
+from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp
+
+if TYPE_CHECKING:
+    from xdsl.dialects import cf
+
+ASSERT = "cf.assert"
+"""Matched by name: finalizing a module without asserts needs no cf dialect."""
+
+
+def module_asserts(module: ModuleOp) -> list[cf.AssertOp]:
+    """The module's asserts in the order of their ids (id i is entry i - 1)."""
+    return [op for op in module.walk() if op.name == ASSERT]  # type: ignore[misc]
+
+
+def assert_message(op: cf.AssertOp) -> str:
+    """`file:line:col: assertion failed: <message>`, as every executor says it."""
+    loc, _ = nearest_source_loc(op)
+    where = f"{loc}: " if loc is not None else ""
+    return f"{where}assertion failed: {op.msg.data}"
+
+
+def assert_table(module: ModuleOp) -> tuple[str, ...]:
+    """The message of each assert, by id - 1."""
+    return tuple(assert_message(op) for op in module_asserts(module))
+
+
+def module_prints(module: ModuleOp) -> bool:
+    """Whether the module has a `gpuc.printf`."""
+    from gpuc.dialects.printf import PrintfOp
+
+    return any(isinstance(op, PrintfOp) for op in module.walk())
+
+
+def asserting_functions(module: ModuleOp) -> set[str]:
+    """The functions that take the error record: those holding a `cf.assert`,
+    and every caller of one. A function whose address is taken gets none (an
+    indirect call passes no record), so its asserts trap instead, and it does
+    not make its callers take one."""
+    funcs = [op for op in module.ops if isinstance(op, FuncOp)]
+    address_taken = {
+        op.callee.root_reference.data
+        for func in funcs
+        for op in func.walk()
+        if isinstance(op, FuncAddrOp)
+    }
+    callers: dict[str, set[str]] = {}
+    found: set[str] = set()
+    for func in funcs:
+        name = func.sym_name.data
+        for op in func.walk():
+            if op.name == ASSERT:
+                found.add(name)
+            elif isinstance(op, CallOp):
+                callers.setdefault(op.callee.root_reference.data, set()).add(name)
+    found -= address_taken
+    work = list(found)
+    while work:
+        for caller in callers.get(work.pop(), ()):
+            if caller not in found and caller not in address_taken:
+                found.add(caller)
+                work.append(caller)
+    return found
+
+
+def with_record(kernel: FuncOp, record: FinalizedAttr) -> FinalizedAttr:
+    """`record` with `state` set if `kernel` takes the error record (on the
+    targets that report asserts through one: gpuc/targets/error_record.py)."""
+    if not any(op.name == ASSERT or isinstance(op, CallOp) for op in kernel.walk()):
+        return record  # the common case, without a look at the module
+    module = kernel.parent_op()
+    if not isinstance(module, ModuleOp) or (
+        kernel.sym_name.data not in asserting_functions(module)
+    ):
+        return record
+    return FinalizedAttr(
+        record.symbol.data,
+        cconv=record.cconv.data,
+        state=True,
+        barrier=record.uses_barrier,
+        shared=record.shared_bytes,
+        block=record.block_size,
+    )

@@ -1,0 +1,697 @@
+"""How the host runner executes host ops: xDSL interpreter functions.
+
+A memref is a C-contiguous numpy array of its shape (an unranked memref is
+the same array), so a `gpu.launch_func` hands the host's buffers to the
+kernel as they are: gpuc's executors take numpy arrays (native runs on them,
+spirv copies them in and back around the launch, as host-registered memory
+behaves). A vector is a 1-D numpy array, an async token is None, an
+`!async.value` is its payload. Everything runs in program order: a launch
+finishes before the next op, so every `gpu.wait` and `async.await` is already
+satisfied. `memref.alloc` and `gpu.alloc` give zeroed buffers.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from importlib import import_module
+from math import prod
+from typing import IO, TYPE_CHECKING, Any
+
+import numpy as np
+from xdsl.dialects import arith, builtin, gpu, memref, vector
+from xdsl.interpreter import (
+    Interpreter,
+    InterpreterFunctions,
+    PythonValues,
+    ReturnedValues,
+    TerminatorValue,
+    impl,
+    impl_external,
+    impl_terminator,
+    register_impls,
+)
+from xdsl.ir import Attribute, Operation
+
+from gpuc.diagnostics import OpError
+from gpuc.host import dialects as host
+from gpuc.host.runner_utils import (
+    DEVICE_VIEWS,
+    FILLERS,
+    PRINTERS,
+    fill,
+    format_memref,
+    format_vector,
+)
+from gpuc.runtime.args import SCALAR_DTYPES
+
+if TYPE_CHECKING:
+    from gpuc.api import Module
+
+
+_SCALAR_ATTR = getattr(import_module("xdsl.interpreters.builtin"), "scalar_attr", None)
+"""xDSL 0.75's interpreter holds scalars as IntegerAttr / FloatAttr (made by
+this function); 0.74's as Python ints and floats. The functions here take
+either (`plain`) and give what the installed xDSL's ops take (`runtime`)."""
+
+
+def plain(values: PythonValues) -> tuple[Any, ...]:
+    """`values` with each scalar as a Python int or float."""
+    return tuple(
+        v.value.data if isinstance(v, builtin.IntegerAttr | builtin.FloatAttr) else v
+        for v in values
+    )
+
+
+def runtime(interpreter: Interpreter, value: Any, kind: Attribute) -> Any:
+    """A scalar of type `kind` as the installed xDSL's interpreter holds it."""
+    if _SCALAR_ATTR is None:
+        return value
+    return _SCALAR_ATTR(value, kind, interpreter.index_bitwidth)
+
+
+def dtype_of(op: Operation, element: Attribute) -> np.dtype[Any]:
+    """The numpy dtype of an element type, or an OpError at `op`."""
+    dtype = SCALAR_DTYPES.get(str(element))
+    if dtype is None:
+        raise OpError(
+            op,
+            f"the host runner holds no {element} values (it takes "
+            f"{', '.join(SCALAR_DTYPES)})",
+        )
+    return dtype
+
+
+def shape_of(op: Operation, kind: Attribute, dynamic: list[int]) -> tuple[int, ...]:
+    """The shape of a memref of type `kind`, its `?` sizes taken from `dynamic`."""
+    if not isinstance(kind, builtin.MemRefType):
+        raise OpError(op, f"the host runner allocates ranked memrefs only, not {kind}")
+    sizes = iter(dynamic)
+    return tuple(
+        int(next(sizes)) if d == builtin.DYNAMIC_INDEX else d for d in kind.get_shape()
+    )
+
+
+def element_value(value: Any) -> Any:
+    """A numpy element as the interpreter's arith ops take it (int, float)."""
+    if isinstance(value, np.floating):
+        return float(value)
+    return int(value)
+
+
+def to_element(value: Any, dtype: np.dtype[Any]) -> Any:
+    """`value` (an interpreter int or float) as an element of `dtype`,
+    integers wrapped to its width as the hardware would store them."""
+    if dtype.kind in "iu":
+        bits = dtype.itemsize * 8
+        wrapped = int(value) & ((1 << bits) - 1)
+        if dtype.kind == "i" and wrapped >= 1 << (bits - 1):
+            wrapped -= 1 << bits
+        return dtype.type(wrapped)
+    return dtype.type(value)
+
+
+def in_bounds(
+    op: Operation, array: np.ndarray[Any, Any], indices: list[Any]
+) -> tuple[int, ...]:
+    """`indices` as a numpy index, or an OpError where they leave the buffer
+    (undefined behaviour in MLIR; an error here)."""
+    where = tuple(int(i) for i in indices)
+    if len(where) != array.ndim or any(
+        not 0 <= i < n for i, n in zip(where, array.shape, strict=True)
+    ):
+        raise OpError(
+            op,
+            f"accesses element {list(where)} of a buffer of shape "
+            f"{list(array.shape)}, out of its bounds",
+        )
+    return where
+
+
+def _token(op: Operation) -> tuple[Any, ...]:
+    """The results of an op whose only result is an optional async token."""
+    return (None,) * len(op.results)
+
+
+def _check_same_shape(
+    op: Operation, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]
+) -> None:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        raise OpError(
+            op,
+            f"copies between buffers of shape {a.shape} ({a.dtype}) and "
+            f"{b.shape} ({b.dtype})",
+        )
+
+
+@register_impls
+class MemRefHostFunctions(InterpreterFunctions):
+    """memref ops on numpy arrays."""
+
+    def __init__(self, module: builtin.ModuleOp) -> None:
+        self.module = module
+        self.globals: dict[str, np.ndarray[Any, Any]] = {}
+
+    def _allocate(
+        self, op: Operation, kind: Attribute, dynamic: list[int]
+    ) -> np.ndarray[Any, Any]:
+        assert isinstance(kind, builtin.MemRefType)
+        return np.zeros(
+            shape_of(op, kind, dynamic), dtype_of(op, kind.get_element_type())
+        )
+
+    @impl(memref.AllocOp)
+    def run_alloc(
+        self, interpreter: Interpreter, op: memref.AllocOp, args: PythonValues
+    ) -> PythonValues:
+        args = plain(args)
+        return (
+            self._allocate(op, op.memref.type, list(args[: len(op.dynamic_sizes)])),
+        )
+
+    @impl(memref.AllocaOp)
+    def run_alloca(
+        self, interpreter: Interpreter, op: memref.AllocaOp, args: PythonValues
+    ) -> PythonValues:
+        args = plain(args)
+        return (
+            self._allocate(op, op.memref.type, list(args[: len(op.dynamic_sizes)])),
+        )
+
+    @impl(memref.DeallocOp)
+    def run_dealloc(
+        self, interpreter: Interpreter, op: memref.DeallocOp, args: PythonValues
+    ) -> PythonValues:
+        return ()
+
+    @impl(memref.LoadOp)
+    def run_load(
+        self, interpreter: Interpreter, op: memref.LoadOp, args: PythonValues
+    ) -> PythonValues:
+        args = plain(args)
+        array, *indices = args
+        value = element_value(array[in_bounds(op, array, indices)])
+        return (runtime(interpreter, value, op.results[0].type),)
+
+    @impl(memref.StoreOp)
+    def run_store(
+        self, interpreter: Interpreter, op: memref.StoreOp, args: PythonValues
+    ) -> PythonValues:
+        args = plain(args)
+        value, array, *indices = args
+        array[in_bounds(op, array, indices)] = to_element(value, array.dtype)
+        return ()
+
+    @impl(memref.CastOp)
+    def run_cast(
+        self, interpreter: Interpreter, op: memref.CastOp, args: PythonValues
+    ) -> PythonValues:
+        array = args[0]
+        kind = op.dest.type
+        if isinstance(kind, builtin.MemRefType):
+            shape = kind.get_shape()
+            if len(shape) != array.ndim or any(
+                d != builtin.DYNAMIC_INDEX and d != n
+                for d, n in zip(shape, array.shape, strict=True)
+            ):
+                raise OpError(op, f"casts a buffer of shape {array.shape} to {kind}")
+        return (array,)
+
+    @impl(memref.DimOp)
+    def run_dim(
+        self, interpreter: Interpreter, op: memref.DimOp, args: PythonValues
+    ) -> PythonValues:
+        args = plain(args)
+        array, index = args
+        size = int(array.shape[int(index)])
+        return (runtime(interpreter, size, op.results[0].type),)
+
+    @impl(memref.CopyOp)
+    def run_copy(
+        self, interpreter: Interpreter, op: memref.CopyOp, args: PythonValues
+    ) -> PythonValues:
+        source, destination = args
+        _check_same_shape(op, source, destination)
+        np.copyto(destination, source)
+        return ()
+
+    @impl(memref.GetGlobalOp)
+    def run_get_global(
+        self, interpreter: Interpreter, op: memref.GetGlobalOp, args: PythonValues
+    ) -> PythonValues:
+        name = op.name_.root_reference.data
+        if name not in self.globals:
+            self.globals[name] = self._global_array(op, name)
+        return (self.globals[name],)
+
+    def _global_array(self, op: Operation, name: str) -> np.ndarray[Any, Any]:
+        found = next(
+            (
+                g
+                for g in self.module.ops
+                if isinstance(g, memref.GlobalOp) and g.sym_name.data == name
+            ),
+            None,
+        )
+        if found is None:
+            raise OpError(op, f"names @{name}, which is no memref.global of the module")
+        kind = found.type
+        array = self._allocate(op, kind, [])
+        initial = found.initial_value
+        if isinstance(initial, builtin.DenseIntOrFPElementsAttr):
+            values = np.asarray(initial.get_values(), dtype=array.dtype)
+            array[...] = (
+                values.reshape(array.shape) if values.size == array.size else values
+            )
+        return array
+
+
+@register_impls
+class GpuHostFunctions(InterpreterFunctions):
+    """gpu host ops: buffers are host arrays; launches run gpuc's kernels."""
+
+    def __init__(self, kernels: Module | None, stdout: IO[str]) -> None:
+        self.kernels = kernels
+        self.stdout = stdout
+
+    @impl(gpu.HostRegisterOp)
+    def run_host_register(
+        self, interpreter: Interpreter, op: gpu.HostRegisterOp, args: PythonValues
+    ) -> PythonValues:
+        return ()
+
+    @impl(gpu.HostUnregisterOp)
+    def run_host_unregister(
+        self, interpreter: Interpreter, op: gpu.HostUnregisterOp, args: PythonValues
+    ) -> PythonValues:
+        return ()
+
+    @impl(gpu.AllocOp)
+    def run_alloc(
+        self, interpreter: Interpreter, op: gpu.AllocOp, args: PythonValues
+    ) -> PythonValues:
+        args = plain(args)
+        values = dict(zip(op.operands, args, strict=True))
+        dynamic = [values[v] for v in op.dynamicSizes]
+        kind = op.result.type
+        assert isinstance(kind, builtin.MemRefType)
+        array = np.zeros(
+            shape_of(op, kind, dynamic), dtype_of(op, kind.get_element_type())
+        )
+        return (array, *(None for _ in op.results[1:]))
+
+    @impl(gpu.DeallocOp)
+    def run_dealloc(
+        self, interpreter: Interpreter, op: gpu.DeallocOp, args: PythonValues
+    ) -> PythonValues:
+        return _token(op)
+
+    @impl(gpu.MemcpyOp)
+    def run_memcpy(
+        self, interpreter: Interpreter, op: gpu.MemcpyOp, args: PythonValues
+    ) -> PythonValues:
+        values = dict(zip(op.operands, args, strict=True))
+        destination, source = values[op.dst], values[op.src]
+        _check_same_shape(op, source, destination)
+        np.copyto(destination, source)
+        return _token(op)
+
+    @impl(host.MemsetOp)
+    def run_memset(
+        self, interpreter: Interpreter, op: host.MemsetOp, args: PythonValues
+    ) -> PythonValues:
+        args = plain(args)
+        values = dict(zip(op.operands, args, strict=True))
+        destination = values[op.dst]
+        destination[...] = to_element(values[op.value], destination.dtype)
+        return _token(op)
+
+    @impl(gpu.WaitOp)
+    def run_wait(
+        self, interpreter: Interpreter, op: gpu.WaitOp, args: PythonValues
+    ) -> PythonValues:
+        return _token(op)
+
+    @impl(gpu.LaunchFuncOp)
+    def run_launch_func(
+        self, interpreter: Interpreter, op: gpu.LaunchFuncOp, args: PythonValues
+    ) -> PythonValues:
+        args = plain(args)
+        values = dict(zip(op.operands, args, strict=True))
+        symbol = op.kernel
+        name = "::".join(
+            [
+                symbol.root_reference.data,
+                *(n.data for n in symbol.nested_references.data),
+            ]
+        )
+        if self.kernels is None or (
+            name not in self.kernels.aliases and name not in self.kernels
+        ):
+            raise OpError(
+                op,
+                f"launches @{name.replace('::', '::@')}, which no gpu.module defines",
+            )
+        grid = tuple(int(values[v]) for v in (op.gridSizeX, op.gridSizeY, op.gridSizeZ))
+        block = tuple(
+            int(values[v]) for v in (op.blockSizeX, op.blockSizeY, op.blockSizeZ)
+        )
+        kernel_args = [
+            bool(values[v]) if v.type == builtin.i1 else values[v]
+            for v in op.kernelOperands
+        ]
+        options: dict[str, Any] = {}
+        if op.dynamicSharedMemorySize is not None:
+            options["shared"] = int(values[op.dynamicSharedMemorySize])
+        from gpuc.runtime.args import LaunchError
+
+        self.stdout.flush()
+        sys.stdout.flush()
+        try:
+            self.kernels.launch(name, grid, block, kernel_args, **options)
+        except LaunchError as e:
+            raise OpError(op, f"the launch of @{name} failed: {e}") from None
+        return _token(op)
+
+
+@register_impls
+class AsyncHostFunctions(InterpreterFunctions):
+    """async ops, run in program order."""
+
+    @impl(host.ExecuteOp)
+    def run_execute(
+        self, interpreter: Interpreter, op: host.ExecuteOp, args: PythonValues
+    ) -> PythonValues:
+        payloads = args[len(op.dependencies) :]
+        yielded = interpreter.run_ssacfg_region(
+            op.body, tuple(payloads), "async.execute"
+        )
+        return (None, *yielded)
+
+    @impl_terminator(host.YieldOp)
+    def run_yield(
+        self, interpreter: Interpreter, op: host.YieldOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(args), ()
+
+    @impl(host.AwaitOp)
+    def run_await(
+        self, interpreter: Interpreter, op: host.AwaitOp, args: PythonValues
+    ) -> PythonValues:
+        return tuple(args[: len(op.results)])
+
+
+@register_impls
+class VectorHostFunctions(InterpreterFunctions):
+    """Host vector ops MLIR's tests use: constants, loads, stores, printing."""
+
+    def __init__(self, stdout: IO[str]) -> None:
+        self.stdout = stdout
+
+    @impl(arith.ConstantOp)
+    def run_constant(
+        self, interpreter: Interpreter, op: arith.ConstantOp, args: PythonValues
+    ) -> PythonValues:
+        value = op.value
+        if isinstance(value, builtin.DenseIntOrFPElementsAttr):
+            kind = op.result.type
+            assert isinstance(kind, builtin.VectorType | builtin.TensorType)
+            dtype = dtype_of(op, kind.get_element_type())
+            values = [to_element(v, dtype) for v in value.get_values()]
+            if len(values) == 1:
+                values = values * prod(kind.get_shape())
+            return (np.array(values, dtype=dtype),)
+        if isinstance(value, builtin.IntegerAttr) and isinstance(
+            value.type, builtin.IndexType
+        ):
+            return (runtime(interpreter, int(value.value.data), value.type),)
+        if isinstance(value, builtin.IntegerAttr | builtin.FloatAttr):
+            return (runtime(interpreter, value.value.data, value.type),)
+        raise OpError(op, f"the host runner has no value for the constant {value}")
+
+    @impl(vector.PrintOp)
+    def run_print(
+        self, interpreter: Interpreter, op: vector.PrintOp, args: PythonValues
+    ) -> PythonValues:
+        args = plain(args)
+        kind = op.source.type
+        element = (
+            kind.get_element_type() if isinstance(kind, builtin.VectorType) else kind
+        )
+        self.stdout.write(format_vector(args[0], dtype_of(op, element)))
+        return ()
+
+    @impl(vector.StoreOp)
+    def run_store(
+        self, interpreter: Interpreter, op: vector.StoreOp, args: PythonValues
+    ) -> PythonValues:
+        args = plain(args)
+        value, array, *indices = args
+        start = tuple(int(i) for i in indices)
+        row = array[start[:-1]] if array.ndim > 1 else array
+        row[start[-1] : start[-1] + value.size] = value.astype(array.dtype)
+        return ()
+
+    @impl(vector.LoadOp)
+    def run_load(
+        self, interpreter: Interpreter, op: vector.LoadOp, args: PythonValues
+    ) -> PythonValues:
+        args = plain(args)
+        array, *indices = args
+        count = _vector_length(op, op.result.type)
+        start = tuple(int(i) for i in indices)
+        row = array[start[:-1]] if array.ndim > 1 else array
+        return (np.array(row[start[-1] : start[-1] + count]),)
+
+    @impl(vector.TransferReadOp)
+    def run_transfer_read(
+        self, interpreter: Interpreter, op: vector.TransferReadOp, args: PythonValues
+    ) -> PythonValues:
+        args = plain(args)
+        values = dict(zip(op.operands, args, strict=True))
+        if op.mask is not None:
+            raise OpError(op, "the host runner reads no masked transfers")
+        array = values[op.source]
+        start = tuple(int(values[v]) for v in op.indices)
+        count = _vector_length(op, op.result.type)
+        row = array[start[:-1]] if array.ndim > 1 else array
+        padding = to_element(values[op.padding], array.dtype)
+        result = np.full(count, padding, dtype=array.dtype)
+        available = max(0, min(count, row.shape[0] - start[-1]))
+        result[:available] = row[start[-1] : start[-1] + available]
+        return (result,)
+
+
+def _vector_length(op: Operation, kind: Attribute) -> int:
+    if not isinstance(kind, builtin.VectorType) or len(kind.get_shape()) != 1:
+        raise OpError(op, f"the host runner handles 1-D vectors only, not {kind}")
+    return kind.get_shape()[0]
+
+
+class RunnerUtilsFunctions(InterpreterFunctions):
+    """The runner libraries' functions (runner_utils.py), by name."""
+
+    def __init__(self, stdout: IO[str]) -> None:
+        self.stdout = stdout
+
+
+def _printer(name: str, type_name: str) -> Any:
+    dtype = SCALAR_DTYPES[type_name]
+
+    def print_memref(
+        self: RunnerUtilsFunctions,
+        interpreter: Interpreter,
+        op: Operation,
+        args: PythonValues,
+    ) -> PythonValues:
+        args = plain(args)
+        array = args[0]
+        if array.dtype.itemsize != dtype.itemsize or array.dtype.kind != dtype.kind:
+            raise OpError(
+                op,
+                f"@{name} prints {type_name} elements; its memref holds {array.dtype}",
+            )
+        self.stdout.write(format_memref(array))
+        return ()
+
+    return impl_external(name)(print_memref)
+
+
+def _filler(name: str) -> Any:
+    def fill_buffer(
+        self: RunnerUtilsFunctions,
+        interpreter: Interpreter,
+        op: Operation,
+        args: PythonValues,
+    ) -> PythonValues:
+        args = plain(args)
+        array, value = args
+        fill(array, to_element(value, array.dtype))
+        return ()
+
+    return impl_external(name)(fill_buffer)
+
+
+def _device_view(name: str) -> Any:
+    def device_view(
+        self: RunnerUtilsFunctions,
+        interpreter: Interpreter,
+        op: Operation,
+        args: PythonValues,
+    ) -> PythonValues:
+        return (args[0],)
+
+    return impl_external(name)(device_view)
+
+
+for _name, _type in PRINTERS.items():
+    setattr(RunnerUtilsFunctions, f"run_{_name}", _printer(_name, _type))
+for _name in FILLERS:
+    setattr(RunnerUtilsFunctions, f"run_{_name}", _filler(_name))
+for _name in DEVICE_VIEWS:
+    setattr(RunnerUtilsFunctions, f"run_{_name}", _device_view(_name))
+register_impls(RunnerUtilsFunctions)
+
+EXTERNAL_FUNCTIONS = (*PRINTERS, *FILLERS, *DEVICE_VIEWS)
+"""The names of the functions a host module may declare and call."""
+
+
+def _width(kind: Attribute) -> int:
+    """The bit width of an integer or index type (index is 64-bit)."""
+    return kind.width.data if isinstance(kind, builtin.IntegerType) else 64
+
+
+def _unsigned(value: Any, kind: Attribute) -> int:
+    return int(value) & ((1 << _width(kind)) - 1)
+
+
+def _signed(value: Any, kind: Attribute) -> int:
+    bits = _width(kind)
+    wrapped = int(value) & ((1 << bits) - 1)
+    return wrapped - (1 << bits) if wrapped >= 1 << (bits - 1) else wrapped
+
+
+def _rounded(value: float, kind: Attribute) -> float:
+    """`value` rounded to the float type `kind`, as its hardware would hold it."""
+    dtype = SCALAR_DTYPES.get(str(kind))
+    with np.errstate(all="ignore"):
+        return float(dtype.type(value)) if dtype is not None else float(value)
+
+
+def _divide(a: float, b: float) -> float:
+    with np.errstate(all="ignore"):
+        return float(np.float64(a) / np.float64(b))
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _quotient(a: int, b: int) -> int:
+    """Integer division rounding toward zero, as arith's divsi/divui."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+Binary = Callable[[Any, Any], Any]
+_FLOAT_BINARY: dict[type[Operation], Binary] = {
+    arith.AddfOp: lambda a, b: a + b,
+    arith.SubfOp: lambda a, b: a - b,
+    arith.MulfOp: lambda a, b: a * b,
+    arith.DivfOp: _divide,
+}
+_UNSIGNED_BINARY: dict[type[Operation], Binary] = {
+    arith.DivUIOp: _quotient,
+    arith.RemUIOp: lambda a, b: a % b,
+    arith.MaxUIOp: max,
+    arith.MinUIOp: min,
+    arith.ShRUIOp: lambda a, b: a >> b,
+}
+_SIGNED_BINARY: dict[type[Operation], Binary] = {
+    arith.MaxSIOp: max,
+    arith.MinSIOp: min,
+    arith.CeilDivSIOp: _ceil_div,
+}
+
+
+def _binary(op: Operation, args: PythonValues) -> Any:
+    kind = op.results[0].type
+    a, b = args
+    if type(op) in _FLOAT_BINARY:
+        return _rounded(_FLOAT_BINARY[type(op)](float(a), float(b)), kind)
+    if type(op) in _UNSIGNED_BINARY:
+        if type(op) in (arith.DivUIOp, arith.RemUIOp) and _unsigned(b, kind) == 0:
+            raise OpError(op, "divides by zero")
+        result = _UNSIGNED_BINARY[type(op)](_unsigned(a, kind), _unsigned(b, kind))
+        return _signed(result, kind)
+    if type(op) is arith.CeilDivSIOp and _signed(b, kind) == 0:
+        raise OpError(op, "divides by zero")
+    return _signed(_SIGNED_BINARY[type(op)](_signed(a, kind), _signed(b, kind)), kind)
+
+
+def _cast(op: Operation, value: Any) -> Any:
+    """The integer and float casts, by the types they cast between."""
+    source, result = op.operands[0].type, op.results[0].type
+    if isinstance(op, arith.ExtUIOp):
+        return _signed(_unsigned(value, source), result)
+    if isinstance(op, arith.ExtSIOp | arith.TruncIOp):
+        return _signed(value, result)
+    if isinstance(op, arith.SIToFPOp):
+        return _rounded(float(_signed(value, source)), result)
+    if isinstance(op, arith.UIToFPOp):
+        return _rounded(float(_unsigned(value, source)), result)
+    if isinstance(op, arith.FPToSIOp | arith.FPToUIOp):
+        if not np.isfinite(value):
+            raise OpError(op, f"converts {value} to an integer")
+        return _signed(int(value), result)
+    if isinstance(op, arith.NegfOp):
+        return -float(value)
+    return _rounded(float(value), result)  # extf, truncf
+
+
+class ArithHostFunctions(InterpreterFunctions):
+    """The arith ops xDSL's interpreter lacks, and float arithmetic rounded
+    to the result type (xDSL computes f32 in double precision)."""
+
+
+def _binary_impl(kind: type[Operation]) -> Any:
+    def run(
+        self: ArithHostFunctions,
+        interpreter: Interpreter,
+        op: Operation,
+        args: PythonValues,
+    ) -> PythonValues:
+        return (runtime(interpreter, _binary(op, plain(args)), op.results[0].type),)
+
+    return impl(kind)(run)
+
+
+def _cast_impl(kind: type[Operation]) -> Any:
+    def run(
+        self: ArithHostFunctions,
+        interpreter: Interpreter,
+        op: Operation,
+        args: PythonValues,
+    ) -> PythonValues:
+        value = _cast(op, plain(args)[0])
+        return (runtime(interpreter, value, op.results[0].type),)
+
+    return impl(kind)(run)
+
+
+for _kind in (*_FLOAT_BINARY, *_UNSIGNED_BINARY, *_SIGNED_BINARY):
+    setattr(ArithHostFunctions, f"run_{_kind.__name__}", _binary_impl(_kind))
+for _kind in (
+    arith.ExtUIOp,
+    arith.ExtSIOp,
+    arith.TruncIOp,
+    arith.SIToFPOp,
+    arith.UIToFPOp,
+    arith.FPToSIOp,
+    arith.FPToUIOp,
+    arith.ExtFOp,
+    arith.TruncFOp,
+    arith.NegfOp,
+):
+    setattr(ArithHostFunctions, f"run_{_kind.__name__}", _cast_impl(_kind))
+register_impls(ArithHostFunctions)

@@ -1,0 +1,243 @@
+"""`gpuc run FILE` / `gpuc.run_host(...)`: execute a module's host code.
+
+MLIR's GPU programs are a host part (`func.func @main` allocating buffers,
+launching kernels, printing results with the runner libraries' functions)
+around `gpu.module`s or `gpu.launch` regions. The host runner reads the whole
+module (the gpu ops in generic form, as for `gpuc compile`), outlines launch
+regions as the import does (`gpu-kernel-outlining`), compiles the gpu.modules
+with gpuc for the chosen target, and interprets the host functions with
+xDSL's interpreter (arith, scf, cf, func, math) and gpuc's functions for
+memref, gpu, async and vector host ops (interpret.py), where each
+`gpu.launch_func` launches gpuc's kernel on the host's buffers.
+
+Every host op is checked before anything runs: one with no host
+implementation is a diagnostic naming the op at its location.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.interpreter import Interpreter, InterpreterFunctions
+    from xdsl.ir import Operation
+
+    from gpuc.api import Module
+
+
+def parse_host_module(
+    source: str | os.PathLike[str], name: str | None = None
+) -> ModuleOp:
+    """The module at path `source` (or the MLIR text `source`), host part
+    included, upgraded from MLIR's older spellings like every gpuc input."""
+    from gpuc.diagnostics import read_source, verify_located
+    from gpuc.host.dialects import host_context, upgrade_host_ops
+    from gpuc.transforms.foreign.text import (
+        ForeignParser,
+        hoist_trailing_aliases,
+        upgrade_foreign_ops,
+    )
+
+    text = str(source)
+    if os.path.isfile(text) or isinstance(source, os.PathLike):
+        name = name or str(source)
+        text = read_source(source)
+    text, moved = hoist_trailing_aliases(text)
+    module = ForeignParser(
+        host_context(), text, name or "<input>", -moved
+    ).parse_module(True)
+    upgrade_foreign_ops(module)
+    upgrade_host_ops(module)
+    verify_located(module)
+    return module
+
+
+def host_ops(module: ModuleOp) -> Iterator[Operation]:
+    """Every op of the module's host functions (not of its gpu.modules)."""
+    from xdsl.dialects import func
+
+    for op in module.ops:
+        if isinstance(op, func.FuncOp):
+            yield from (inner for inner in op.walk() if inner is not op)
+
+
+def functions(
+    module: ModuleOp, kernels: Module | None, stdout: IO[str]
+) -> list[InterpreterFunctions]:
+    """The interpreter functions the host runner runs host code with."""
+    from xdsl.interpreters.arith import ArithFunctions
+    from xdsl.interpreters.cf import CfFunctions
+    from xdsl.interpreters.func import FuncFunctions
+    from xdsl.interpreters.math import MathFunctions
+    from xdsl.interpreters.scf import ScfFunctions
+
+    from gpuc.host.interpret import (
+        ArithHostFunctions,
+        AsyncHostFunctions,
+        GpuHostFunctions,
+        MemRefHostFunctions,
+        RunnerUtilsFunctions,
+        VectorHostFunctions,
+    )
+
+    return [
+        ArithFunctions(),
+        CfFunctions(),
+        FuncFunctions(),
+        MathFunctions(),
+        ScfFunctions(),
+        ArithHostFunctions(),
+        MemRefHostFunctions(module),
+        GpuHostFunctions(kernels, stdout),
+        AsyncHostFunctions(),
+        VectorHostFunctions(stdout),
+        RunnerUtilsFunctions(stdout),
+    ]
+
+
+def make_interpreter(
+    module: ModuleOp, implementations: list[InterpreterFunctions]
+) -> Interpreter:
+    """An interpreter of `module` with `implementations`. An op whose class
+    subclasses one they implement (gpuc's `arith` casts subclass xDSL's,
+    transforms/foreign/arith_dialect.py) runs as its base class does."""
+    from xdsl.interpreter import Interpreter
+
+    interpreter = Interpreter(module)
+    for implementation in implementations:
+        # gpuc's arith.constant (vector constants too) replaces xDSL's.
+        interpreter.register_implementations(implementation, override=True)
+    table = interpreter._impls._impl_dict  # noqa: SLF001 - no public lookup
+    for op in host_ops(module):
+        kind = type(op)
+        base = next((b for b in kind.__mro__ if b in table), None)
+        if kind not in table and base is not None:
+            table[kind] = table[base]
+    return interpreter
+
+
+def check_host_ops(module: ModuleOp, interpreter: Interpreter) -> None:
+    """An OpError at the first host op the runner cannot execute, and at the
+    first call of a declared function it does not provide."""
+    from xdsl.dialects import func
+
+    from gpuc.diagnostics import OpError
+    from gpuc.host.interpret import EXTERNAL_FUNCTIONS
+
+    supported = interpreter._impls._impl_dict  # noqa: SLF001
+    declared = {
+        op.sym_name.data
+        for op in module.ops
+        if isinstance(op, func.FuncOp) and not op.body.blocks
+    }
+    for op in host_ops(module):
+        if type(op) not in supported:
+            raise OpError(
+                op,
+                f"host op '{op.name}' has no host implementation in gpuc run "
+                "(docs/frontends.md, 'Running host code', lists the host ops it runs)",
+            )
+        if isinstance(op, func.CallOp):
+            callee = op.callee.root_reference.data
+            if callee in declared and callee not in EXTERNAL_FUNCTIONS:
+                raise OpError(
+                    op,
+                    f"calls @{callee}, a declaration gpuc run does not provide "
+                    f"(it provides {', '.join(EXTERNAL_FUNCTIONS)})",
+                )
+
+
+def compile_kernels(module: ModuleOp, target: str, **options: Any) -> Module | None:
+    """The gpu.modules of `module`, moved out of it and compiled for `target`
+    (None when it has none)."""
+    from xdsl.dialects import gpu
+    from xdsl.dialects.builtin import ModuleOp
+
+    from gpuc.api import compile as compile_module
+
+    device = [op for op in module.ops if isinstance(op, gpu.ModuleOp)]
+    if not device:
+        return None
+    for op in device:
+        module.body.block.detach_op(op)
+    return compile_module(ModuleOp(device), target=target, **options)
+
+
+def run_host(
+    source: str | os.PathLike[str] | ModuleOp,
+    target: str = "native",
+    *,
+    entry: str = "main",
+    stdout: IO[str] | None = None,
+    **options: Any,
+) -> tuple[Any, ...]:
+    """Run host function `entry` of `source` (a path, MLIR text or an xDSL
+    module, which is changed: its launch regions are outlined and its
+    gpu.modules moved out), its kernels compiled by gpuc for `target`
+    (compiler options as for `gpuc.compile`) and launched on that target's
+    executor. What the host code prints goes to `stdout` (default
+    sys.stdout). Returns what `entry` returns (memrefs as numpy arrays)."""
+    from xdsl.context import Context
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.utils.exceptions import DiagnosticException
+
+    from gpuc.diagnostics import OpError
+    from gpuc.driver import OptionError
+    from gpuc.transforms.import_foreign import outline_host_code
+
+    module = source if isinstance(source, ModuleOp) else parse_host_module(source)
+    outline_host_code(Context(), module)
+    main = next(
+        (
+            op
+            for op in module.ops
+            if isinstance(op, func.FuncOp) and op.sym_name.data == entry
+        ),
+        None,
+    )
+    if main is None or not main.body.blocks:
+        raise OptionError(f"the module has no host function @{entry} to run (--entry)")
+    if main.function_type.inputs.data:
+        raise OpError(main, f"@{entry} takes arguments; gpuc run calls it with none")
+    out = stdout if stdout is not None else sys.stdout
+    check_host_ops(module, make_interpreter(module, functions(module, None, out)))
+    kernels = compile_kernels(module, target, **options)
+    interpreter = make_interpreter(module, functions(module, kernels, out))
+    from gpuc.host.interpret import plain
+
+    try:
+        return plain(interpreter.call_op(entry, ()))
+    except DiagnosticException as e:
+        cause: BaseException | None = e
+        while cause is not None and not isinstance(cause, OpError):
+            cause = cause.__cause__ or cause.__context__
+        if cause is not None:
+            raise cause from None
+        raise
+    finally:
+        out.flush()
+
+
+def run_command(path: str, target: str, entry: str) -> None:
+    """`gpuc run PATH --target T --entry NAME` (PATH `-`: stdin)."""
+    from gpuc.command import UsageError
+    from gpuc.diagnostics import decode_source
+    from gpuc.targets import BrokenTarget, UnknownTarget, target_class
+
+    try:
+        target_class(target)
+    except (UnknownTarget, BrokenTarget) as e:
+        raise UsageError(f"--target: {e}") from None
+    if path == "-":
+        text = decode_source(sys.stdin.buffer.read(), "<stdin>", "input")
+        module = parse_host_module(text, "<stdin>")
+    elif not os.path.isfile(path):
+        raise UsageError(f"no such file: {path}")
+    else:
+        module = parse_host_module(path)
+    run_host(module, target, entry=entry)

@@ -1,0 +1,106 @@
+"""A failing `cf.assert` on the ptx and spirv targets (docs/runtime.md,
+"Asserts"): the kernel takes a hidden error record (a global `i32` buffer,
+gpuc/runtime/error_record.py) as parameter 0, which the executor allocates,
+zeroes and reads after the launch. The failing thread claims the record with
+one compare-exchange of its word 0 from 0 to the assert's id
+(gpuc/asserts.py); the first to do so writes its block and thread index
+after it. Then the thread returns: from a kernel, it ends; from a helper
+(with a zero result), and each caller of an asserting helper tests word 0
+after the call and returns too, so no code after a failed assert runs in
+the failing thread.
+
+Kernels and helpers that hold an assert, or call one that does, take the
+record (`asserting_functions`); a kernel's finalization record says so
+(`state`, gpuc/asserts.py's `with_record`), which is what the executors
+read (`KernelInfo.asserts`).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING
+
+from llvmlite import ir
+
+from gpuc.asserts import asserting_functions, module_asserts
+from gpuc.runtime.error_record import BLOCK, ID, THREAD
+
+if TYPE_CHECKING:
+    from xdsl.dialects import cf
+    from xdsl.dialects.builtin import ModuleOp
+
+    from gpuc.dialects.functions import FuncOp
+    from gpuc.lowering.context import FunctionLowering, ModuleLowering
+
+I32 = ir.IntType(32)
+RECORD_TYPE = ir.PointerType(addrspace=1)  # global memory on ptx and spirv
+RECORD_NAME = "gpuc.errors"
+
+_ids: weakref.WeakKeyDictionary[ModuleLowering, dict[int, int]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def plan_records(ml: ModuleLowering) -> None:
+    """The error record as hidden parameter 0 of the kernels whose record
+    says so and of the helpers that hold or reach an assert."""
+    for name in asserting_functions(ml.module):
+        record = ml.records.get(name)
+        if record is None or (record.takes_state and not record.has_launch_entry):
+            ml.hidden[name] = (RECORD_TYPE,)
+
+
+def name_record(ml: ModuleLowering, func: FuncOp, fn: ir.Function) -> None:
+    if func.sym_name.data in ml.hidden and fn.args:
+        fn.args[0].name = RECORD_NAME
+
+
+def assert_id(ml: ModuleLowering, op: cf.AssertOp) -> int:
+    ids = _ids.get(ml)
+    if ids is None:
+        module: ModuleOp = ml.module
+        ids = {id(a): i + 1 for i, a in enumerate(module_asserts(module))}
+        _ids[ml] = ids
+    return ids[id(op)]
+
+
+def leave(fl: FunctionLowering) -> None:
+    """Return from the function (a zero result from a helper)."""
+    result = fl.fn.function_type.return_type
+    if isinstance(result, ir.VoidType):
+        fl.builder.ret_void()
+    else:
+        fl.builder.ret(ir.Constant(result, None))
+
+
+def record_failure(fl: FunctionLowering, op: cf.AssertOp) -> bool:
+    """Claim the record for `op` and return (at the builder's position, in
+    the assert's failing branch); False if the function has no record."""
+    if not fl.hidden_args:
+        return False
+    b = fl.builder
+    record = fl.hidden_args[0]
+    scope = fl.target.atomic_scope
+    ordering = (f'syncscope("{scope}") ' if scope else "") + "monotonic"
+    pair = b.cmpxchg(record, I32(0), I32(assert_id(fl.ml, op)), ordering, "monotonic")
+    with b.if_then(b.extract_value(pair, 1)):
+        for first, kind in ((BLOCK, "block_id"), (THREAD, "thread_id")):
+            for d in range(3):
+                value = b.trunc(fl.target.index(fl, kind, d), I32)
+                word = b.gep(record, [I32(first + d)], inbounds=True, source_etype=I32)
+                b.store(value, word)
+    leave(fl)
+    b.position_at_end(b.append_basic_block("assert.left"))
+    return True
+
+
+def after_call(fl: FunctionLowering, callee: str) -> None:
+    """After a call of a function that takes the record: return if an assert
+    failed (word 0 is set; the failing thread's own write is what it sees)."""
+    if callee not in fl.ml.hidden or not fl.hidden_args:
+        return
+    b = fl.builder
+    word = b.gep(fl.hidden_args[0], [I32(ID)], inbounds=True, source_etype=I32)
+    failed = b.icmp_unsigned("!=", b.load(word, typ=I32), I32(0))
+    with b.if_then(failed, likely=False):
+        leave(fl)
