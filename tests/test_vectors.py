@@ -484,7 +484,8 @@ def test_wide_vectors_need_only_16_byte_aligned_arrays() -> None:
 
 
 WIDE_COPY = """
-gpuc.func @k(%a: !gpuc.ptr<vector<8xf32>, global>, %b: !gpuc.ptr<vector<8xf32>, global>) kernel {
+gpuc.func @k(%a: !gpuc.ptr<vector<8xf32>, global>,
+             %b: !gpuc.ptr<vector<8xf32>, global>) kernel {
   %t = gpuc.thread_id x
   %v = gpuc.load %a[%t] : !gpuc.ptr<vector<8xf32>, global>
   %w = arith.addf %v, %v : vector<8xf32>
