@@ -8,7 +8,9 @@ source).
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing itself costs a command's start 2 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "__version__",

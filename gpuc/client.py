@@ -28,8 +28,8 @@ import signal
 import struct
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing itself costs a command's start 2 ms
 if TYPE_CHECKING:
     import socket
 

@@ -20,6 +20,11 @@ NOT_NEEDED = {
     "gpuc.transforms.foreign.conversion": "the import pass's conversion",
     "xdsl.dialects.func": "the inliner matches func.func by name",
     "xdsl.dialects.cf": "the inliner, for callees of several blocks",
+    "numpy": "the executors (55 ms to import); a compile writes its artefact "
+    "without them: what compiled code and executors share is in "
+    "gpuc/targets/launch_abi.py",
+    "gpuc.runtime": "the executors",
+    "xdsl.interpreters": "gpuc run, for host code",
 }
 
 

@@ -334,3 +334,49 @@ def test_lit_sample_both_ways(server_dir: str) -> None:
         )
         assert done.returncode == 0, done.stdout + done.stderr
     assert children(server_dir) >= len(LIT_SAMPLE)
+
+
+def process_group(pgid: int) -> list[int]:
+    """The live processes of process group `pgid` (/proc/PID/stat's 5th field)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+def spares_of(server: int) -> list[int]:
+    """The server's children that are servers too (not its SPIR-V emitter)."""
+    found = []
+    for pid in process_group(server):
+        try:
+            ppid = int(
+                Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+            )
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if ppid == server and b"gpuc.server" in command:
+            found.append(pid)
+    return found
+
+
+def test_spares_wait_for_commands_and_leave_with_their_server(server_dir: str) -> None:
+    """The server keeps children forked and warmed ahead of the commands
+    (gpuc/server.py's SPARES); killed alone, it leaves none behind holding
+    its socket."""
+    from gpuc.server import SPARES
+
+    env = environment(server_dir)
+    assert run([GPUC, "--version"], env)[0] == 0
+    [server] = server_pids(server_dir)
+    wait_for(lambda: len(spares_of(server)) == SPARES)
+    assert run([GPUC, "compile", SAXPY, "--target", "ptx"], env)[0] == 0
+    assert children(server_dir) == 2
+    wait_for(lambda: len(spares_of(server)) == SPARES)  # replaced
+    os.kill(server, signal.SIGKILL)  # the server alone, not its group
+    wait_for(lambda: process_group(server) == [], 10)

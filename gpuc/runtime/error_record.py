@@ -21,10 +21,7 @@ import numpy as np
 from gpuc.runtime.args import LaunchError, find_kernel
 from gpuc.runtime.device import DeviceExecutor
 from gpuc.runtime.printing import flush_c_stdout
-
-WORDS = 8
-"""id, block x, y, z, thread x, y, z, and one unused (32 bytes)."""
-ID, BLOCK, THREAD = 0, 1, 4
+from gpuc.targets.launch_abi import BLOCK, ID, THREAD, WORDS
 
 
 def fresh() -> np.ndarray[Any, np.dtype[np.uint32]]:

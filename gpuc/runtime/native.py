@@ -43,7 +43,8 @@ from gpuc.runtime.args import (
     Limits,
     check_launch,
 )
-from gpuc.runtime.printing import HOOK_ADDRESS, NATIVE_PRINT, block_output
+from gpuc.runtime.printing import HOOK_ADDRESS, block_output
+from gpuc.targets.launch_abi import NATIVE_PRINT
 from gpuc.targets.native_abi import (
     FAULT_BOUNDS,
     FAULT_THREAD,

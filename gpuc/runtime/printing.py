@@ -23,10 +23,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-NATIVE_PRINT = "__gpuc_print"
-"""`void __gpuc_print(i64 block, ptr text, i64 length)`: what native kernels
-call to print; `block` is the linear index of the printing thread's block."""
-
 _lock = threading.Lock()
 _blocks: dict[int, list[bytes]] | None = None
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from llvmlite import ir
 
 from gpuc.asserts import asserting_functions, module_asserts
-from gpuc.runtime.error_record import BLOCK, ID, THREAD
+from gpuc.targets.launch_abi import BLOCK, ID, THREAD
 
 if TYPE_CHECKING:
     from xdsl.dialects import cf

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from llvmlite import ir
 
 from gpuc.lowering.printf import format_string
-from gpuc.runtime.printing import NATIVE_PRINT
+from gpuc.targets.launch_abi import NATIVE_PRINT
 
 if TYPE_CHECKING:
     from gpuc.dialects.printf import PrintfOp
