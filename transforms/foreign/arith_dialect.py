@@ -12,6 +12,7 @@ lowering/arith.py translates them as it does xDSL's (`VECTOR_OPS`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from xdsl.dialects import arith
@@ -87,102 +88,49 @@ PARSE: Any = classmethod(Operation.parse.__func__)  # type: ignore[attr-defined]
 PRINT: Any = Operation.print
 
 
-@irdl_op_definition
-class ExtSIOp(arith.ExtSIOp):
-    name = "arith.extsi"
-    input = operand_def(INTEGER)
-    result = result_def(INTEGER)
-    traits = traits_def(Pure())
-    assembly_format = FORMAT
-    parse = PARSE
-    print = PRINT
+def _cast(
+    base_op: type[IRDLOperation],
+    source: Any,
+    result: Any,
+    check: Callable[[Operation], object],
+) -> Any:
+    """gpuc's version of xDSL's cast `base_op` (a subclass of it): `source` and
+    `result` also take vectors, and `check` verifies the element types."""
 
-    def verify_(self) -> None:
-        _check_widths(self, wider=True)
+    def verify_(self: Operation) -> None:
+        check(self)
 
-
-@irdl_op_definition
-class ExtUIOp(arith.ExtUIOp):
-    name = "arith.extui"
-    input = operand_def(INTEGER)
-    result = result_def(INTEGER)
-    traits = traits_def(Pure())
-    assembly_format = FORMAT
-    parse = PARSE
-    print = PRINT
-
-    def verify_(self) -> None:
-        _check_widths(self, wider=True)
-
-
-@irdl_op_definition
-class TruncIOp(arith.TruncIOp):
-    name = "arith.trunci"
-    input = operand_def(INTEGER)
-    result = result_def(INTEGER)
-    traits = traits_def(Pure())
-    assembly_format = FORMAT
-    parse = PARSE
-    print = PRINT
-
-    def verify_(self) -> None:
-        _check_widths(self, wider=False)
+    fields: dict[str, object] = {
+        "__module__": __name__,
+        "__qualname__": base_op.__name__,
+        "__doc__": f"`{base_op.name}` on scalars or on vectors of one shape.",
+        "name": base_op.name,
+        "input": operand_def(source),
+        "result": result_def(result),
+        "traits": traits_def(Pure()),
+        "assembly_format": FORMAT,
+        "parse": PARSE,
+        "print": PRINT,
+        "verify_": verify_,
+    }
+    return irdl_op_definition(type(base_op.__name__, (base_op,), fields))
 
 
-@irdl_op_definition
-class SIToFPOp(arith.SIToFPOp):
-    name = "arith.sitofp"
-    input = operand_def(INTEGER)
-    result = result_def(FLOAT)
-    traits = traits_def(Pure())
-    assembly_format = FORMAT
-    parse = PARSE
-    print = PRINT
-
-    def verify_(self) -> None:
-        _elements(self)
+def _widening(op: Operation) -> None:
+    _check_widths(op, wider=True)
 
 
-@irdl_op_definition
-class UIToFPOp(arith.UIToFPOp):
-    name = "arith.uitofp"
-    input = operand_def(INTEGER)
-    result = result_def(FLOAT)
-    traits = traits_def(Pure())
-    assembly_format = FORMAT
-    parse = PARSE
-    print = PRINT
-
-    def verify_(self) -> None:
-        _elements(self)
+def _narrowing(op: Operation) -> None:
+    _check_widths(op, wider=False)
 
 
-@irdl_op_definition
-class FPToSIOp(arith.FPToSIOp):
-    name = "arith.fptosi"
-    input = operand_def(FLOAT)
-    result = result_def(INTEGER)
-    traits = traits_def(Pure())
-    assembly_format = FORMAT
-    parse = PARSE
-    print = PRINT
-
-    def verify_(self) -> None:
-        _elements(self)
-
-
-@irdl_op_definition
-class FPToUIOp(arith.FPToUIOp):
-    name = "arith.fptoui"
-    input = operand_def(FLOAT)
-    result = result_def(INTEGER)
-    traits = traits_def(Pure())
-    assembly_format = FORMAT
-    parse = PARSE
-    print = PRINT
-
-    def verify_(self) -> None:
-        _elements(self)
+ExtSIOp = _cast(arith.ExtSIOp, INTEGER, INTEGER, _widening)
+ExtUIOp = _cast(arith.ExtUIOp, INTEGER, INTEGER, _widening)
+TruncIOp = _cast(arith.TruncIOp, INTEGER, INTEGER, _narrowing)
+SIToFPOp = _cast(arith.SIToFPOp, INTEGER, FLOAT, _elements)
+UIToFPOp = _cast(arith.UIToFPOp, INTEGER, FLOAT, _elements)
+FPToSIOp = _cast(arith.FPToSIOp, FLOAT, INTEGER, _elements)
+FPToUIOp = _cast(arith.FPToUIOp, FLOAT, INTEGER, _elements)
 
 
 @irdl_op_definition
