@@ -6,6 +6,7 @@ a fresh interpreter compiles examples/saxpy.mlir to PTX without them."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,12 +29,17 @@ NOT_NEEDED = {
 }
 
 
-def modules_loaded_by(code: str) -> list[str]:
+def run_watching(
+    code: str, watched: list[str], env: dict[str, str] | None = None
+) -> tuple[object, list[str], str]:
+    """Run `code` in a fresh interpreter; the `status` it set (None if it set
+    none), which of `watched` it imported, and its stderr."""
     script = (
         "import json, sys\n"
+        "status = None\n"
         f"{code}\n"
-        f"print(json.dumps(sorted(m for m in {sorted(NOT_NEEDED)!r} "
-        "if m in sys.modules)))"
+        f"print(json.dumps([status, sorted(m for m in {watched!r} "
+        "if m in sys.modules)]))"
     )
     run = subprocess.run(
         [sys.executable, "-c", script],
@@ -41,9 +47,14 @@ def modules_loaded_by(code: str) -> list[str]:
         text=True,
         check=True,
         cwd=ROOT,
+        env=env,
     )
-    loaded: list[str] = json.loads(run.stdout.splitlines()[-1])
-    return loaded
+    status, loaded = json.loads(run.stdout.splitlines()[-1])
+    return status, loaded, run.stderr
+
+
+def modules_loaded_by(code: str) -> list[str]:
+    return run_watching(code, sorted(NOT_NEEDED))[1]
 
 
 def test_compiling_gpuc_dialects_imports_none_of_the_foreign_machinery() -> None:
@@ -68,23 +79,11 @@ def test_a_foreign_module_still_gets_them() -> None:
 def cli_modules(argv: list[str], watched: list[str]) -> tuple[int, list[str], str]:
     """Run `gpuc argv` in a fresh interpreter; its status, which of `watched`
     it imported, and its stderr."""
-    script = (
-        "import json, os, sys\n"
-        "from gpuc.cli import main\n"
-        f"status = main({argv!r})\n"
-        f"print(json.dumps([status, sorted(m for m in {watched!r} "
-        "if m in sys.modules)]))\n"
-    )
-    run = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-        env={**__import__("os").environ, "GPUC_CACHE": "0", "GPUC_SERVER": "0"},
-    )
-    status, loaded = json.loads(run.stdout.splitlines()[-1])
-    return status, loaded, run.stderr
+    env = {**os.environ, "GPUC_CACHE": "0", "GPUC_SERVER": "0"}
+    code = f"from gpuc.cli import main\nstatus = main({argv!r})"
+    status, loaded, err = run_watching(code, watched, env)
+    assert isinstance(status, int)
+    return status, loaded, err
 
 
 OTHER_TARGETS = [

@@ -21,6 +21,7 @@ of the same input.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar
@@ -629,18 +630,7 @@ def narrowed_zero_extensions(text: str) -> str:
     of the iN result type on the iK operand, which spirv-val rejects (found
     by the fuzzer: `arith.mului_extended` of i8 values truncated from i64).
     Above -O0 LLVM's combiner makes the same rewrite itself."""
-    out: list[str] = []
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        out.append(line)
-        i += 1
-        if line.startswith("define ") and line.endswith("{"):
-            end = lines.index("}", i)
-            out.append(_narrow_in_body("\n".join(lines[i:end])))
-            i = end
-    return "\n".join(out)
+    return in_each_function(text, _narrow_in_body)
 
 
 def _narrow_in_body(body: str) -> str:
@@ -675,6 +665,13 @@ def freeze_global_byte_offsets(text: str) -> str:
     instruction; a frozen offset keeps the `uchar` access chain and a bitcast.
     The freeze costs nothing: the SPIR-V keeps the constant. A byte offset in
     another constant expression is left alone (gpuc's lowering makes none)."""
+    return in_each_function(text, _freeze_in_body)
+
+
+def in_each_function(text: str, rewrite: Callable[[str], str]) -> str:
+    """LLVM IR text with each function's body (its blocks, between the
+    `define ... {` line and the `}` line) replaced by `rewrite(body)`: value
+    names are the function's own."""
     out: list[str] = []
     lines = text.split("\n")
     i = 0
@@ -684,7 +681,7 @@ def freeze_global_byte_offsets(text: str) -> str:
         i += 1
         if line.startswith("define ") and line.endswith("{"):
             end = lines.index("}", i)
-            out.append(_freeze_in_body("\n".join(lines[i:end])))
+            out.append(rewrite("\n".join(lines[i:end])))
             i = end
     return "\n".join(out)
 
