@@ -23,16 +23,14 @@ from xdsl.dialects.builtin import ModuleOp
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace
 from gpuc.dialects.functions import FuncOp, LaunchOp
-from gpuc.targets.base import Target, TargetError
+from gpuc.targets.base import RecordingTarget, TargetError
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
-    from xdsl.dialects import cf
     from xdsl.ir import Operation
 
-    from gpuc.dialects.analysis import KernelFacts
-    from gpuc.dialects.attrs import FinalizedAttr, MemoryOrder
+    from gpuc.dialects.attrs import MemoryOrder
     from gpuc.dialects.fence import FenceScope
     from gpuc.dialects.subgroup import ReduceKind, VoteKind
     from gpuc.driver import Compilation
@@ -84,7 +82,7 @@ METADATA_KEYS = (
 
 
 @dataclass(frozen=True)
-class AMDGPUTarget(Target):
+class AMDGPUTarget(RecordingTarget):
     """`arch`: the GPU processor, e.g. gfx90a (MI200), gfx942 (MI300), gfx1100
     (RDNA 3)."""
 
@@ -157,29 +155,10 @@ class AMDGPUTarget(Target):
                     + ", ".join(sorted(NATIVE_MATH[llvm_type])),
                 )
 
-    def finalize_kernel(self, kernel: FuncOp, facts: KernelFacts) -> FinalizedAttr:
-        """A kernel that reaches a `cf.assert` takes the error record
-        (gpuc/targets/error_record.py; `state` in its record)."""
-        from gpuc.asserts import with_record
-
-        return with_record(kernel, super().finalize_kernel(kernel, facts))
-
     def prepare_module(self, ml: ModuleLowering) -> None:
         from gpuc.targets.error_record import plan_records
 
         plan_records(ml)
-
-    def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
-        """Claim the error record and return."""
-        from gpuc.targets.error_record import record_failure
-
-        return record_failure(fl, op)
-
-    def after_call(self, fl: FunctionLowering, callee: str) -> None:
-        """Return if the callee's assert failed."""
-        from gpuc.targets.error_record import after_call
-
-        after_call(fl, callee)
 
     def index(self, fl: FunctionLowering, kind: str, dim: int) -> ir.Value:
         from llvmlite import ir

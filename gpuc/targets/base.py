@@ -31,6 +31,7 @@ from gpuc.dialects.functions import FuncOp
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
+    from xdsl.dialects import cf
 
     from gpuc.dialects.analysis import KernelFacts
     from gpuc.dialects.functions import LaunchOp
@@ -424,3 +425,27 @@ def known_block_size(kernel: FuncOp) -> tuple[int, ...] | None:
         sizes = tuple(int(v) for v in attr.get_values())
         return (sizes + (1, 1, 1))[:3]
     return None
+
+
+@dataclass(frozen=True)
+class RecordingTarget(Target):
+    """A target whose failing `cf.assert`s are reported through the error
+    record (ptx, spirv, amdgpu; gpuc/targets/error_record.py): a kernel that
+    reaches an assert takes the record (`state` in its finalization record);
+    a failing assert claims it and returns, and a caller returns after a
+    call whose callee's assert failed (lowering/cf.py's ReportsAsserts)."""
+
+    def finalize_kernel(self, kernel: FuncOp, facts: KernelFacts) -> FinalizedAttr:
+        from gpuc.asserts import with_record
+
+        return with_record(kernel, super().finalize_kernel(kernel, facts))
+
+    def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
+        from gpuc.targets.error_record import record_failure
+
+        return record_failure(fl, op)
+
+    def after_call(self, fl: FunctionLowering, callee: str) -> None:
+        from gpuc.targets.error_record import after_call
+
+        after_call(fl, callee)

@@ -19,16 +19,14 @@ from xdsl.dialects.builtin import IntegerType, ModuleOp
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace
 from gpuc.dialects.functions import FuncOp
-from gpuc.targets.base import Target, TargetError
+from gpuc.targets.base import RecordingTarget, TargetError
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
-    from xdsl.dialects import cf
     from xdsl.ir import Operation
 
-    from gpuc.dialects.analysis import KernelFacts
-    from gpuc.dialects.attrs import FinalizedAttr, MemoryOrder
+    from gpuc.dialects.attrs import MemoryOrder
     from gpuc.dialects.fence import FenceScope
     from gpuc.dialects.functions import LaunchOp
     from gpuc.dialects.printf import PrintfOp
@@ -66,7 +64,7 @@ _LIBDEVICE: list[llvm.ModuleRef] = []
 
 
 @dataclass(frozen=True)
-class PTXTarget(Target):
+class PTXTarget(RecordingTarget):
     """`sm`: compute capability (90 is sm_90); `ptx_isa`: PTX ISA version as
     major*10+minor (78 is 7.8), by default the lowest one the sm needs."""
 
@@ -156,25 +154,6 @@ class PTXTarget(Target):
                         f"as {ty}, which a PTX kernel parameter cannot be; take "
                         "i8, i16, i32 or i64 and truncate it in the kernel",
                     )
-
-    def finalize_kernel(self, kernel: FuncOp, facts: KernelFacts) -> FinalizedAttr:
-        """A kernel that reaches a `cf.assert` takes the error record
-        (gpuc/targets/error_record.py; `state` in its record)."""
-        from gpuc.asserts import with_record
-
-        return with_record(kernel, super().finalize_kernel(kernel, facts))
-
-    def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
-        """Claim the error record and return."""
-        from gpuc.targets.error_record import record_failure
-
-        return record_failure(fl, op)
-
-    def after_call(self, fl: FunctionLowering, callee: str) -> None:
-        """Return if the callee's assert failed."""
-        from gpuc.targets.error_record import after_call
-
-        after_call(fl, callee)
 
     def atomic_bits(self) -> int:
         """atom.cas.b128, with sm_90 and PTX ISA 8.3 (`prepare_module` checks

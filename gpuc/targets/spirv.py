@@ -45,15 +45,13 @@ from gpuc.dialects.memory import (
     AtomicRMWOp,
     ptr_type_of,
 )
-from gpuc.targets.base import LLVM_MATH, Target
+from gpuc.targets.base import LLVM_MATH, RecordingTarget
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
-    from xdsl.dialects import cf
 
-    from gpuc.dialects.analysis import KernelFacts
-    from gpuc.dialects.attrs import FinalizedAttr, MemoryOrder
+    from gpuc.dialects.attrs import MemoryOrder
     from gpuc.dialects.fence import FenceScope
     from gpuc.dialects.printf import PrintfOp
     from gpuc.dialects.subgroup import ReduceKind, VoteKind
@@ -102,7 +100,7 @@ INTEGER_WIDTHS = (1, 8, 16, 32, 64)
 
 
 @dataclass(frozen=True)
-class SPIRVTarget(Target):
+class SPIRVTarget(RecordingTarget):
     name: ClassVar[str] = "spirv"
     triple: ClassVar[str] = "spirv64-unknown-unknown"
     address_spaces: ClassVar[dict[AddressSpace, int]] = {
@@ -158,25 +156,6 @@ class SPIRVTarget(Target):
                 "is recursive (" + " -> ".join(f"@{n}" for n in cycle) + "); "
                 "OpenCL kernels cannot recurse: rewrite it as a loop",
             )
-
-    def finalize_kernel(self, kernel: FuncOp, facts: KernelFacts) -> FinalizedAttr:
-        """A kernel that reaches a `cf.assert` takes the error record
-        (gpuc/targets/error_record.py; `state` in its record)."""
-        from gpuc.asserts import with_record
-
-        return with_record(kernel, super().finalize_kernel(kernel, facts))
-
-    def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
-        """Claim the error record and return."""
-        from gpuc.targets.error_record import record_failure
-
-        return record_failure(fl, op)
-
-    def after_call(self, fl: FunctionLowering, callee: str) -> None:
-        """Return if the callee's assert failed."""
-        from gpuc.targets.error_record import after_call
-
-        after_call(fl, callee)
 
     def prepare_module(self, ml: ModuleLowering) -> None:
         from gpuc.targets.error_record import plan_records
