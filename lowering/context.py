@@ -196,6 +196,20 @@ class ModuleLowering:
         return fn
 
 
+class StackSlot(ir.instructions.AllocaInstr):  # type: ignore[misc]  # untyped
+    """An alloca in address space `space` (llvmlite spells none)."""
+
+    def __init__(self, parent: ir.Block, typ: ir.Type, space: int, name: str):
+        super().__init__(parent, typ, None, name)
+        self.type = ir.PointerType(addrspace=space)
+        self.space = space
+
+    def descr(self, buf: list[str]) -> None:
+        super().descr(buf)
+        if self.space:
+            buf.append(f", addrspace({self.space})")
+
+
 class FunctionLowering:
     """State of translating one function body: the builder, SSA values and blocks."""
 
@@ -229,13 +243,27 @@ class FunctionLowering:
         self.values[ssa] = value
         name_after(value, ssa)
 
-    def alloca(self, ty: ir.Type, name: str = "") -> ir.Value:
-        """A stack slot in the entry block (where mem2reg/SROA look for them)."""
+    def alloca(
+        self, ty: ir.Type, name: str = "", zeroed: bool = False, align: int = 0
+    ) -> ir.Value:
+        """A stack slot of `ty` at the start of the entry block (where
+        mem2reg/SROA look for them), an opaque pointer in the target's stack
+        address space (`Target.alloca_address_space`); `zeroed`: stored zero
+        there too. The builder keeps its position (an index into its block,
+        moved past what is inserted before it)."""
         entry = self.fn.entry_basic_block
-        builder = ir.IRBuilder(entry)
-        if entry.instructions:
-            builder.position_before(entry.instructions[0])
-        return builder.alloca(ty, name=name)
+        slot = StackSlot(entry, ty, self.target.alloca_address_space, name)
+        if align:
+            slot.align = align
+        inserted: list[ir.Instruction] = [slot]
+        if zeroed:
+            zero = ir.instructions.StoreInstr(entry, ir.Constant(ty, None), slot)
+            zero.align = None  # what IRBuilder.store sets
+            inserted.append(zero)
+        entry.instructions[0:0] = inserted
+        if self.builder.block is entry:
+            self.builder._anchor += len(inserted)  # noqa: SLF001
+        return slot
 
     def translate_ops(self, block: Block, *, skip_terminator: bool = False) -> None:
         """Translate `block`'s ops at the builder's position."""

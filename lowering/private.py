@@ -14,20 +14,6 @@ from gpuc.dialects.memory import PrivateAllocOp
 from gpuc.lowering.context import FunctionLowering, translates
 
 
-class StackSlot(ir.instructions.AllocaInstr):  # type: ignore[misc]  # untyped
-    """An alloca in address space `space` (llvmlite spells none)."""
-
-    def __init__(self, parent: ir.Block, typ: ir.Type, space: int, name: str):
-        super().__init__(parent, typ, None, name)
-        self.type = ir.PointerType(addrspace=space)
-        self.space = space
-
-    def descr(self, buf: list[str]) -> None:
-        super().descr(buf)
-        if self.space:
-            buf.append(f", addrspace({self.space})")
-
-
 @translates(PrivateAllocOp)
 def translate_private_alloc(op: PrivateAllocOp, fl: FunctionLowering) -> None:
     if type(fl) is not FunctionLowering:
@@ -44,13 +30,7 @@ def translate_private_alloc(op: PrivateAllocOp, fl: FunctionLowering) -> None:
     assert isinstance(ptr, PtrType)
     element = fl.type(ptr.element)
     array = ir.ArrayType(element, op.count.value.data)
-    entry = fl.fn.entry_basic_block
-    slot = StackSlot(entry, array, fl.target.alloca_address_space, "")
-    slot.align = element_bytes(ptr.element)
-    entry.instructions.insert(0, slot)
-    if fl.builder.block is entry:
-        # The builder's position is an index into the block: keep it after.
-        fl.builder._anchor += 1  # noqa: SLF001
+    slot = fl.alloca(array, align=element_bytes(ptr.element))
     local = fl.target.address_spaces[AddressSpace.LOCAL]
     value: ir.Value = slot
     if local != fl.target.alloca_address_space:

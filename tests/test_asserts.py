@@ -214,3 +214,54 @@ def test_amdgpu_takes_the_record_and_the_hip_executor_reads_it(
         ex.launch("ids", 2, 64, (out, 70))
     assert failure(info.value)[:3] == ("ids", 1, 6)
     assert runtime.memory == {}
+
+
+OTHERS_RUN_ON = """
+gpuc.func private @check(%v: i32, %bad: i32) -> i32 helper INLINE {
+  %ok = arith.cmpi ne, %v, %bad : i32
+  cf.assert %ok, "hit"
+  gpuc.return %v : i32
+}
+gpuc.func private @twice(%v: i32, %bad: i32) -> i32 helper INLINE {
+  %a = gpuc.call @check(%v, %bad) : (i32, i32) -> i32
+  %b = gpuc.call @check(%a, %bad) : (i32, i32) -> i32
+  gpuc.return %b : i32
+}
+gpuc.func @k(%out: !gpuc.ptr<i32, global>, %bad: i32) kernel {
+  %i = gpuc.global_id x
+  %v = arith.index_cast %i : index to i32
+  %w = gpuc.call @twice(%v, %bad) : (i32, i32) -> i32
+  gpuc.store %w, %out[%i] : !gpuc.ptr<i32, global>
+  gpuc.return
+}
+"""
+
+
+@pytest.mark.usefixtures("spirv")
+@pytest.mark.parametrize("inline", ["no_inline", "", "always_inline"])
+def test_spirv_threads_whose_asserts_pass_run_on(inline: str) -> None:
+    """Only the failing thread returns at its failed assert (two helpers
+    deep); every other thread, in its block and the others, stores its value.
+    Testing the shared record after each call made all of them return."""
+    rng = np.random.default_rng()
+    bad = int(rng.integers(0, 256))
+    module = gpuc.compile(OTHERS_RUN_ON.replace("INLINE", inline), "spirv")
+    out = np.full(256, -1, np.int32)
+    with pytest.raises(gpuc.LaunchError, match=r"assertion failed: hit"):
+        module.launch("k", (4,), (64,), (out, np.int32(bad)))
+    expected = np.arange(256, dtype=np.int32)
+    expected[bad] = -1
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("target", ["ptx", "amdgpu"])
+def test_the_thread_flag_is_on_each_targets_stack(target: str) -> None:
+    """The flag helpers take is in the target's stack address space (5 on
+    amdgpu, whose verifier refuses an alloca elsewhere); ptxas and the
+    AMDGPU back-end accept the code."""
+    from gpuc.driver import compile_module
+
+    result = compile_module(
+        OTHERS_RUN_ON.replace("INLINE", "no_inline"), target, validate=True
+    )
+    assert result.artefact

@@ -449,3 +449,8 @@ class RecordingTarget(Target):
         from gpuc.targets.error_record import after_call
 
         after_call(fl, callee)
+
+    def hidden_call_args(self, fl: FunctionLowering, callee: str) -> list[ir.Value]:
+        from gpuc.targets.error_record import hidden_call_args
+
+        return hidden_call_args(fl, callee)

@@ -5,14 +5,18 @@ zeroes and reads after the launch. The failing thread claims the record with
 one compare-exchange of its word 0 from 0 to the assert's id
 (gpuc/asserts.py); the first to do so writes its block and thread index
 after it. Then the thread returns: from a kernel, it ends; from a helper
-(with a zero result), and each caller of an asserting helper tests word 0
-after the call and returns too, so no code after a failed assert runs in
-the failing thread.
+(with a zero result), after setting its own failure flag, which each caller
+of an asserting helper tests after the call to return too. So no code after
+a failed assert runs in a failing thread (the first or a later one), and
+every other thread runs on. The flag is the thread's own: an `i32` on the
+kernel's stack, passed to helpers by pointer (private memory; testing the
+shared record instead made every thread return at its next call once any
+had failed).
 
 Kernels and helpers that hold an assert, or call one that does, take the
-record (`asserting_functions`); a kernel's finalization record says so
-(`state`, gpuc/asserts.py's `with_record`), which is what the executors
-read (`KernelInfo.asserts`).
+record (`asserting_functions`), helpers the flag too, after it; a kernel's
+finalization record says so (`state`, gpuc/asserts.py's `with_record`),
+which is what the executors read (`KernelInfo.asserts`).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import TYPE_CHECKING
 from llvmlite import ir
 
 from gpuc.asserts import asserting_functions, module_asserts
-from gpuc.targets.launch_abi import BLOCK, ID, THREAD
+from gpuc.targets.launch_abi import BLOCK, THREAD
 
 if TYPE_CHECKING:
     from xdsl.dialects import cf
@@ -35,6 +39,7 @@ if TYPE_CHECKING:
 I32 = ir.IntType(32)
 RECORD_TYPE = ir.PointerType(addrspace=1)  # global memory on ptx and spirv
 RECORD_NAME = "gpuc.errors"
+FLAG_NAME = "gpuc.failed"  # on the thread's own stack (private memory)
 
 _ids: weakref.WeakKeyDictionary[ModuleLowering, dict[int, int]] = (
     weakref.WeakKeyDictionary()
@@ -46,13 +51,42 @@ def plan_records(ml: ModuleLowering) -> None:
     says so and of the helpers that hold or reach an assert."""
     for name in asserting_functions(ml.module):
         record = ml.records.get(name)
-        if record is None or (record.takes_state and not record.has_launch_entry):
+        if record is None:  # a helper
+            flag = ir.PointerType(addrspace=ml.target.alloca_address_space)
+            ml.hidden[name] = (RECORD_TYPE, flag)
+        elif record.takes_state and not record.has_launch_entry:
             ml.hidden[name] = (RECORD_TYPE,)
 
 
 def name_record(ml: ModuleLowering, func: FuncOp, fn: ir.Function) -> None:
-    if func.sym_name.data in ml.hidden and fn.args:
-        fn.args[0].name = RECORD_NAME
+    hidden = len(ml.hidden.get(func.sym_name.data, ()))
+    for arg, name in zip(fn.args[:hidden], (RECORD_NAME, FLAG_NAME), strict=False):
+        arg.name = name
+
+
+_flags: weakref.WeakKeyDictionary[FunctionLowering, ir.Value] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def thread_flag(fl: FunctionLowering) -> ir.Value:
+    """The failing thread's flag: a helper's hidden parameter, or a kernel's
+    stack slot, zeroed at its entry."""
+    if len(fl.hidden_args) > 1:
+        return fl.hidden_args[1]
+    flag = _flags.get(fl)
+    if flag is None:
+        flag = _flags[fl] = fl.alloca(I32, FLAG_NAME, zeroed=True)
+    return flag
+
+
+def hidden_call_args(fl: FunctionLowering, callee: str) -> list[ir.Value]:
+    """What a call of `callee` passes before its operands: the record, and
+    to a helper the caller's flag."""
+    wanted = len(fl.ml.hidden.get(callee, ()))
+    if wanted < 2 or not fl.hidden_args:
+        return list(fl.hidden_args[:wanted])
+    return [fl.hidden_args[0], thread_flag(fl)]
 
 
 def assert_id(ml: ModuleLowering, op: cf.AssertOp) -> int:
@@ -89,18 +123,20 @@ def record_failure(fl: FunctionLowering, op: cf.AssertOp) -> bool:
                 value = b.trunc(fl.target.index(fl, kind, d), I32)
                 word = b.gep(record, [I32(first + d)], inbounds=True, source_etype=I32)
                 b.store(value, word)
+    if len(fl.hidden_args) > 1:  # a helper: its callers return too
+        b.store(I32(1), thread_flag(fl))
     leave(fl)
     b.position_at_end(b.append_basic_block("assert.left"))
     return True
 
 
 def after_call(fl: FunctionLowering, callee: str) -> None:
-    """After a call of a function that takes the record: return if an assert
-    failed (word 0 is set; the failing thread's own write is what it sees)."""
-    if callee not in fl.ml.hidden or not fl.hidden_args:
+    """After a call of a helper that takes the record: return if this
+    thread's assert failed in it (its flag is set; the flag stays set, so the
+    caller's callers return as well)."""
+    if len(fl.ml.hidden.get(callee, ())) < 2 or not fl.hidden_args:
         return
     b = fl.builder
-    word = b.gep(fl.hidden_args[0], [I32(ID)], inbounds=True, source_etype=I32)
-    failed = b.icmp_unsigned("!=", b.load(word, typ=I32), I32(0))
+    failed = b.icmp_unsigned("!=", b.load(thread_flag(fl), typ=I32), I32(0))
     with b.if_then(failed, likely=False):
         leave(fl)

@@ -29,18 +29,6 @@ if TYPE_CHECKING:
 I8, I32, I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
 
 
-def stack_slot(fl: FunctionLowering, ty: ir.Type, name: str) -> ir.Value:
-    """An entry-block alloca of `ty`, as an opaque pointer (the builder's
-    position, an index into its block, kept after it)."""
-    entry = fl.fn.entry_basic_block
-    slot = ir.instructions.AllocaInstr(entry, ty, None, name)
-    slot.type = ir.PointerType()
-    entry.instructions.insert(0, slot)
-    if fl.builder.block is entry:
-        fl.builder._anchor += 1  # noqa: SLF001
-    return slot
-
-
 def vprintf(fl: FunctionLowering, text: str, values: list[ir.Value]) -> None:
     b = fl.builder
     generic = ir.PointerType()
@@ -49,7 +37,7 @@ def vprintf(fl: FunctionLowering, text: str, values: list[ir.Value]) -> None:
     args: ir.Value = ir.Constant(generic, None)
     if values:
         packed = ir.LiteralStructType([v.type for v in values])
-        args = stack_slot(fl, packed, "printf.args")
+        args = fl.alloca(packed, "printf.args")
         for i, value in enumerate(values):
             field = b.gep(args, [I32(0), I32(i)], inbounds=True, source_etype=packed)
             b.store(value, field)

@@ -1,14 +1,15 @@
 // A cf.assert on spirv: the kernel takes the error record first (`state` in
 // its finalization record); the failing thread claims it with a
 // compare-exchange of word 0 from 0 to the assert's id, writes its block and
-// thread index if it won, and returns (a helper with a zero result; its
-// caller tests word 0 after the call and returns too).
+// thread index if it won, and returns (a helper with a zero result, after
+// setting the thread's own failure flag, which its caller tests after the
+// call to return too; the flag is on the kernel's stack).
 // RUN: gpuc-opt %s -p 'gpuc-pipeline{target=spirv}' | FileCheck %s --check-prefix=RECORD
 // RUN: gpuc-opt %s -t 'llvm{target=spirv stage=link}' | FileCheck %s
 
 // RECORD: gpuc.func @k(%p: !gpuc.ptr<i32, global>, %n: i32) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "k", cconv = "spir_kernel", state, shared = 0>}
 
-// CHECK-LABEL: define internal spir_func i32 @check(ptr addrspace(1) %gpuc.errors, i32 %v)
+// CHECK-LABEL: define internal spir_func i32 @check(ptr addrspace(1) %gpuc.errors, ptr %gpuc.failed, i32 %v)
 // CHECK: assert.fail:
 // CHECK: %[[PAIR:.+]] = cmpxchg ptr addrspace(1) %gpuc.errors, i32 0, i32 1 syncscope("device") monotonic monotonic
 // CHECK: %[[WON:.+]] = extractvalue { i32, i1 } %[[PAIR]], 1
@@ -19,11 +20,14 @@
 // CHECK: call i64 @llvm.spv.thread.id.in.group.i64(i32 2)
 // CHECK: getelementptr inbounds i32, ptr addrspace(1) %gpuc.errors, i32 6
 // CHECK: assert.fail.endif:
+// CHECK-NEXT: store i32 1, ptr %gpuc.failed
 // CHECK-NEXT: ret i32 0
 
 // CHECK-LABEL: define spir_kernel void @k(ptr addrspace(1) %gpuc.errors, ptr addrspace(1) %p, i32 %n)
-// CHECK: %w = call spir_func i32 @check(ptr addrspace(1) %gpuc.errors, i32 %n)
-// CHECK: %[[FLAG:.+]] = load i32, ptr addrspace(1) %{{.+}}
+// CHECK: %gpuc.failed = alloca i32
+// CHECK-NEXT: store i32 0, ptr %gpuc.failed
+// CHECK: %w = call spir_func i32 @check(ptr addrspace(1) %gpuc.errors, ptr %gpuc.failed, i32 %n)
+// CHECK-NEXT: %[[FLAG:.+]] = load i32, ptr %gpuc.failed
 // CHECK: %[[FAILED:.+]] = icmp ne i32 %[[FLAG]], 0
 // CHECK: br i1 %[[FAILED]], label %entry.if, label %entry.endif
 // CHECK: entry.if:
