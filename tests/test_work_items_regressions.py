@@ -92,3 +92,44 @@ gpuc.func @k(%s: f16, %out: !gpuc.ptr<f16, global>) kernel {
     out = np.zeros(4, np.float16)
     gpuc.compile(src, target="native")["k"][(1,), (4,)](np.float16(2.5), out)
     np.testing.assert_array_equal(out, np.full(4, 2.5, np.float16))
+
+
+VECTORS_ACROSS_A_BARRIER = """
+gpuc.func @k(%a: !gpuc.ptr<vector<4xf32>, global>,
+             %b: !gpuc.ptr<vector<16xi8>, global>,
+             %c: !gpuc.ptr<vector<2xf64>, global>,
+             %out: !gpuc.ptr<vector<4xf32>, global>,
+             %bytes: !gpuc.ptr<vector<16xi8>, global>,
+             %doubles: !gpuc.ptr<vector<2xf64>, global>) kernel {
+  %i = gpuc.global_id x
+  %v = gpuc.load %a[%i] : !gpuc.ptr<vector<4xf32>, global>
+  %w = gpuc.load %b[%i] : !gpuc.ptr<vector<16xi8>, global>
+  %d = gpuc.load %c[%i] : !gpuc.ptr<vector<2xf64>, global>
+  %zero = arith.constant dense<0.0> : vector<4xf32>
+  %pos = arith.cmpf ogt, %v, %zero : vector<4xf32>
+  gpuc.barrier
+  %r = arith.select %pos, %v, %zero : vector<4xi1>, vector<4xf32>
+  gpuc.store %r, %out[%i] : !gpuc.ptr<vector<4xf32>, global>
+  gpuc.store %w, %bytes[%i] : !gpuc.ptr<vector<16xi8>, global>
+  gpuc.store %d, %doubles[%i] : !gpuc.ptr<vector<2xf64>, global>
+  gpuc.return
+}
+"""
+
+
+def test_vectors_live_across_a_barrier() -> None:
+    """Vector values (f32, i8, f64 and an i1 mask) kept across a barrier get
+    context storage of their LLVM size; this was an internal error."""
+    rng = np.random.default_rng()
+    threads = 32
+    a = rng.standard_normal(4 * threads).astype(np.float32)
+    b = rng.integers(-128, 128, 16 * threads, dtype=np.int8)
+    c = rng.standard_normal(2 * threads)
+    out = np.full_like(a, np.nan)
+    got_b = np.full_like(b, 7)
+    got_c = np.full_like(c, np.nan)
+    module = gpuc.compile(VECTORS_ACROSS_A_BARRIER, "native")
+    module.launch("k", (2,), (threads // 2,), (a, b, c, out, got_b, got_c))
+    np.testing.assert_array_equal(out, np.where(a > 0, a, 0))
+    np.testing.assert_array_equal(got_b, b)
+    np.testing.assert_array_equal(got_c, c)

@@ -1118,4 +1118,13 @@ def _store_size(ty: ir.Type) -> int:
         return 4
     if isinstance(ty, ir.DoubleType | ir.PointerType):
         return 8
+    if isinstance(ty, ir.VectorType):  # LLVM's alloc size: a power of two
+        element = ty.element
+        bits = element.width if isinstance(element, ir.IntType) else 0
+        if bits == 1:
+            size = 1
+            while size * 8 < ty.count:
+                size *= 2
+            return size
+        return ty.count * _store_size(element)
     raise TypeError(f"no context storage for values of type {ty}")
