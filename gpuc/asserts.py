@@ -57,6 +57,13 @@ def asserting_functions(module: ModuleOp) -> set[str]:
     and every caller of one. A function whose address is taken gets none (an
     indirect call passes no record), so its asserts trap instead, and it does
     not make its callers take one."""
+    return functions_reaching(module, ASSERT)
+
+
+def functions_reaching(module: ModuleOp, op_name: str) -> set[str]:
+    """The functions holding an op named `op_name`, and every caller of one,
+    but for functions whose address is taken (and the callers only those
+    make reach it)."""
     funcs = [op for op in module.ops if isinstance(op, FuncOp)]
     address_taken = {
         op.callee.root_reference.data
@@ -69,7 +76,7 @@ def asserting_functions(module: ModuleOp) -> set[str]:
     for func in funcs:
         name = func.sym_name.data
         for op in func.walk():
-            if op.name == ASSERT:
+            if op.name == op_name:
                 found.add(name)
             elif isinstance(op, CallOp):
                 callers.setdefault(op.callee.root_reference.data, set()).add(name)

@@ -160,3 +160,14 @@ def test_a_vector_load_across_a_stride_is_refused() -> None:
         text = text.replace(old, new)
     with pytest.raises(OpError, match="innermost stride must be a static 1"):
         gpuc.compile(text, target="native")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_vector_load_through_a_view_at_a_dynamic_offset(target: str) -> None:
+    mod = gpuc.compile(VERSIONS / "vector_load_dynamic_mlir16_generic.mlir", target)
+    rng = np.random.default_rng()
+    a = rng.standard_normal((16, 32)).astype(np.float32)
+    out = np.full(4, np.nan, np.float32)
+    row, col = int(rng.integers(0, 12)), int(rng.integers(0, 24))
+    mod.launch("m::k", grid=(1,), block=(1,), args=(a, row, col, out))
+    np.testing.assert_array_equal(out, a[row, col : col + 4])

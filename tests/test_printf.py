@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import gpuc
+from gpuc.diagnostics import OpError
 from gpuc.runtime.native import SPLIT_THRESHOLD
 
 # Every kind of value: signed and unsigned small integers, i1, 64-bit ones
@@ -287,3 +288,38 @@ def test_mlir_gpu_printf_program_runs(
     lines = capfd.readouterr().out.splitlines(keepends=True)
     expected = ["Hello from 0, 2, 3.000000\n", "Hello from 1, 2, 3.000000\n"]
     assert (lines if target == "native" else sorted(lines)) == expected
+
+
+CHAIN = """\
+gpuc.func private @say(%t: index) helper {
+  gpuc.printf "t%d\\n" %t : index
+  gpuc.return
+}
+gpuc.func private @mid(%t: index) helper INLINE {
+  gpuc.call @say(%t) : (index) -> ()
+  gpuc.return
+}
+gpuc.func @k() kernel {
+  %t = gpuc.thread_id x
+  gpuc.call @mid(%t) : (index) -> ()
+  gpuc.return
+}
+"""
+
+
+@pytest.mark.parametrize("opt_level", [0, 3])
+def test_spirv_prints_through_a_chain_of_helpers(
+    opt_level: int, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """LLVM 22's SPIR-V back-end takes printf only in a kernel: gpuc inlines
+    every helper that prints, even at -O0, where LLVM would keep them."""
+    pytest.importorskip("pyopencl")
+    m = gpuc.compile(CHAIN.replace("INLINE", ""), "spirv", opt_level=opt_level)
+    capfd.readouterr()
+    m.launch("k", (1,), (4,), ())
+    assert sorted(capfd.readouterr().out.splitlines()) == [f"t{t}" for t in range(4)]
+
+
+def test_spirv_refuses_a_no_inline_helper_that_prints() -> None:
+    with pytest.raises(OpError, match="is no_inline and prints"):
+        gpuc.compile(CHAIN.replace("INLINE", "no_inline"), "spirv")

@@ -21,6 +21,7 @@ of the same input.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -37,7 +38,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation
 
 from gpuc.diagnostics import OpError
-from gpuc.dialects.attrs import AddressSpace, PtrType
+from gpuc.dialects.attrs import AddressSpace, InlineHint, PtrType
 from gpuc.dialects.functions import CallIndirectOp, FuncAddrOp, FuncOp, LaunchOp
 from gpuc.dialects.memory import (
     AddrSpaceCastOp,
@@ -144,6 +145,7 @@ class SPIRVTarget(RecordingTarget):
                     check_kernel_params(func)
                 for op in func.walk():
                     check_op(op)
+        check_printing_helpers(module)
         cycle = call_cycle(module_facts(module))
         if cycle is not None:
             func = next(
@@ -351,6 +353,9 @@ class SPIRVTarget(RecordingTarget):
         from gpuc.targets.error_record import name_record
 
         name_record(ml, func, fn)
+        if not func.is_kernel and func.sym_name.data in printing(ml):
+            # printf only in kernels (check_printing_helpers)
+            fn.attributes.add("alwaysinline")
         record = ml.records.get(func.sym_name.data)
         block = record.block_size if record is not None else None
         if block is not None:
@@ -455,6 +460,50 @@ def check_kernel_params(kernel: FuncOp) -> None:
                 f"kernel @{kernel.sym_name.data} takes parameter {position} as "
                 f"{ty}; OpenCL kernels take global, constant or shared pointers "
                 "only: take a global pointer (and addrspace_cast it if needed)",
+            )
+
+
+PRINTF = "gpuc.printf"
+
+_printing: weakref.WeakKeyDictionary[ModuleLowering, set[str]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def printing(ml: ModuleLowering) -> set[str]:
+    """The functions of `ml`'s module that print, themselves or by a call."""
+    found = _printing.get(ml)
+    if found is None:
+        from gpuc.asserts import functions_reaching
+
+        found = _printing[ml] = functions_reaching(ml.module, PRINTF)
+    return found
+
+
+def check_printing_helpers(module: ModuleOp) -> None:
+    """LLVM 22's SPIR-V back-end takes printf only in a kernel: in a function
+    of its own it stops, asking for SPV_EXT_relaxed_printf_string_address_space.
+    So every helper that prints (itself or by a call) is inlined into its
+    kernel (`finish_function`), and a `no_inline` one is a diagnostic."""
+    from gpuc.asserts import functions_reaching
+
+    if not any(op.name == PRINTF for op in module.walk()):
+        return
+    reaching = functions_reaching(module, PRINTF)
+    for func in module.ops:
+        if (
+            isinstance(func, FuncOp)
+            and func.sym_name.data in reaching
+            and func.inline_hint is InlineHint.NO_INLINE
+        ):
+            raise OpError(
+                func,
+                "is no_inline and prints (itself or through a call); LLVM 22's "
+                "SPIR-V back-end takes printf only in a kernel (in a function "
+                "of its own it stops, asking for "
+                "SPV_EXT_relaxed_printf_string_address_space), so gpuc inlines "
+                "every other helper that prints: drop no_inline, or print from "
+                "the kernel",
             )
 
 

@@ -1126,5 +1126,6 @@ def _store_size(ty: ir.Type) -> int:
             while size * 8 < ty.count:
                 size *= 2
             return size
-        return ty.count * _store_size(element)
+        count: int = ty.count
+        return count * _store_size(element)
     raise TypeError(f"no context storage for values of type {ty}")

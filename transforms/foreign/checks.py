@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import (
     AnyFloat,
     DenseArrayBase,
     IndexType,
+    IntAttr,
     IntegerType,
     MemRefType,
     StridedLayoutAttr,
@@ -158,8 +159,6 @@ def vector_access_problem(op: Operation) -> str | None:
     gpuc takes 1-D vectors of consecutive elements (a unit innermost stride)."""
     from xdsl.dialects.builtin import VectorType
 
-    from gpuc.transforms.foreign.bare_pointers import static_layout
-
     vt = op.results[0].type if op.name == "vector.load" else op.operands[0].type
     t = op.operands[0 if op.name == "vector.load" else 1].type
     assert isinstance(vt, VectorType) and isinstance(t, MemRefType)
@@ -167,10 +166,10 @@ def vector_access_problem(op: Operation) -> str | None:
         return f"{op.name} of {vt} is not supported: gpuc's vectors are 1-D"
     if vt.get_element_type() != t.element_type:
         return f"{op.name} of {vt} from {t}: the element types must be the same"
-    layout = static_layout(t)
-    if isinstance(t.layout, StridedLayoutAttr) and (
-        layout is None or layout[0][-1] != 1
-    ):
+    inner = (
+        t.layout.strides.data[-1] if isinstance(t.layout, StridedLayoutAttr) else None
+    )
+    if inner is not None and not (isinstance(inner, IntAttr) and inner.data == 1):
         return (
             f"{op.name} from {t}: the innermost stride must be a static 1 (the "
             "vector's elements are consecutive)"
