@@ -171,3 +171,15 @@ def test_vector_load_through_a_view_at_a_dynamic_offset(target: str) -> None:
     row, col = int(rng.integers(0, 12)), int(rng.integers(0, 24))
     mod.launch("m::k", grid=(1,), block=(1,), args=(a, row, col, out))
     np.testing.assert_array_equal(out, a[row, col : col + 4])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("printed_by", ["mlir16", "mlir22"])
+def test_host_code_with_device_copies_compiles(printed_by: str, target: str) -> None:
+    """gpu.memcpy and gpu.dealloc in the host code, as MLIR prints them (no
+    segment sizes), no longer stop the compile of the module's kernels."""
+    mod = gpuc.compile(VERSIONS / f"host_memcpy_{printed_by}_generic.mlir", target)
+    x = np.random.default_rng().standard_normal(8).astype(np.float32)
+    want = x + x
+    mod.launch("kernels::double", grid=(1,), block=(8,), args=(x,))
+    np.testing.assert_array_equal(x, want)

@@ -9,7 +9,7 @@ prints), for the host runner's parser alone: the compiler never sees them.
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ArrayAttr, BoolAttr, DenseArrayBase, VectorType, i32
+from xdsl.dialects.builtin import ArrayAttr, BoolAttr, VectorType
 from xdsl.ir import (
     Attribute,
     Dialect,
@@ -32,6 +32,7 @@ from xdsl.irdl import (
 from xdsl.traits import IsTerminator
 
 from gpuc.registry import DIALECTS, lazy
+from gpuc.transforms.foreign.text import upgrade_token_segments
 
 
 @irdl_attr_definition
@@ -128,18 +129,7 @@ def upgrade_host_ops(module: Operation) -> None:
 
     for op in module.walk():
         if isinstance(op, gpu.MemcpyOp | gpu.DeallocOp):
-            if "operandSegmentSizes" in op.properties:
-                op.attributes["operandSegmentSizes"] = op.properties.pop(
-                    "operandSegmentSizes"
-                )
-            elif "operandSegmentSizes" not in op.attributes:
-                tokens = sum(
-                    isinstance(v.type, gpu.AsyncTokenType) for v in op.operands
-                )
-                rest = len(op.operands) - tokens
-                op.attributes["operandSegmentSizes"] = DenseArrayBase.from_list(
-                    i32, (tokens, *(1,) * rest)
-                )
+            upgrade_token_segments(op)
         elif isinstance(op, vector.TransferReadOp) and "in_bounds" not in op.properties:
             kind = op.result.type
             rank = len(kind.get_shape()) if isinstance(kind, VectorType) else 1

@@ -170,6 +170,22 @@ def _upgrade_shuffle_mask(op: Operation) -> None:
             op.properties["mask"] = DenseArrayBase.from_list(i64, values)
 
 
+def upgrade_token_segments(op: Operation) -> None:
+    """`gpu.memcpy` and `gpu.dealloc`, which MLIR prints without segment sizes
+    (one variadic group: the async dependencies) and xDSL 0.74 wants with
+    them, as an attribute."""
+    from xdsl.dialects import gpu
+
+    if "operandSegmentSizes" in op.properties:
+        op.attributes["operandSegmentSizes"] = op.properties.pop("operandSegmentSizes")
+    elif "operandSegmentSizes" not in op.attributes:
+        tokens = sum(isinstance(v.type, gpu.AsyncTokenType) for v in op.operands)
+        rest = len(op.operands) - tokens
+        op.attributes["operandSegmentSizes"] = DenseArrayBase.from_list(
+            i32, (tokens, *(1,) * rest)
+        )
+
+
 _UPGRADES: dict[str, Callable[[Any], None]] = {
     "memref.global": _complete_global,
     "gpu.func": _upgrade_gpu_func,
@@ -177,6 +193,8 @@ _UPGRADES: dict[str, Callable[[Any], None]] = {
     "gpu.launch": _widen_launch_segments,
     "scf.yield": _upgrade_parallel_yield,
     "vector.shuffle": _upgrade_shuffle_mask,
+    "gpu.memcpy": upgrade_token_segments,
+    "gpu.dealloc": upgrade_token_segments,
 }
 """Op name -> its upgrade (the op is then an instance of xDSL's class)."""
 
