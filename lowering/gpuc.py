@@ -61,12 +61,7 @@ def translate_return(op: ReturnOp, fl: FunctionLowering) -> None:
 def translate_call(op: CallOp, fl: FunctionLowering) -> None:
     name = op.callee.root_reference.data
     callee = fl.ml.functions[name]
-    hidden_call_args = getattr(fl.target, "hidden_call_args", None)
-    hidden = (
-        hidden_call_args(fl, name)
-        if hidden_call_args is not None
-        else fl.hidden_args[: len(fl.ml.hidden.get(name, ()))]
-    )
+    hidden = fl.target.hidden_call_args(fl, name)
     call = fl.builder.call(callee, [*hidden, *fl.operands(op)])
     if op.res:
         fl.set(op, call)

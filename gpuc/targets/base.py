@@ -160,6 +160,12 @@ class Target(ArgSpecConvertible):
 
     # Dialect level: the finalization schedule and verify-target call these.
 
+    def hidden_call_args(self, fl: FunctionLowering, callee: str) -> list[ir.Value]:
+        """What a call of `callee` passes before its operands: the caller's
+        leading hidden arguments, as many as the callee takes
+        (`ModuleLowering.hidden`)."""
+        return list(fl.hidden_args[: len(fl.ml.hidden.get(callee, ()))])
+
     def finalize_kernel(self, kernel: FuncOp, facts: KernelFacts) -> FinalizedAttr:
         """Every decision this target takes for one kernel of the entrypoint set
         (the finalization schedule calls this once per kernel): the symbol it
