@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from gpuc.code_cache import cache_directory
+
 FORMAT = 1
 """The entry format and key schema; a change makes every old entry a miss."""
 MAGIC = b"gpuc-cache %d\n" % FORMAT
@@ -59,17 +61,7 @@ def enabled(option: bool | None = None) -> bool:
 
 def default_directory() -> Path:
     """GPUC_CACHE_DIR, else the user cache directory's `gpuc` (XDG)."""
-    moved = os.environ.get("GPUC_CACHE_DIR")
-    if moved:
-        return Path(moved)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg and os.path.isabs(xdg):
-        return Path(xdg) / "gpuc"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "gpuc"
-    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"]) / "gpuc" / "Cache"
-    return Path.home() / ".cache" / "gpuc"
+    return Path(cache_directory())
 
 
 def default_max_bytes() -> int:
@@ -219,11 +211,18 @@ class Cache:
         return CacheInfo(self.directory, entries, size, self.max_bytes)
 
     def clear(self) -> int:
-        """Remove every entry; returns how many."""
+        """Remove every entry, and the start-up code cache (`gpuc.code_cache`,
+        not counted); returns how many entries."""
         removed = 0
         for f in list(self._files()):
             if _remove(Path(f.path)):
                 removed += 1
+        try:
+            code = list(os.scandir(self.directory / "code"))
+        except OSError:
+            code = []
+        for f in code:
+            _remove(Path(f.path))
         return removed
 
 

@@ -80,6 +80,9 @@ def cache_command(args: argparse.Namespace) -> None:
 
     cache = Cache()
     if args.action == "clear":
+        from gpuc import code_cache
+
+        code_cache.discard()  # this command's own start-up code stays unsaved
         removed = cache.clear()
         print(f"removed {removed} entries from {cache.directory}")
         return
@@ -101,10 +104,10 @@ def source_key_of(argv: Sequence[str]) -> tuple[str, argparse.Namespace] | None:
     """The source key of a `gpuc compile` command line, or None where the fast
     path does not apply (not a compile, target flags, stdin, cache off, dumps,
     validation, an unreadable input: the full path decides)."""
+    if any(a in ("-h", "--help", "--no-cache") for a in argv) or not _enabled(False):
+        return None
     from gpuc.cli import arg_parser
 
-    if any(a in ("-h", "--help") for a in argv):
-        return None
     try:
         args, extra = arg_parser(with_targets=False).parse_known_args(list(argv))
     except UsageError:

@@ -29,6 +29,8 @@ import struct
 import sys
 from collections.abc import Sequence
 
+from gpuc import code_cache
+
 TYPE_CHECKING = False  # typing itself costs a command's start 2 ms
 if TYPE_CHECKING:
     import socket
@@ -364,7 +366,9 @@ def forward(prog: str, argv: Sequence[str]) -> int | None:
 def exit_now(status: int) -> None:
     """End the process with `status` without the interpreter's teardown (which
     costs more than a small compile): stdout and stderr are flushed first, and
-    every output file is already written and closed (`write_output`)."""
+    every output file is already written and closed (`write_output`). The
+    code compiled at start-up is kept for the next command (`gpuc.code_cache`)."""
+    code_cache.save()
     try:
         sys.stdout.flush()
     except (OSError, ValueError):
@@ -397,6 +401,7 @@ def opt_main() -> None:
     fewer_collections()
     status = forward("gpuc-opt", sys.argv[1:])
     if status is None:
+        code_cache.install()
         from gpuc.opt import main
 
         status = main(sys.argv[1:])
@@ -408,6 +413,7 @@ def gpuc_main() -> None:
     fewer_collections()
     status = forward("gpuc", sys.argv[1:])
     if status is None:
+        code_cache.install()
         from gpuc.cli import main
 
         status = main(sys.argv[1:])

@@ -402,7 +402,11 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=900.0)
     args = parser.parse_args()
     global TOOLCHAIN
+    from gpuc import code_cache
+
+    code_cache.install()
     preload()
+    code_cache.save()
     TOOLCHAIN = installed_toolchain()
     own = server_key()
     if args.key != own:
