@@ -85,7 +85,7 @@ class _CodeCache:
 
     def exec(
         self,
-        source: object,
+        source: str | bytes | CodeType,
         globals: dict[str, object] | None = None,
         locals: dict[str, object] | None = None,
         /,
