@@ -36,6 +36,16 @@ from gpuc.dialects.index import (
     LaneIdOp,
     ThreadIdOp,
 )
+from gpuc.dialects.matrix import (
+    ElementwiseKindAttr,
+    FragmentType,
+    MatrixElementwiseOp,
+    MatrixLoadOp,
+    MatrixMmaOp,
+    MatrixOperandAttr,
+    MatrixSplatOp,
+    MatrixStoreOp,
+)
 from gpuc.dialects.memory import (
     AddrSpaceCastOp,
     AtomicCmpXchgOp,
@@ -96,6 +106,11 @@ GPUC = Dialect(
         BallotOp,
         FenceOp,
         PrintfOp,
+        MatrixLoadOp,
+        MatrixStoreOp,
+        MatrixMmaOp,
+        MatrixSplatOp,
+        MatrixElementwiseOp,
     ],
     [
         PtrType,
@@ -113,5 +128,8 @@ GPUC = Dialect(
         ReduceKindAttr,
         VoteKindAttr,
         FenceScopeAttr,
+        FragmentType,
+        MatrixOperandAttr,
+        ElementwiseKindAttr,
     ],
 )

@@ -5,17 +5,26 @@ names its source location. The lowering writes the id of the first failing
 assert into the kernel's error record; the executor turns it back into the
 message with the table `kernel_infos` gives every kernel that takes one.
 
-The table is computed from the module after the dialect stage, which a cache
-hit computes again, so a compile served from the cache reports the locations
-of its own source even where another source with other locations made the
-artefact.
+Every failing thread also prints a line in CUDA's format
+(`device_message_format`) on the targets that print. The table is computed
+from the module after the dialect stage, which a cache hit computes again;
+the printed line is part of the artefact, so a module with asserts is keyed
+with its locations (gpuc/caching.py).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    CallSiteLoc,
+    FileLineColLoc,
+    FusedLoc,
+    ModuleOp,
+    NameLoc,
+)
+from xdsl.ir import Attribute, Operation
 
 from gpuc.diagnostics import nearest_source_loc
 from gpuc.dialects.attrs import FinalizedAttr
@@ -40,16 +49,64 @@ def assert_message(op: cf.AssertOp) -> str:
     return f"{where}assertion failed: {op.msg.data}"
 
 
+def assert_origin(op: Operation) -> tuple[str, int, str]:
+    """The file, line and function a failing `op` names in its device-side
+    message: the innermost file location of its own (or its closest located
+    ancestor's) location, through call-site, name and fused locations; the
+    innermost name location on the way, else the enclosing function."""
+    current: Operation | None = op
+    while current is not None:
+        loc: Attribute = current.location
+        name: str | None = None
+        while True:
+            if isinstance(loc, NameLoc):
+                name = loc.desc.data
+                loc = loc.location
+            elif isinstance(loc, CallSiteLoc):
+                loc = loc.callee
+            elif isinstance(loc, FusedLoc) and isinstance(loc.locations, ArrayAttr):
+                if not loc.locations.data:
+                    break
+                loc = loc.locations.data[0]
+            else:
+                break
+        if isinstance(loc, FileLineColLoc):
+            return loc.filename.data, loc.line.data, name or _function_of(op)
+        current = current.parent_op()
+    return "<unknown>", 0, _function_of(op)
+
+
+def _function_of(op: Operation) -> str:
+    current = op.parent_op()
+    while current is not None and not isinstance(current, FuncOp):
+        current = current.parent_op()
+    return current.sym_name.data if current is not None else "<unknown>"
+
+
+def device_message_format(op: cf.AssertOp) -> str:
+    """The C format of the line each failing thread of `op` prints, as
+    CUDA's device-side assert does: `file:line: function: block: [x,y,z],
+    thread: [x,y,z] Assertion `message` failed.`, the six indices as
+    `%u` of 32-bit values (block x, y, z, then thread x, y, z)."""
+    file, line, function = assert_origin(op)
+    head = f"{file}:{line}: {function}".replace("%", "%%")
+    message = op.msg.data.replace("%", "%%")
+    return (
+        f"{head}: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `{message}` failed.\n"
+    )
+
+
 def assert_table(module: ModuleOp) -> tuple[str, ...]:
     """The message of each assert, by id - 1."""
     return tuple(assert_message(op) for op in module_asserts(module))
 
 
 def module_prints(module: ModuleOp) -> bool:
-    """Whether the module has a `gpuc.printf`."""
+    """Whether the module has a `gpuc.printf` or a `cf.assert` (whose failing
+    threads print their message, `device_message_format`)."""
     from gpuc.dialects.printf import PrintfOp
 
-    return any(isinstance(op, PrintfOp) for op in module.walk())
+    return any(isinstance(op, PrintfOp) or op.name == ASSERT for op in module.walk())
 
 
 def asserting_functions(module: ModuleOp) -> set[str]:

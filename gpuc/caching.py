@@ -87,6 +87,8 @@ def compile_key(c: Compilation) -> str:
     """The canonical key of a compilation whose dialect stage has run."""
     from dataclasses import fields
 
+    from gpuc.asserts import module_asserts
+
     assert c.module is not None
     target = c.target
     cache_inputs = getattr(target, "cache_inputs", None)
@@ -114,7 +116,8 @@ def compile_key(c: Compilation) -> str:
         canonical_text(
             c.module,
             bool(getattr(c.options, "line_info", False))
-            or type(target).quotes_locations,
+            or type(target).quotes_locations
+            or bool(module_asserts(c.module)),  # their messages quote them
         ),
     )
 

@@ -37,6 +37,7 @@ PASSES: dict[str, str] = {
     "privatize": "gpuc.transforms.privatize:Privatize",
     "inline": "gpuc.transforms.inline:Inline",
     "symbol-dce": "gpuc.transforms.symbol_dce:SymbolDCE",
+    "lift-cf": "gpuc.transforms.lift_cf:LiftCf",
     "attach-target": "gpuc.transforms.attach_target:AttachTarget",
     "finalize-kernels": "gpuc.transforms.finalize_kernels:FinalizeKernels",
     "verify-target": "gpuc.transforms.verify_target:VerifyTarget",
@@ -56,5 +57,6 @@ DIALECTS: dict[str, str] = {
     "vector": "gpuc.transforms.foreign.vector_dialect:Vector",
     "memref": "gpuc.transforms.foreign.memref_dialect:MemRef",
     "gpu": "gpuc.transforms.foreign.gpu_dialect:GPU",
+    "amdgpu": "gpuc.transforms.foreign.amdgpu_dialect:AMDGPU",
     "spirv": "gpuc.transforms.foreign.spirv_abi:SPIRV",
 }

@@ -266,9 +266,26 @@ def fused_product(
             isinstance(product, arith.MulfOp)
             and product.result.has_one_use()
             and product.parent_block() is op.parent_block()
+            and _straight_between(product, op)
         ):
             return product
     return None
+
+
+def _straight_between(first: Operation, last: Operation) -> bool:
+    """Whether only plain ops (no barrier, region or call, which may hold
+    one) lie between `first` and `last` of one block: native's work-group
+    functions split a kernel at its barriers, and a product translated in
+    its add must be in the add's part."""
+    between = first.next_op
+    while between is not None and between is not last:
+        if between.regions or between.name in _SPLITTING:
+            return False
+        between = between.next_op
+    return between is last
+
+
+_SPLITTING = frozenset({"gpuc.barrier", "gpuc.call", "gpuc.call_indirect"})
 
 
 @translates(arith.MulfOp)

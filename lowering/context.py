@@ -41,6 +41,7 @@ DIALECT_TRANSLATORS: dict[str, tuple[str, ...]] = {
         "gpuc.lowering.subgroup",
         "gpuc.lowering.fence",
         "gpuc.lowering.printf",
+        "gpuc.lowering.matrix",
     ),
     "arith": ("gpuc.lowering.arith",),
     "math": ("gpuc.lowering.math",),

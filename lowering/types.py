@@ -22,6 +22,7 @@ from xdsl.ir import Attribute, Operation
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import FuncPtrType, PtrType
 from gpuc.dialects.functions import FuncOp
+from gpuc.dialects.matrix import FragmentType
 from gpuc.lowering.diagnostics import LoweringError
 
 if TYPE_CHECKING:
@@ -50,6 +51,10 @@ def lower_type(attr: Any, ml: ModuleLowering) -> ir.Type:
         return ir.PointerType()
     if isinstance(attr, VectorType) and attr.get_num_dims() == 1:
         return lower_vector(attr, ml)
+    if isinstance(attr, FragmentType):
+        from gpuc.lowering.matrix import fragment_type
+
+        return fragment_type(attr, ml)
     message = (
         f"type {attr} has no LLVM lowering; gpuc lowers integers (i1 and wider), "
         "index, f16, bf16, f32, f64, !gpuc.ptr, !gpuc.funcptr and 1-D vectors "

@@ -265,3 +265,77 @@ def test_the_thread_flag_is_on_each_targets_stack(target: str) -> None:
         OTHERS_RUN_ON.replace("INLINE", "no_inline"), target, validate=True
     )
     assert result.artefact
+
+
+# Each thread prints, then asserts its flag is clear (a call-site location
+# names the helper's source and a name location its function), then prints
+# again: CUDA's device-side assert prints a line per failing thread.
+PER_THREAD = """\
+gpuc.func @flagged(%flags: !gpuc.ptr<i32, global>) kernel {
+  %i = gpuc.global_id x
+  %f = gpuc.load %flags[%i] : !gpuc.ptr<i32, global>
+  %c0 = arith.constant 0 : i32
+  %ok = arith.cmpi eq, %f, %c0 : i32
+  gpuc.printf "before %d\\n" %i : index
+  cf.assert %ok, "flag 100% clear" LOC
+  gpuc.printf "after %d\\n" %i : index
+  gpuc.return
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["native", "spirv"])
+@pytest.mark.parametrize("located", [True, False], ids=["callsite", "plain"])
+def test_every_failing_thread_prints_its_line(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], target: str, located: bool
+) -> None:
+    """One line per failing thread in CUDA's format (`%` in the message
+    printed as is), every other thread's prints kept, and what each thread
+    printed before its assert; then the LaunchError."""
+    if target == "spirv":
+        pytest.importorskip("pyopencl")
+    loc = 'loc(callsite("checker"("check.cc":7:9) at "caller.cc":1:2))'
+    text = PER_THREAD.replace("LOC", loc if located else "")
+    m, path = compiled(tmp_path, text, target, "flagged.mlir")
+    rng = np.random.default_rng()
+    blocks = int(rng.integers(2, 6))
+    n = blocks * 64
+    failing = {int(i) for i in rng.choice(n, int(rng.integers(1, 12)), False)}
+    flags = np.zeros(n, np.int32)
+    flags[list(failing)] = 1
+    capfd.readouterr()
+    with pytest.raises(gpuc.LaunchError) as info:
+        m.launch("flagged", (blocks,), (64,), (flags,))
+    head = "check.cc:7: checker" if located else f"{path}:7: flagged"
+    lines = capfd.readouterr().out.splitlines()
+    assert sorted(lines) == sorted(
+        [f"before {i}" for i in range(n)]
+        + [f"after {i}" for i in range(n) if i not in failing]
+        + [
+            f"{head}: block: [{i // 64},0,0], thread: [{i % 64},0,0] "
+            "Assertion `flag 100% clear` failed."
+            for i in failing
+        ]
+    )
+    kernel, block, thread, message = failure(info.value)
+    assert kernel == "flagged" and block * 64 + thread in failing
+    where = "check.cc:7:9" if located else f"{path}:7:3"
+    assert message == f"{where}: assertion failed: flag 100% clear"
+    if target == "native":  # its threads run in order: the first is reported
+        assert block * 64 + thread == min(failing)
+
+
+def test_ptx_prints_the_failing_threads_line_with_vprintf(tmp_path: Path) -> None:
+    m, path = compiled(tmp_path, PER_THREAD.replace("LOC", ""), "ptx", "k.mlir")
+    ptx = m.artefact
+    formats = [
+        bytes(int(b) for b in found.split(", ")).decode()
+        for found in re.findall(
+            r"\.b8 gpuc_\$_printf_\$_format[\w$]*\[\d+\] = \{([^}]*)\}", ptx
+        )
+    ]
+    assert (
+        f"{path}:7: flagged: block: [%u,%u,%u], thread: [%u,%u,%u] "
+        "Assertion `flag 100%% clear` failed.\n"
+    ) in [f.rstrip("\0") for f in formats]
+    assert ptx.count("call.uni (retval0), vprintf,") == 3

@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
+    f16,
     f32,
     i1,
     i32,
@@ -63,6 +64,16 @@ from gpuc.dialects.index import (
     GridDimOp,
     LaneIdOp,
     ThreadIdOp,
+)
+from gpuc.dialects.matrix import (
+    ElementwiseKind,
+    FragmentType,
+    MatrixElementwiseOp,
+    MatrixLoadOp,
+    MatrixMmaOp,
+    MatrixOperand,
+    MatrixSplatOp,
+    MatrixStoreOp,
 )
 from gpuc.dialects.memory import (
     AddrSpaceCastOp,
@@ -137,6 +148,17 @@ def build_every_op() -> ModuleOp:
     shuffle2 = named(ShuffleOp(ShuffleMode.IDX, n, n, n), "sh2")
     shuffle.results[1].name_hint = shuffle2.results[1].name_hint = "ok"
     job_params = {"always_inline": IntegerAttr(1, i1)}
+    half_tile = named(SharedAllocOp(f16, 256), "ht")
+    a_type = FragmentType(16, 16, f16, MatrixOperand.A)
+    c_type = FragmentType(16, 16, f32, MatrixOperand.C)
+    a_tile = named(MatrixLoadOp(half_tile, i, g, a_type), "fa")
+    b_type = FragmentType(16, 16, f16, MatrixOperand.B)
+    b_tile = named(MatrixLoadOp(half_tile, i, g, b_type, transpose=True), "fb")
+    c_tile = named(MatrixSplatOp(a, c_type), "fc")
+    d_tile = named(MatrixMmaOp(a_tile, b_tile, c_tile, b_transpose=True), "fd")
+    e_tile = named(
+        MatrixElementwiseOp(ElementwiseKind.MAXF, [d_tile, c_tile], c_type), "fe"
+    )
     kernel.body.block.add_ops(
         [
             i,
@@ -169,6 +191,13 @@ def build_every_op() -> ModuleOp:
             named(AtomicCmpXchgOp(y, n, n, i), "c"),
             named(AtomicCmpXchgOp(y, n, n, ordering=MemoryOrder.ACQ_REL), "c2"),
             named(AddrSpaceCastOp(shared, AddressSpace.GENERIC), "gen"),
+            half_tile,
+            a_tile,
+            b_tile,
+            c_tile,
+            d_tile,
+            e_tile,
+            MatrixStoreOp(e_tile, x, i, g, transpose=True),
             named(CallOp("h", [a], [f32]), "r"),
             named(
                 DeferredCallOp(
@@ -247,6 +276,13 @@ builtin.module {
     %c = gpuc.atomic_cmpxchg %y[%i], %n, %n : !gpuc.ptr<i32, global>
     %c2 = gpuc.atomic_cmpxchg %y, %n, %n acq_rel : !gpuc.ptr<i32, global>
     %gen = gpuc.addrspace_cast %s : !gpuc.ptr<f32, shared> to !gpuc.ptr<f32, generic>
+    %ht = gpuc.shared_alloc 256 : !gpuc.ptr<f16, shared>
+    %fa = gpuc.matrix_load %ht[%i], %g : !gpuc.ptr<f16, shared> -> !gpuc.fragment<16x16xf16, a>
+    %fb = gpuc.matrix_load %ht[%i], %g transpose : !gpuc.ptr<f16, shared> -> !gpuc.fragment<16x16xf16, b>
+    %fc = gpuc.matrix_splat %a : f32 -> !gpuc.fragment<16x16xf32, c>
+    %fd = gpuc.matrix_mma %fa, %fb, %fc b_transpose : !gpuc.fragment<16x16xf16, a>, !gpuc.fragment<16x16xf16, b>, !gpuc.fragment<16x16xf32, c>
+    %fe = gpuc.matrix_elementwise maxf %fd, %fc : !gpuc.fragment<16x16xf32, c>, !gpuc.fragment<16x16xf32, c> -> !gpuc.fragment<16x16xf32, c>
+    gpuc.matrix_store %fe, %x[%i], %g transpose : !gpuc.fragment<16x16xf32, c>, !gpuc.ptr<f32, global>
     %r = gpuc.call @h(%a) : (f32) -> f32
     %r2 = gpuc.deferred_call @src(%a) #gpuc.job<helper, always_inline> : (f32) -> f32
     %dfp = gpuc.deferred_addr @src #gpuc.job<helper, generator = "mock_autodiff" {always_inline = true}> : !gpuc.funcptr<(f32) -> f32>

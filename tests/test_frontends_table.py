@@ -25,7 +25,7 @@ from gpuc.driver import compile_module
 from gpuc.registry import DIALECTS, lazy
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "frontends.md"
-FOREIGN = ("func", "arith", "math", "scf", "cf", "vector", "memref", "gpu")
+FOREIGN = ("func", "arith", "math", "scf", "cf", "vector", "memref", "gpu", "amdgpu")
 """The dialects of DIALECTS whose ops other frontends write (builtin and
 gpuc are gpuc's own; spirv has attributes only, in their own table)."""
 HOST_OPS = {
@@ -195,9 +195,6 @@ REFUSED: dict[str, str] = {
         '%0 = "vector.broadcast"(%arg2) : (f32) -> vector<4xf32>\n'
         '"vector.print"(%0) : (vector<4xf32>) -> ()'
     ),
-    "vector.load of a vector of several dimensions": in_kernel(
-        '%0 = "vector.load"(%arg0, %arg3) : (memref<16xf32>, index) -> vector<2x2xf32>'
-    ),
     "vector.maskedload": in_kernel(
         '%0 = "arith.constant"() <{value = dense<true> : vector<4xi1>}> : () -> '
         "vector<4xi1>\n"
@@ -212,17 +209,68 @@ REFUSED: dict[str, str] = {
         '"vector.maskedstore"(%arg0, %arg3, %0, %1) : (memref<16xf32>, index, '
         "vector<4xi1>, vector<4xf32>) -> ()"
     ),
-    "vector.transfer_read": in_kernel(
-        '%0 = "vector.transfer_read"(%arg0, %arg3, %arg2) <{in_bounds = [false], '
-        "operandSegmentSizes = array<i32: 1, 1, 1, 0>, permutation_map = "
-        "affine_map<(d0) -> (d0)>}> : (memref<16xf32>, index, f32) -> vector<4xf32>"
+    "vector.transfer_read with a mask": in_kernel(
+        '%0 = "arith.constant"() <{value = dense<true> : vector<4xi1>}> : () -> '
+        "vector<4xi1>\n"
+        '%1 = "vector.transfer_read"(%arg0, %arg3, %arg2, %0) <{in_bounds = '
+        "[false], operandSegmentSizes = array<i32: 1, 1, 1, 1>, permutation_map = "
+        "affine_map<(d0) -> (d0)>}> : (memref<16xf32>, index, f32, vector<4xi1>) "
+        "-> vector<4xf32>"
     ),
-    "vector.transfer_write": in_kernel(
+    "vector.transfer_write with a broadcast dimension": in_kernel(
+        '%0 = "vector.broadcast"(%arg2) : (f32) -> vector<2x4xf32>\n'
+        '"vector.transfer_write"(%0, %arg0, %arg3) <{in_bounds = [true, false], '
+        "operandSegmentSizes = array<i32: 1, 1, 1, 0>, permutation_map = "
+        "affine_map<(d0) -> (0, d0)>}> : (vector<2x4xf32>, memref<16xf32>, index) "
+        "-> ()"
+    ),
+    "vector.contract of another kind": in_kernel(
+        '%0 = "vector.broadcast"(%arg2) : (f32) -> vector<4x4xf32>\n'
+        '%1 = "vector.contract"(%0, %0, %0) <{indexing_maps = [affine_map<(d0, d1, '
+        "d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, "
+        "d1, d2) -> (d0, d1)>], iterator_types = [#vector.iterator_type<parallel>, "
+        "#vector.iterator_type<parallel>, #vector.iterator_type<reduction>], kind "
+        "= #vector.kind<xor>}> : (vector<4x4xf32>, vector<4x4xf32>, "
+        "vector<4x4xf32>) -> vector<4x4xf32>"
+    ),
+    "vector.contract with maps whose results are not iteration dimensions": in_kernel(
+        '%0 = "vector.broadcast"(%arg2) : (f32) -> vector<4x4xf32>\n'
+        '%1 = "vector.contract"(%0, %0, %0) <{indexing_maps = [affine_map<(d0, d1, '
+        "d2) -> (d0, d2 + d1)>, affine_map<(d0, d1, d2) -> (d2, d1)>, "
+        "affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = "
+        "[#vector.iterator_type<parallel>, #vector.iterator_type<parallel>, "
+        "#vector.iterator_type<reduction>], kind = #vector.kind<add>}> : "
+        "(vector<4x4xf32>, vector<4x4xf32>, vector<4x4xf32>) -> vector<4x4xf32>"
+    ),
+    "vector.extract at a dynamic position in a vector of several dimensions": (
+        in_kernel(
+            '%0 = "vector.broadcast"(%arg2) : (f32) -> vector<4x4xf32>\n'
+            '%1 = "vector.extract"(%0, %arg3) <{static_position = array<i64: '
+            "-9223372036854775808>}> : (vector<4x4xf32>, index) -> vector<4xf32>"
+        )
+    ),
+    "another op on vectors of several dimensions, such as vector.reduction": (
+        in_kernel(
+            '%0 = "vector.broadcast"(%arg2) : (f32) -> vector<4x4xf32>\n'
+            '%1 = "vector.reduction"(%0) <{fastmath = #arith.fastmath<none>, kind = '
+            "#vector.kind<add>}> : (vector<4x4xf32>) -> f32"
+        )
+    ),
+    "a function parameter, call or return of vectors of several dimensions": """\
+func.func private @h(%v: vector<4x4xf32>) {
+  return
+}
+"""
+    + in_kernel(
+        '%0 = "vector.broadcast"(%arg2) : (f32) -> vector<4x4xf32>\n'
+        '"func.call"(%0) <{callee = @h}> : (vector<4x4xf32>) -> ()'
+    ),
+    "amdgpu.mfma": in_kernel(
         '%0 = "vector.broadcast"(%arg2) : (f32) -> vector<4xf32>\n'
-        '"vector.transfer_write"(%0, %arg0, %arg3) <{in_bounds = [false], '
-        "operandSegmentSizes = array<i32: 1, 1, 1, 0>, permutation_map = "
-        "affine_map<(d0) -> (d0)>}> : (vector<4xf32>, memref<16xf32>, index) -> ()"
+        '%1 = "amdgpu.mfma"(%arg2, %arg2, %0) <{blocks = 1 : i32, k = 1 : i32, '
+        "m = 16 : i32, n = 16 : i32}> : (f32, f32, vector<4xf32>) -> vector<4xf32>"
     ),
+    "amdgpu.sched_barrier": in_kernel('"amdgpu.sched_barrier"() : () -> ()'),
     "an op of a dialect gpuc does not register": in_kernel(
         '%0 = "affine.load"(%arg0, %arg3) <{map = affine_map<(d0) -> (d0)>}> : '
         "(memref<16xf32>, index) -> f32"
@@ -232,6 +280,17 @@ REFUSED: dict[str, str] = {
         '%1 = "arith.constant"() <{value = 32 : i32}> : () -> i32\n'
         '%2, %3 = "gpu.shuffle"(%0, %arg1, %1) <{mode = #gpu<shuffle_mode xor>}> : '
         "(i16, i32, i32) -> (i16, i1)"
+    ),
+    "gpu.subgroup_mma_load_matrix of a shape other than m16n16k16's": in_kernel(
+        '%0 = "gpu.subgroup_mma_load_matrix"(%arg0, %arg3) <{leadDimension = 16 '
+        ': index}> : (memref<16xf32>, index) -> !gpu.mma_matrix<32x8xf16, "AOp">'
+    ),
+    "gpu.subgroup_mma_elementwise of an integer kind": in_kernel(
+        '%0 = "gpu.subgroup_mma_constant_matrix"(%arg2) : (f32) -> '
+        '!gpu.mma_matrix<16x16xf32, "COp">\n'
+        '%1 = "gpu.subgroup_mma_elementwise"(%0, %0) <{opType = '
+        '#gpu<mma_element_wise addi>}> : (!gpu.mma_matrix<16x16xf32, "COp">, '
+        '!gpu.mma_matrix<16x16xf32, "COp">) -> !gpu.mma_matrix<16x16xf32, "COp">'
     ),
     "gpu.subgroup_reduce with cluster_size": gpu_module(
         '%0 = "gpu.subgroup_reduce"(%arg2) <{cluster_size = 4 : i32, op = '
@@ -351,6 +410,23 @@ ACCEPTED: dict[tuple[str, ...], str] = {
         "}) : (f32) -> f32\n"
         '"memref.store"(%a, %arg0, %thread_id) : (f32, memref<16xf32>, index) -> ()\n'
         '"gpu.printf"(%arg1, %a) <{format = "%d %f\\0A"}> : (i32, f32) -> ()'
+    ),
+    (
+        "amdgpu.raw_buffer_load",
+        "amdgpu.raw_buffer_store",
+        "amdgpu.raw_buffer_atomic_fadd",
+        "amdgpu.raw_buffer_atomic_fmax",
+        "amdgpu.lds_barrier",
+    ): in_kernel(
+        "%i = arith.index_cast %arg3 : index to i32\n"
+        "%v = amdgpu.raw_buffer_load %arg0[%i] : memref<16xf32>, i32 -> vector<2xf32>\n"
+        "amdgpu.lds_barrier\n"
+        "amdgpu.raw_buffer_store {boundsCheck = false} %v -> %arg1[%i] : "
+        "vector<2xf32> -> memref<16xf32>, i32\n"
+        "amdgpu.raw_buffer_atomic_fadd %arg2 -> %arg1[%i] : "
+        "f32 -> memref<16xf32>, i32\n"
+        "amdgpu.raw_buffer_atomic_fmax %arg2 -> %arg1[%i] : "
+        "f32 -> memref<16xf32>, i32"
     ),
     ("gpu.launch", "gpu.terminator"): """\
 "builtin.module"() ({
@@ -529,6 +605,30 @@ func.func private @twice(%x: f32) -> f32 {
         '"vector.store"(%l, %arg0, %arg3) : (vector<4xf32>, memref<16xf32>, index) '
         "-> ()"
     ),
+    (
+        "vector.transfer_read",
+        "vector.transfer_write",
+        "vector.contract",
+        "vector.transpose",
+        "vector.shape_cast",
+    ): in_kernel(
+        "%c0 = arith.constant 0 : index\n"
+        '%m = "memref.reinterpret_cast"(%arg0) <{operandSegmentSizes = array<i32: '
+        "1, 0, 0, 0>, static_offsets = array<i64: 0>, static_sizes = array<i64: 4, "
+        "4>, static_strides = array<i64: 4, 1>}> : (memref<16xf32>) -> "
+        "memref<4x4xf32, strided<[4, 1]>>\n"
+        "%v = vector.transfer_read %m[%c0, %c0], %arg2 {in_bounds = [true, true]} "
+        ": memref<4x4xf32, strided<[4, 1]>>, vector<4x4xf32>\n"
+        "%t = vector.transpose %v, [1, 0] : vector<4x4xf32> to vector<4x4xf32>\n"
+        "%d = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, "
+        "d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> "
+        '(d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind '
+        "= #vector.kind<add>} %v, %t, %v : vector<4x4xf32>, vector<4x4xf32> into "
+        "vector<4x4xf32>\n"
+        "%s = vector.shape_cast %d : vector<4x4xf32> to vector<16xf32>\n"
+        "vector.transfer_write %s, %arg1[%c0] {in_bounds = [false]} : "
+        "vector<16xf32>, memref<16xf32>"
+    ),
 }
 
 
@@ -594,8 +694,10 @@ def accepted_by_code() -> set[str]:
     the host code the outlining takes."""
     from gpuc.lowering.context import DIALECT_TRANSLATORS, TRANSLATORS
     from gpuc.transforms.foreign.checks import MEMREF_USES, SUPPORTED
+    from gpuc.transforms.foreign.vector_unroll import UNROLLED
 
     names = {name for ops in SUPPORTED.values() for name in ops} | set(MEMREF_USES)
+    names |= set(UNROLLED)
     for dialect in FOREIGN:
         for module in DIALECT_TRANSLATORS.get(dialect, ()):
             import_module(module)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kernel_modules import compiled, seeded
 
 import gpuc
 from gpuc.driver import compile_module
@@ -28,17 +29,13 @@ VERSIONS = Path(__file__).parent / "filecheck" / "import" / "Inputs" / "versions
 
 SOURCE = (Path(__file__).parent / "memref_views_kernels.mlir").read_text()
 
-_modules: dict[str, gpuc.Module] = {}
-
 
 def module(target: str) -> gpuc.Module:
-    if target not in _modules:
-        _modules[target] = gpuc.compile(SOURCE, target=target)
-    return _modules[target]
+    return compiled(SOURCE, target)
 
 
 def rng(*key: object) -> np.random.Generator:
-    return np.random.default_rng([SEED, *(hash(str(k)) % 2**32 for k in key)])
+    return seeded(SEED, *key)
 
 
 @pytest.mark.parametrize("target", ["native", "spirv"])

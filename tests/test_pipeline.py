@@ -411,6 +411,7 @@ DIALECT_PASSES = [
     "privatize",
     "inline",
     "symbol-dce",
+    "lift-cf",
     "finalize-kernels",
     "verify-target",
 ]

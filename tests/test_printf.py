@@ -217,8 +217,9 @@ def test_bad_formats_are_located_diagnostics(
 def test_native_output_comes_out_before_a_failed_assert(
     tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    """What the threads printed before the launch stopped is written, then
-    the LaunchError is raised; `%c` of an i64 prints its character."""
+    """What the threads printed, each failing thread's line among it, is
+    written, then the LaunchError is raised; `%c` of an i64 prints its
+    character."""
     m = compiled(
         tmp_path,
         """\
@@ -235,8 +236,14 @@ gpuc.func @k(%limit: index, %letter: i64) kernel {
     capfd.readouterr()
     with pytest.raises(gpuc.LaunchError, match="k.mlir:5:3: assertion failed"):
         m.launch("k", (2,), (4,), (np.int64(6), np.int64(ord("t"))))
-    # Block 0 ran whole; block 1 stopped at its third thread, which had printed.
-    assert capfd.readouterr().out == "".join(f"t{i}\n" for i in range(7))
+    # Every thread ran; threads 6 and 7 (block 1, threads 2 and 3) failed.
+    failed = [
+        f"{tmp_path / 'k.mlir'}:5: k: block: [1,0,0], thread: [{t},0,0] "
+        "Assertion `below the limit` failed.\n"
+        for t in (2, 3)
+    ]
+    expected = "".join(f"t{i}\n" for i in range(6))
+    assert capfd.readouterr().out == expected + f"t6\n{failed[0]}t7\n{failed[1]}"
 
 
 MLIR_PRINTF = """\

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kernel_modules import compiled, seeded
 
 import gpuc
 from gpuc.diagnostics import DiagnosticException
@@ -27,17 +28,13 @@ print(f"test_work_items: GPUC_TEST_SEED={SEED}")
 TARGETS = ["native", "spirv"]
 Array = np.ndarray[Any, Any]
 
-_modules: dict[str, gpuc.Module] = {}
-
 
 def module(target: str) -> gpuc.Module:
-    if target not in _modules:
-        _modules[target] = gpuc.compile(SOURCE, target=target)
-    return _modules[target]
+    return compiled(SOURCE, target)
 
 
 def rng(*key: object) -> np.random.Generator:
-    return np.random.default_rng([SEED, *(hash(str(k)) % 2**32 for k in key)])
+    return seeded(SEED, *key)
 
 
 def per_block(values: Array, threads: int) -> Array:

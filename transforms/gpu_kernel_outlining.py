@@ -130,7 +130,8 @@ def outline(module: ModuleOp, launch: gpu.LaunchOp, taken: set[str]) -> None:
             first = launch.body.blocks[0]
             first.insert_op_before(clone, first.first_op)  # type: ignore[arg-type]
             for use in list(value.uses):
-                if launch.is_ancestor(use.operation):
+                # is_ancestor counts the launch itself: its sizes stay outside.
+                if use.operation is not launch and launch.is_ancestor(use.operation):
                     use.operation.operands[use.index] = clone.result
     params = captured_values(launch.body)
     grid = [launch.gridSizeX, launch.gridSizeY, launch.gridSizeZ]

@@ -28,6 +28,7 @@ from gpuc.transforms.classify_entrypoints import ClassifyEntrypoints
 from gpuc.transforms.finalize_kernels import FinalizeKernels
 from gpuc.transforms.import_foreign import ImportForeign
 from gpuc.transforms.inline import Inline
+from gpuc.transforms.lift_cf import LiftCf
 from gpuc.transforms.privatize import Privatize
 from gpuc.transforms.resolve_deferred import ResolveDeferred
 from gpuc.transforms.symbol_dce import SymbolDCE
@@ -57,8 +58,9 @@ def run_passes(
 def lowering_passes(module: ModuleOp, target: Target) -> list[ModulePass]:
     """What `module` gets before it is lowered for `target` by a `-t` output
     (which lowers modules as it finds them): the target attached if it has
-    none, an entrypoint set if it has none, and always the target's own
-    kernel records and checks (finalize-kernels, verify-target), so that no
+    none, an entrypoint set if it has none, cf branches around barriers
+    lifted (lift-cf, which the native target needs), and always the target's
+    own kernel records and checks (finalize-kernels, verify-target), so that no
     record another pass or a hand left behind is lowered. A module configured
     for another target is a diagnostic."""
     from gpuc.dialects.attrs import ENTRYPOINTS_ATTR, TARGET_ATTR
@@ -78,7 +80,7 @@ def lowering_passes(module: ModuleOp, target: Target) -> list[ModulePass]:
         passes.append(AttachTarget(str(target.spec())))
     if ENTRYPOINTS_ATTR not in module.attributes:
         passes.append(ClassifyEntrypoints())
-    return [*passes, FinalizeKernels(), VerifyTarget()]
+    return [*passes, LiftCf(), FinalizeKernels(), VerifyTarget()]
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,7 @@ class GpucPipeline(ModulePass):
             Privatize(),
             Inline(),
             SymbolDCE(),
+            LiftCf(),
             FinalizeKernels(),
             VerifyTarget(),
         )

@@ -29,22 +29,29 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnrankedMemRefType,
     UnrankedTensorType,
+    VectorType,
 )
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-FOREIGN_DIALECTS = frozenset({"func", "gpu", "memref"})
+FOREIGN_DIALECTS = frozenset({"func", "gpu", "memref", "amdgpu"})
 """Dialects whose ops the import converts (or rejects with a diagnostic)."""
 FOREIGN_TYPES = (MemRefType, UnrankedMemRefType, TensorType, UnrankedTensorType)
 """Types the import converts (or rejects), wherever a value has them."""
 
 
 def is_foreign(op: Operation) -> bool:
-    """Whether the import has anything to do with `op` itself."""
+    """Whether the import has anything to do with `op` itself (vectors of
+    several dimensions, which it unrolls, included)."""
     if op.name.split(".")[0] in FOREIGN_DIALECTS:
         return True
     args = (a for region in op.regions for b in region.blocks for a in b.args)
-    return any(isinstance(v.type, FOREIGN_TYPES) for v in (*op.results, *args))
+    return any(
+        isinstance(v.type, FOREIGN_TYPES)
+        or isinstance(v.type, VectorType)
+        and v.type.get_num_dims() != 1
+        for v in (*op.results, *args)
+    )
 
 
 @dataclass(frozen=True)
@@ -66,10 +73,12 @@ class ImportForeign(ModulePass):
             return
         from gpuc.transforms.foreign.conversion import import_functions
         from gpuc.transforms.foreign.text import upgrade_foreign_ops
+        from gpuc.transforms.foreign.vector_unroll import unroll_vectors
 
         if self.upgrade:
             upgrade_foreign_ops(op)
         outline_host_code(ctx, op)
+        unroll_vectors(op, self.gpu_module or None)
         import_functions(op, self.gpu_module or None)
 
 

@@ -2,18 +2,26 @@
 
 A memref is a C-contiguous numpy array of its shape (an unranked memref is
 the same array), so a `gpu.launch_func` hands the host's buffers to the
-kernel as they are: gpuc's executors take numpy arrays (native runs on them,
-spirv copies them in and back around the launch, as host-registered memory
-behaves). A vector is a 1-D numpy array, an async token is None, an
-`!async.value` is its payload. Everything runs in program order: a launch
-finishes before the next op, so every `gpu.wait` and `async.await` is already
-satisfied. `memref.alloc` and `gpu.alloc` give zeroed buffers.
+kernel as they are: native runs on them; spirv runs on OpenCL buffers over
+their memory (`host_view`), so that kernels running at the same time share
+them, as CUDA's host-registered and host-shared memory is shared. A vector is
+a 1-D numpy array, an `!async.value` is its payload.
+
+GPU ops run as MLIR's CUDA runtime runs them (gpuc/host/streams.py): an
+async one (`gpu.launch_func async`, `gpu.memcpy async`, ...) goes to the
+stream of its first dependency's chain (a new one without dependencies) and
+returns a token at once, so independent chains run at the same time; a sync
+one waits for its dependencies, then runs to completion; `gpu.wait` waits
+for its tokens. `async.execute` regions run in program order, inline (their
+tokens are None). `memref.alloc` and `gpu.alloc` give zeroed, page-aligned
+buffers.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib import import_module
 from math import prod
 from typing import IO, TYPE_CHECKING, Any
@@ -43,6 +51,7 @@ from gpuc.host.runner_utils import (
     format_memref,
     format_vector,
 )
+from gpuc.host.streams import Streams, Work, wait
 from gpuc.runtime.args import SCALAR_DTYPES
 
 if TYPE_CHECKING:
@@ -128,9 +137,16 @@ def in_bounds(
     return where
 
 
-def _token(op: Operation) -> tuple[Any, ...]:
-    """The results of an op whose only result is an optional async token."""
-    return (None,) * len(op.results)
+PAGE = 4096
+
+
+def zeros(shape: tuple[int, ...], dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
+    """A zeroed C-contiguous array starting at a page boundary (where an
+    OpenCL CPU runtime uses host memory in place)."""
+    nbytes = prod(shape) * dtype.itemsize
+    raw = np.zeros(nbytes + PAGE, np.uint8)
+    start = -raw.ctypes.data % PAGE
+    return raw[start : start + nbytes].view(dtype).reshape(shape)
 
 
 def _check_same_shape(
@@ -156,9 +172,7 @@ class MemRefHostFunctions(InterpreterFunctions):
         self, op: Operation, kind: Attribute, dynamic: list[int]
     ) -> np.ndarray[Any, Any]:
         assert isinstance(kind, builtin.MemRefType)
-        return np.zeros(
-            shape_of(op, kind, dynamic), dtype_of(op, kind.get_element_type())
-        )
+        return zeros(shape_of(op, kind, dynamic), dtype_of(op, kind.get_element_type()))
 
     @impl(memref.AllocOp)
     def run_alloc(
@@ -268,11 +282,33 @@ class MemRefHostFunctions(InterpreterFunctions):
 
 @register_impls
 class GpuHostFunctions(InterpreterFunctions):
-    """gpu host ops: buffers are host arrays; launches run gpuc's kernels."""
+    """gpu host ops: buffers are host arrays; launches run gpuc's kernels,
+    async ones on their token chain's stream (gpuc/host/streams.py)."""
 
     def __init__(self, kernels: Module | None, stdout: IO[str]) -> None:
         self.kernels = kernels
         self.stdout = stdout
+        self.streams = Streams(kernels.stream if kernels is not None else _no_stream)
+        self._views: dict[int, tuple[np.ndarray[Any, Any], Any]] = {}
+
+    def _run(self, op: Operation, dependencies: Any, work: Work) -> tuple[Any, ...]:
+        """Run `work` as `op` says: queued after `dependencies` when `op`
+        returns a token (its only result), else to completion once they are
+        done."""
+        if op.results:
+            with located(op):  # a new chain makes a stream
+                return (self.streams.submit(dependencies, work),)
+        wait(dependencies)
+        work(None)
+        return ()
+
+    def _token(self, op: Operation, dependencies: Any) -> Any:
+        """`op`'s token after `dependencies` (a new chain makes a stream)."""
+        with located(op):
+            return self.streams.token(dependencies)
+
+    def _dependencies(self, op: Operation, values: dict[Any, Any]) -> list[Any]:
+        return [values[v] for v in getattr(op, "asyncDependencies", ())]
 
     @impl(gpu.HostRegisterOp)
     def run_host_register(
@@ -295,16 +331,27 @@ class GpuHostFunctions(InterpreterFunctions):
         dynamic = [values[v] for v in op.dynamicSizes]
         kind = op.result.type
         assert isinstance(kind, builtin.MemRefType)
-        array = np.zeros(
+        array = zeros(
             shape_of(op, kind, dynamic), dtype_of(op, kind.get_element_type())
         )
-        return (array, *(None for _ in op.results[1:]))
+        deps = self._dependencies(op, values)
+        if len(op.results) > 1:
+            return (array, self._token(op, deps))
+        wait(deps)
+        return (array,)
 
     @impl(gpu.DeallocOp)
     def run_dealloc(
         self, interpreter: Interpreter, op: gpu.DeallocOp, args: PythonValues
     ) -> PythonValues:
-        return _token(op)
+        values = dict(zip(op.operands, args, strict=True))
+        deps = self._dependencies(op, values)
+        # Its device buffer goes (kernels queued on it still hold theirs).
+        self._views.pop(id(values[op.buffer]), None)
+        if op.results:
+            return (self._token(op, deps),)
+        wait(deps)
+        return ()
 
     @impl(gpu.MemcpyOp)
     def run_memcpy(
@@ -313,8 +360,11 @@ class GpuHostFunctions(InterpreterFunctions):
         values = dict(zip(op.operands, args, strict=True))
         destination, source = values[op.dst], values[op.src]
         _check_same_shape(op, source, destination)
-        np.copyto(destination, source)
-        return _token(op)
+        return self._run(
+            op,
+            self._dependencies(op, values),
+            lambda _: np.copyto(destination, source),
+        )
 
     @impl(host.MemsetOp)
     def run_memset(
@@ -323,14 +373,21 @@ class GpuHostFunctions(InterpreterFunctions):
         args = plain(args)
         values = dict(zip(op.operands, args, strict=True))
         destination = values[op.dst]
-        destination[...] = to_element(values[op.value], destination.dtype)
-        return _token(op)
+        value = to_element(values[op.value], destination.dtype)
+
+        def work(_: Any) -> None:
+            destination[...] = value
+
+        return self._run(op, self._dependencies(op, values), work)
 
     @impl(gpu.WaitOp)
     def run_wait(
         self, interpreter: Interpreter, op: gpu.WaitOp, args: PythonValues
     ) -> PythonValues:
-        return _token(op)
+        if op.results:
+            return (self._token(op, args),)
+        wait(args)
+        return ()
 
     @impl(gpu.LaunchFuncOp)
     def run_launch_func(
@@ -345,9 +402,8 @@ class GpuHostFunctions(InterpreterFunctions):
                 *(n.data for n in symbol.nested_references.data),
             ]
         )
-        if self.kernels is None or (
-            name not in self.kernels.aliases and name not in self.kernels
-        ):
+        kernels = self.kernels
+        if kernels is None or (name not in kernels.aliases and name not in kernels):
             raise OpError(
                 op,
                 f"launches @{name.replace('::', '::@')}, which no gpu.module defines",
@@ -356,22 +412,70 @@ class GpuHostFunctions(InterpreterFunctions):
         block = tuple(
             int(values[v]) for v in (op.blockSizeX, op.blockSizeY, op.blockSizeZ)
         )
-        kernel_args = [
-            bool(values[v]) if v.type == builtin.i1 else values[v]
-            for v in op.kernelOperands
-        ]
+        from gpuc.runtime.args import LaunchError
+
+        with located(op, f"the launch of @{name} failed: "):
+            executor = kernels.executor  # made here, not by two chains at once
+            kernel_args = [
+                bool(values[v])
+                if v.type == builtin.i1
+                else self._device_view(values[v])
+                for v in op.kernelOperands
+            ]
         options: dict[str, Any] = {}
         if op.dynamicSharedMemorySize is not None:
             options["shared"] = int(values[op.dynamicSharedMemorySize])
-        from gpuc.runtime.args import LaunchError
+        sync: Any = getattr(executor, "sync_host_view", None)
+        views = [a for a in kernel_args if getattr(a, "host", None) is not None]
+
+        def work(stream: Any) -> None:
+            try:
+                kernels.launch(name, grid, block, kernel_args, stream=stream, **options)
+                if stream is None:
+                    kernels.synchronize()
+                else:
+                    stream.synchronize()
+                for view in views:
+                    sync(view, stream)
+            except LaunchError as e:
+                raise OpError(op, f"the launch of @{name} failed: {e}") from None
 
         self.stdout.flush()
         sys.stdout.flush()
-        try:
-            self.kernels.launch(name, grid, block, kernel_args, **options)
-        except LaunchError as e:
-            raise OpError(op, f"the launch of @{name} failed: {e}") from None
-        return _token(op)
+        return self._run(op, self._dependencies(op, values), work)
+
+    def _device_view(self, value: Any) -> Any:
+        """What a kernel is given for a host array: the array, or where the
+        executor runs on device buffers, one over its memory (made once)."""
+        assert self.kernels is not None
+        host_view = getattr(self.kernels.executor, "host_view", None)
+        if (
+            host_view is None
+            or not isinstance(value, np.ndarray)
+            or not value.nbytes
+            or not value.flags.c_contiguous
+        ):
+            return value
+        found = self._views.get(id(value))
+        if found is None or found[0] is not value:
+            found = self._views[id(value)] = (value, host_view(value))
+        return found[1]
+
+
+def _no_stream() -> None:
+    return None
+
+
+@contextmanager
+def located(op: Operation, prefix: str = "") -> Iterator[None]:
+    """An executor that cannot start (no driver, no device) or make a stream
+    is a diagnostic at `op`, not an internal error."""
+    from gpuc.runtime.args import LaunchError
+
+    try:
+        yield
+    except LaunchError as e:
+        raise OpError(op, f"{prefix}{e}") from None
 
 
 @register_impls

@@ -207,16 +207,30 @@ def run_host(
     out = stdout if stdout is not None else sys.stdout
     check_host_ops(module, make_interpreter(module, functions(module, None, out)))
     kernels = compile_kernels(module, target, **options)
-    interpreter = make_interpreter(module, functions(module, kernels, out))
-    from gpuc.host.interpret import plain
+    implementations = functions(module, kernels, out)
+    interpreter = make_interpreter(module, implementations)
+    from gpuc.host.interpret import GpuHostFunctions, plain
 
+    streams = [i.streams for i in implementations if isinstance(i, GpuHostFunctions)]
     try:
-        return plain(interpreter.call_op(entry, ()))
+        try:
+            results = plain(interpreter.call_op(entry, ()))
+        except BaseException:
+            for chains in streams:
+                chains.drain()  # no kernel may run on past the error
+            raise
+        for chains in streams:
+            chains.finish()  # the async work not waited for
+        return results
     except DiagnosticException as e:
         cause: BaseException | None = e
         while cause is not None and not isinstance(cause, OpError):
             cause = cause.__cause__ or cause.__context__
         if cause is not None:
+            # xDSL's interpreter noted a dump of the module on the error at
+            # each op it passed through: the diagnostic is located already.
+            notes = getattr(cause, "__notes__", [])
+            notes[:] = [n for n in notes if "Error while interpreting op" not in n]
             raise cause from None
         raise
     finally:

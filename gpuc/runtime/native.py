@@ -47,6 +47,7 @@ from gpuc.runtime.printing import HOOK_ADDRESS, block_output
 from gpuc.targets.launch_abi import NATIVE_PRINT
 from gpuc.targets.native_abi import (
     FAULT_BOUNDS,
+    FAULT_RETURNED,
     FAULT_THREAD,
     LAUNCH,
     Layout,
@@ -269,17 +270,19 @@ def _report(name: str, launch: Launch, record: Any) -> None:
     block_id = (linear % gx, linear // gx % gy, linear // (gx * gy))
     where = f"block {block_id}"
     kind = int(record[_KIND])
-    if kind in (FAULT_THREAD, FAULT_BOUNDS):
+    if kind in (FAULT_THREAD, FAULT_BOUNDS, FAULT_RETURNED):
         thread = tuple(int(t) for t in record[RECORD.words("error_thread")])
         where += f", thread {thread}"
     if kind == FAULT_BOUNDS:
         index = int(np.int64(record[RECORD.word("error_index")]))
         extent = int(record[RECORD.word("error_extent")])
         message += f": index {index} is outside the extent {extent}"
-    raise LaunchError(
-        f"kernel '{name}': {where}: {message}; the launch stopped "
-        "there (blocks after it in its range did not run)"
+    stopped = (
+        "the failing thread returned there (the first failure is reported)"
+        if kind == FAULT_RETURNED
+        else "the launch stopped there (blocks after it in its range did not run)"
     )
+    raise LaunchError(f"kernel '{name}': {where}: {message}; {stopped}")
 
 
 class _Buffers:

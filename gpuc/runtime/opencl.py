@@ -352,6 +352,35 @@ class OpenCLExecutor:
         array.copy_from_host(host, stream=stream)
         return array
 
+    def host_view(self, host: np.ndarray[Any, Any]) -> OpenCLArray:
+        """A device array whose buffer is the memory of `host`, a contiguous
+        array that outlives it (CL_MEM_USE_HOST_PTR: a CPU runtime runs the
+        kernels on it in place), so that kernels running at the same time,
+        and the host between them, share it as CUDA's host-registered memory
+        is shared; `sync_host_view` once kernels have written it."""
+        import pyopencl as cl
+
+        if not host.flags.c_contiguous or host.nbytes == 0:
+            raise LaunchError("host_view: the array must be contiguous and not empty")
+        flags = cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR
+        buffer = cl.Buffer(self.context, flags, hostbuf=host)
+        view = OpenCLArray(self, buffer, host.shape, host.dtype)
+        view.host = host  # the buffer's memory, kept alive with it
+        return view
+
+    def sync_host_view(self, view: OpenCLArray, stream: Stream | None = None) -> None:
+        """Bring what kernels wrote to a host view into its host memory (a
+        map and unmap: nothing moves where the runtime works in place)."""
+        import pyopencl as cl
+
+        queue = self._queue(stream)
+        flags: Any = cl.map_flags.READ | cl.map_flags.WRITE
+        mapped, _ = cl.enqueue_map_buffer(
+            queue, view.handle, flags, 0, view.shape, view.dtype, is_blocking=True
+        )
+        mapped.base.release(queue)
+        queue.finish()
+
     def adopt(self, value: Any) -> OpenCLArray:
         """A `pyopencl.array.Array` of this context as a device array sharing
         its buffer (nothing is copied)."""
@@ -514,6 +543,8 @@ class OpenCLArray(DeviceArray):
     ) -> None:
         super().__init__(executor.owner, buffer, shape, dtype)
         self.executor = executor
+        self.host: np.ndarray[Any, Any] | None = None
+        """The host memory of a `host_view`."""
 
     def copy_to_host(
         self, out: np.ndarray[Any, Any] | None = None, *, stream: Stream | None = None

@@ -1,17 +1,18 @@
 """A failing `cf.assert` on the ptx and spirv targets (docs/runtime.md,
-"Asserts"): the kernel takes a hidden error record (a global `i32` buffer,
-gpuc/runtime/error_record.py) as parameter 0, which the executor allocates,
-zeroes and reads after the launch. The failing thread claims the record with
-one compare-exchange of its word 0 from 0 to the assert's id
-(gpuc/asserts.py); the first to do so writes its block and thread index
-after it. Then the thread returns: from a kernel, it ends; from a helper
-(with a zero result), after setting its own failure flag, which each caller
-of an asserting helper tests after the call to return too. So no code after
-a failed assert runs in a failing thread (the first or a later one), and
-every other thread runs on. The flag is the thread's own: an `i32` on the
-kernel's stack, passed to helpers by pointer (private memory; testing the
-shared record instead made every thread return at its next call once any
-had failed).
+"Asserts"): the failing thread prints its line in CUDA's format
+(`print_failure`; the native target prints it too). The kernel takes a
+hidden error record (a global `i32` buffer, gpuc/runtime/error_record.py)
+as parameter 0, which the executor allocates, zeroes and reads after the
+launch. The failing thread claims the record with one compare-exchange of
+its word 0 from 0 to the assert's id (gpuc/asserts.py); the first to do so
+writes its block and thread index after it. Then the thread returns: from a
+kernel, it ends; from a helper (with a zero result), after setting its own
+failure flag, which each caller of an asserting helper tests after the call
+to return too. So no code after a failed assert runs in a failing thread
+(the first or a later one), and every other thread runs on. The flag is the
+thread's own: an `i32` on the kernel's stack, passed to helpers by pointer
+(private memory; testing the shared record instead made every thread return
+at its next call once any had failed).
 
 Kernels and helpers that hold an assert, or call one that does, take the
 record (`asserting_functions`), helpers the flag too, after it; a kernel's
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
-from gpuc.asserts import asserting_functions, module_asserts
+from gpuc.asserts import asserting_functions, device_message_format, module_asserts
 from gpuc.targets.launch_abi import BLOCK, THREAD
 
 if TYPE_CHECKING:
@@ -107,11 +108,34 @@ def leave(fl: FunctionLowering) -> None:
         fl.builder.ret(ir.Constant(result, None))
 
 
+def print_failure(
+    fl: FunctionLowering, op: cf.AssertOp, thread: list[ir.Value] | None = None
+) -> None:
+    """Print the failing thread's line (gpuc/asserts.py's
+    `device_message_format`) with the target's printf, if it prints;
+    `thread`: the thread's index where the target's `index` is not it."""
+    from gpuc.lowering.printf import PrintsFormatted
+
+    target = fl.target
+    if not isinstance(target, PrintsFormatted):
+        return
+    allowed = getattr(target, "prints_failure", None)  # spirv: not everywhere
+    if allowed is not None and not allowed(fl):
+        return
+    b = fl.builder
+    block = [target.index(fl, "block_id", d) for d in range(3)]
+    thread = thread or [target.index(fl, "thread_id", d) for d in range(3)]
+    values = [b.trunc(v, I32) if v.type != I32 else v for v in (*block, *thread)]
+    target.printf(fl, op, device_message_format(op), values)  # type: ignore[arg-type]
+
+
 def record_failure(fl: FunctionLowering, op: cf.AssertOp) -> bool:
-    """Claim the record for `op` and return (at the builder's position, in
-    the assert's failing branch); False if the function has no record."""
+    """Print the failing thread's line, claim the record for `op` and
+    return (at the builder's position, in the assert's failing branch);
+    False if the function has no record."""
     if not fl.hidden_args:
         return False
+    print_failure(fl, op)
     b = fl.builder
     record = fl.hidden_args[0]
     scope = fl.target.atomic_scope

@@ -158,9 +158,10 @@ class NativeTarget(Target):
         native_printf(fl, op, text, values)
 
     def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
-        """A failing `cf.assert` stops the launch with a report (False where
-        the function has no state to report through: it traps)."""
-        from gpuc.targets.native_faults import assert_failed
+        """A failing `cf.assert` prints its line and is reported
+        (gpuc/targets/native_asserts.py; False where the function has no
+        state to report through: it traps)."""
+        from gpuc.targets.native_asserts import assert_failed
 
         return assert_failed(fl, op)
 

@@ -104,6 +104,10 @@ FAULT_THREAD = 1
 """`error_kind`: `error_thread` names the thread too (a failing assert)."""
 FAULT_BOUNDS = 2
 """`error_kind`: thread, `error_index` and `error_extent` (elements)."""
+FAULT_RETURNED = 3
+"""`error_kind`: as FAULT_THREAD, but the failing thread returned and the
+launch ran on (a failing assert in a kernel without barriers: the first
+failure in its block range is the one reported)."""
 JMP_BUF_BYTES = 512
 """Room for the C library's jmp_buf (200 bytes on x86-64, 312 on AArch64)."""
 

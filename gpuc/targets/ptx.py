@@ -20,6 +20,7 @@ from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace
 from gpuc.dialects.functions import FuncOp
 from gpuc.targets.base import RecordingTarget, TargetError
+from gpuc.targets.wmma import WmmaMatrices
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
@@ -64,7 +65,7 @@ _LIBDEVICE: list[llvm.ModuleRef] = []
 
 
 @dataclass(frozen=True)
-class PTXTarget(RecordingTarget):
+class PTXTarget(WmmaMatrices, RecordingTarget):
     """`sm`: compute capability (90 is sm_90); `ptx_isa`: PTX ISA version as
     major*10+minor (78 is 7.8), by default the lowest one the sm needs."""
 

@@ -39,7 +39,13 @@ from xdsl.ir import Operation
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace, InlineHint, PtrType
-from gpuc.dialects.functions import CallIndirectOp, FuncAddrOp, FuncOp, LaunchOp
+from gpuc.dialects.functions import (
+    CallIndirectOp,
+    CallOp,
+    FuncAddrOp,
+    FuncOp,
+    LaunchOp,
+)
 from gpuc.dialects.memory import (
     AddrSpaceCastOp,
     AtomicCmpXchgOp,
@@ -47,6 +53,7 @@ from gpuc.dialects.memory import (
     ptr_type_of,
 )
 from gpuc.targets.base import LLVM_MATH, RecordingTarget
+from gpuc.targets.lane_matrices import LaneMatrices
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
@@ -59,7 +66,15 @@ if TYPE_CHECKING:
     from gpuc.driver import Compilation
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
 
-EXTENSIONS = ("SPV_EXT_shader_atomic_float_add",)
+EXTENSIONS = (
+    "SPV_EXT_shader_atomic_float_add",
+    # gpuc's printf formats are all in the constant address space, but LLVM
+    # 22's SPIR-V back-end believes one is not in some modules of several
+    # printing kernels (a kernel without parameters beside another, or one
+    # whose printf is in a branch) and stops unless it may declare this; the
+    # code it then emits is the same, formats in UniformConstant.
+    "SPV_EXT_relaxed_printf_string_address_space",
+)
 """SPIR-V extensions LLVM may use; everything needing another is rejected."""
 INTRINSICS = {
     "thread_id": "llvm.spv.thread.id.in.group",
@@ -101,7 +116,7 @@ INTEGER_WIDTHS = (1, 8, 16, 32, 64)
 
 
 @dataclass(frozen=True)
-class SPIRVTarget(RecordingTarget):
+class SPIRVTarget(LaneMatrices, RecordingTarget):
     name: ClassVar[str] = "spirv"
     triple: ClassVar[str] = "spirv64-unknown-unknown"
     address_spaces: ClassVar[dict[AddressSpace, int]] = {
@@ -205,6 +220,11 @@ class SPIRVTarget(RecordingTarget):
         from gpuc.targets.printf import opencl_printf
 
         opencl_printf(fl, text, values)
+
+    def prints_failure(self, fl: FunctionLowering) -> bool:
+        """Whether a failing assert of `fl`'s function prints its line:
+        printf only in kernels (`failure_printing`)."""
+        return fl.func.sym_name.data in failure_printing(fl.ml.module)
 
     def subgroup_index(self, fl: FunctionLowering, kind: str) -> ir.Value:
         """The sub-group built-in variables, through LLVM's SPIR-V intrinsics."""
@@ -347,9 +367,12 @@ class SPIRVTarget(RecordingTarget):
     ) -> None:
         """A kernel with a known block size declares it as OpenCL C's
         `reqd_work_group_size` does (the back-end makes it the entry point's
-        `OpExecutionMode LocalSize`)."""
+        `OpExecutionMode LocalSize`); one using matrix fragments asks for
+        sub-groups of 32 (`intel_reqd_sub_group_size`: `OpExecutionMode
+        SubgroupSize 32`), the lanes they are spread over (lane_matrices.py)."""
         from llvmlite import ir
 
+        from gpuc.lowering.matrix import WARP, using_fragments
         from gpuc.targets.error_record import name_record
 
         name_record(ml, func, fn)
@@ -361,6 +384,18 @@ class SPIRVTarget(RecordingTarget):
         if block is not None:
             sizes = [ir.Constant(ir.IntType(32), size) for size in block]
             fn.set_metadata("reqd_work_group_size", ml.llvm.add_metadata(sizes))
+        if func.is_kernel and func.sym_name.data in using_fragments(ml):
+            if block is not None and (block[0] * block[1] * block[2]) % WARP:
+                raise OpError(
+                    func,
+                    f"kernel @{func.sym_name.data} uses matrix fragments, which "
+                    f"spirv spreads over sub-groups of {WARP}, but its block of "
+                    f"{list(block)} threads is not a whole number of them; give "
+                    f"it a multiple of {WARP} threads",
+                )
+            warp = [ir.Constant(ir.IntType(32), WARP)]
+            fn.set_metadata("intel_reqd_sub_group_size", ml.llvm.add_metadata(warp))
+            space_function_metadata(fn)
 
     def finish_module(self, ml: ModuleLowering) -> None:
         """OpenCL C version (OpSource) and, unless contraction is off, the
@@ -465,6 +500,17 @@ def check_kernel_params(kernel: FuncOp) -> None:
 
 PRINTF = "gpuc.printf"
 
+
+def space_function_metadata(fn: ir.Function) -> None:
+    """Print `fn`'s metadata attachments apart by spaces, as LLVM reads them
+    (llvmlite 0.50 puts commas between them, right for instructions only)."""
+
+    def attachments(leading_comma: bool = False) -> str:
+        return " ".join(f"!{k} {v.get_reference()}" for k, v in fn.metadata.items())
+
+    fn._stringify_metadata = attachments  # noqa: SLF001
+
+
 _printing: weakref.WeakKeyDictionary[ModuleLowering, set[str]] = (
     weakref.WeakKeyDictionary()
 )
@@ -476,7 +522,36 @@ def printing(ml: ModuleLowering) -> set[str]:
     if found is None:
         from gpuc.asserts import functions_reaching
 
-        found = _printing[ml] = functions_reaching(ml.module, PRINTF)
+        found = _printing[ml] = functions_reaching(ml.module, PRINTF) | (
+            failure_printing(ml.module) & functions_reaching(ml.module, "cf.assert")
+        )
+    return found
+
+
+def failure_printing(module: ModuleOp) -> set[str]:
+    """The functions whose failing asserts print their line (gpuc/asserts.py):
+    kernels, and helpers that are not no_inline called only from such
+    functions, so that inlined (`printing`) every printf lands in a kernel."""
+    funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
+    callers: dict[str, set[str]] = {name: set() for name in funcs}
+    for name, func in funcs.items():
+        for op in func.walk():
+            if isinstance(op, FuncAddrOp | CallIndirectOp):
+                return {n for n, f in funcs.items() if f.is_kernel}
+            if isinstance(op, CallOp):
+                callers.setdefault(op.callee.root_reference.data, set()).add(name)
+    found = {
+        n
+        for n, f in funcs.items()
+        if f.is_kernel or f.inline_hint is not InlineHint.NO_INLINE
+    }
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(found):
+            if not funcs[name].is_kernel and not callers.get(name, set()) <= found:
+                found.discard(name)
+                changed = True
     return found
 
 

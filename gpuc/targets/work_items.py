@@ -755,8 +755,10 @@ class WorkGroupLowering(FunctionLowering):
         thread's results from its subgroup's (WARP consecutive threads in
         linear order; a block's last subgroup may have fewer). A reduction,
         a vote and a ballot fold their subgroup's slots in lane order."""
-        lanes = self.slot_for(op.value)
-        self.copy([lanes], [op.value])
+        lanes = self.slots.get(op.value)
+        if lanes is None:  # recomputed per thread: stored for the lanes to read
+            lanes = self.new_slot(self.type(op.value.type))
+            self.copy([lanes], [op.value])
         targets = [self.slot_for(r) for r in op.results]
         b = self.builder
         warp = ir.Constant(I64, WARP)
@@ -1128,4 +1130,7 @@ def _store_size(ty: ir.Type) -> int:
             return size
         count: int = ty.count
         return count * _store_size(element)
+    if isinstance(ty, ir.ArrayType):  # a matrix fragment (lowering/matrix.py)
+        elements: int = ty.count
+        return elements * _store_size(ty.element)
     raise TypeError(f"no context storage for values of type {ty}")

@@ -31,6 +31,11 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from gpuc.dialects.attrs import AddressSpace
 from gpuc.dialects.symbols import symbol_name
 from gpuc.transforms.foreign.all_reduce import kind_problem
+from gpuc.transforms.foreign.amdgpu_dialect import (
+    AMDGPU_OPS,
+    BUFFER_OP_NAMES,
+    buffer_problem,
+)
 from gpuc.transforms.foreign.bare_pointers import (
     ATOMIC_FLOAT_KINDS,
     ATOMIC_INTEGER_KINDS,
@@ -46,6 +51,8 @@ from gpuc.transforms.foreign.bare_pointers import (
 from gpuc.transforms.foreign.gpu_dialect import AllReduceOp
 from gpuc.transforms.foreign.memref_dialect import ATOMIC_RMW_OPS
 from gpuc.transforms.foreign.memref_views import kept_dims
+from gpuc.transforms.foreign.mma import MEMREF_OPERANDS, MMA_OP_NAMES, mma_problem
+from gpuc.transforms.foreign.vector_unroll import vector_problem
 
 GPU_OPS = (
     "gpu.module",
@@ -66,6 +73,7 @@ GPU_OPS = (
     "gpu.all_reduce",
     "gpu.yield",
     "gpu.printf",
+    *MMA_OP_NAMES,
 )
 MEMREF_OPS = (
     "memref.load",
@@ -84,7 +92,12 @@ MEMREF_OPS = (
     "memref.memory_space_cast",
 )
 FUNC_OPS = ("func.func", "func.call", "func.return")
-SUPPORTED = {"gpu": GPU_OPS, "memref": MEMREF_OPS, "func": FUNC_OPS}
+SUPPORTED = {
+    "gpu": GPU_OPS,
+    "memref": MEMREF_OPS,
+    "func": FUNC_OPS,
+    "amdgpu": AMDGPU_OPS,
+}
 
 # Where a memref value may be used: op name -> the operand it may be.
 MEMREF_USES = {
@@ -100,7 +113,11 @@ MEMREF_USES = {
     "memref.memory_space_cast": "source",
     "vector.load": "base",
     "vector.store": "base",
+    "vector.transfer_read": "source",
+    "vector.transfer_write": "source",
     "func.call": None,
+    **dict.fromkeys(BUFFER_OP_NAMES, "memref"),
+    **MEMREF_OPERANDS,
 }
 MEMREF_DEFS = (
     memref.AllocaOp,
@@ -163,7 +180,7 @@ def vector_access_problem(op: Operation) -> str | None:
     t = op.operands[0 if op.name == "vector.load" else 1].type
     assert isinstance(vt, VectorType) and isinstance(t, MemRefType)
     if vt.get_num_dims() != 1:
-        return f"{op.name} of {vt} is not supported: gpuc's vectors are 1-D"
+        return None  # vector_unroll.py's (unrolled before the conversion)
     if vt.get_element_type() != t.element_type:
         return f"{op.name} of {vt} from {t}: the element types must be the same"
     inner = (
@@ -411,6 +428,8 @@ def _unsupported(op: Operation) -> bool:
 
 
 def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | None:
+    if (problem := vector_problem(op, where(op))) is not None:
+        return problem
     if _unsupported(op):
         what = f"'{op_name(op)}', " if isinstance(op, UnregisteredOp) else ""
         return (
@@ -419,6 +438,10 @@ def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | Non
         )
     if op.name in ("gpu.shuffle", "gpu.subgroup_reduce"):
         return _collective_problem(op)
+    if op.name in MMA_OP_NAMES:
+        return mma_problem(op)
+    if (problem := buffer_problem(op, where(op))) is not None:
+        return problem
     if isinstance(op, AllReduceOp):
         return _all_reduce_problem(op)
     if isinstance(op, memref.AllocaOp | memref.AllocOp):

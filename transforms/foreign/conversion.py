@@ -45,6 +45,7 @@ from gpuc.dialects.subgroup import (
 from gpuc.dialects.symbols import symbol_name
 from gpuc.kernel_params import MEMREF_PARAMS_ATTR
 from gpuc.transforms.foreign.all_reduce import gpuc_kind, lower_all_reduce
+from gpuc.transforms.foreign.amdgpu_dialect import convert_amdgpu_op
 from gpuc.transforms.foreign.bare_pointers import expand_type, memref_params
 from gpuc.transforms.foreign.checks import (
     ForeignFuncOp,
@@ -59,6 +60,7 @@ from gpuc.transforms.foreign.gpu_dialect import (
 )
 from gpuc.transforms.foreign.gpu_printf import PrintfOp as GPUPrintfOp
 from gpuc.transforms.foreign.memref_ops import FunctionMemory
+from gpuc.transforms.foreign.mma import convert_mma, retype_fragments
 
 INDEX_OPS: dict[type[Operation], type[DimIndexOp]] = {
     gpu.ThreadIdOp: ThreadIdOp,
@@ -137,7 +139,11 @@ def hoist_gpu_modules(module: ModuleOp, gpu_modules: list[gpu.ModuleOp]) -> None
 
 def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
     """Rewrite one op of a function body if it is a foreign op gpuc replaces."""
-    if memory.rewrite(op):
+    if (
+        memory.rewrite(op)
+        or convert_amdgpu_op(op, memory.views)
+        or convert_mma(op, memory)
+    ):
         return
     if isinstance(op, func.CallOp):
         callee = op.callee.root_reference.data
@@ -187,6 +193,7 @@ def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> 
         for inner in list(body.walk()):
             convert_body_op(inner, memory)
         memory.finish()
+        retype_fragments(body)
     signature = op.function_type
     inputs = [t for param in signature.inputs.data for t in expand_type(param)]
     new = FuncOp(

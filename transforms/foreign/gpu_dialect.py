@@ -37,6 +37,7 @@ from xdsl.utils.str_enum import StrEnum
 
 from gpuc.dialects.attrs import parse_enum_keyword
 from gpuc.transforms.foreign.gpu_printf import PrintfOp
+from gpuc.transforms.foreign.mma import MMA_OPS, MMAElementwiseAttr, MMAMatrixType
 
 
 class GPUAddressSpace(StrEnum):
@@ -194,11 +195,14 @@ GPU = Dialect(
         ShuffleOp,
         SubgroupReduceOp,
         PrintfOp,
+        *MMA_OPS,
     ],
     [
         *(a for a in gpu.GPU.attributes if a is not gpu.AllReduceOpAttr),
         GPUReduceKindAttr,
         GPUAddressSpaceAttr,
         GPUShuffleModeAttr,
+        MMAMatrixType,
+        MMAElementwiseAttr,
     ],
 )

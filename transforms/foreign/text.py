@@ -186,6 +186,18 @@ def upgrade_token_segments(op: Operation) -> None:
         )
 
 
+def _complete_in_bounds(op: Operation) -> None:
+    from gpuc.transforms.foreign.vector_dialect import complete_in_bounds
+
+    complete_in_bounds(op)
+
+
+def _upgrade_position(op: Operation) -> None:
+    from gpuc.transforms.foreign.vector_dialect import upgrade_position
+
+    upgrade_position(op)
+
+
 _UPGRADES: dict[str, Callable[[Any], None]] = {
     "memref.global": _complete_global,
     "gpu.func": _upgrade_gpu_func,
@@ -193,6 +205,10 @@ _UPGRADES: dict[str, Callable[[Any], None]] = {
     "gpu.launch": _widen_launch_segments,
     "scf.yield": _upgrade_parallel_yield,
     "vector.shuffle": _upgrade_shuffle_mask,
+    "vector.transfer_read": _complete_in_bounds,
+    "vector.transfer_write": _complete_in_bounds,
+    "vector.extract": _upgrade_position,
+    "vector.insert": _upgrade_position,
     "gpu.memcpy": upgrade_token_segments,
     "gpu.dealloc": upgrade_token_segments,
 }

@@ -1,0 +1,67 @@
+"""`lift-cf`: unstructured control flow (`cf.br`, `cf.cond_br`, `cf.switch`)
+into scf ops, in the regions that reach a barrier or a subgroup collective:
+the native target splits kernels at those only in structured control flow
+(gpuc/targets/work_items.py), and frontends lowered through MLIR's
+`convert-scf-to-cf` (or written with cf) give it branches.
+
+The machinery (transforms/structurize.py) lifts reducible regions; a
+region it cannot lift (irreducible control flow, a loop that never ends)
+is left as it is, and the native target's diagnostic names it. `everywhere` lifts every
+multi-block region instead (tests, and `gpuc-opt` users who want scf).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, Region
+from xdsl.passes import ModulePass
+
+from gpuc.dialects.analysis import module_facts
+from gpuc.dialects.functions import CallOp
+from gpuc.dialects.index import BarrierOp
+from gpuc.dialects.subgroup import COLLECTIVE_OPS
+
+
+def _splits(op: Operation, barrier_helpers: set[str]) -> bool:
+    return isinstance(op, (BarrierOp, *COLLECTIVE_OPS)) or (
+        isinstance(op, CallOp) and op.callee.root_reference.data in barrier_helpers
+    )
+
+
+def multi_block_regions(module: ModuleOp) -> list[Region]:
+    """The module's regions of several blocks, innermost first."""
+    found = [
+        region
+        for op in module.walk()
+        for region in op.regions
+        if len(region.blocks) > 1
+    ]
+    return found[::-1]
+
+
+@dataclass(frozen=True)
+class LiftCf(ModulePass):
+    """Lift cf branches into scf ops where barriers need structured control
+    flow (every multi-block region with `everywhere`)."""
+
+    name = "lift-cf"
+
+    everywhere: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        regions = multi_block_regions(op)
+        if not regions:
+            return
+        from gpuc.transforms.structurize import lift_region
+
+        helpers = set() if self.everywhere else module_facts(op).barrier
+        for region in regions:
+            if self.everywhere or any(
+                _splits(inner, helpers)
+                for block in region.blocks
+                for inner in block.walk()
+            ):
+                lift_region(region)
