@@ -446,3 +446,13 @@ class MatrixElementwiseOp(IRDLOperation):
             raise VerifyException(
                 f"{kind.value} of {first} returns {expected}, not {result}"
             )
+
+
+MATRIX_OPS = (
+    MatrixLoadOp,
+    MatrixStoreOp,
+    MatrixMmaOp,
+    MatrixSplatOp,
+    MatrixElementwiseOp,
+)
+"""The ops that use fragments (a function reaching one uses fragments)."""

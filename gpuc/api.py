@@ -62,6 +62,7 @@ def signature(info: KernelInfo) -> KernelSignature:
         tuple(ArrayShape(p, dims) for p, dims in info.memref_shapes),
         info.asserts,
         info.prints,
+        info.uses_fragments,
     )
 
 

@@ -72,6 +72,10 @@ class KernelInfo:
     assert messages by id - 1 (gpuc/asserts.py)."""
     prints: bool = False
     """The module has a gpuc.printf."""
+    uses_fragments: bool = False
+    """The kernel uses warp matrix fragments, itself or by a call
+    (dialects/matrix.py): on spirv its block's x size must be a multiple of
+    32, the sub-groups the fragments are spread over."""
 
 
 @dataclass
@@ -455,11 +459,15 @@ def compile_module(
 
 def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
     """The finalized kernels, from their records (in module order)."""
-    from gpuc.asserts import assert_table, module_prints
+    from gpuc.asserts import assert_table, functions_reaching, module_prints
+    from gpuc.dialects.matrix import MATRIX_OPS
     from gpuc.kernel_params import memref_shapes, read_only_params
 
     table: tuple[str, ...] | None = None
     prints = module_prints(module)
+    fragments: set[str] = set()
+    for kind in MATRIX_OPS:
+        fragments |= functions_reaching(module, kind.name)
     infos: dict[str, KernelInfo] = {}
     for op in module.ops:
         if not isinstance(op, FuncOp):
@@ -487,6 +495,8 @@ def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
             infos[name] = replace(infos[name], asserts=table)
         if prints:
             infos[name] = replace(infos[name], prints=True)
+        if name in fragments:
+            infos[name] = replace(infos[name], uses_fragments=True)
     return infos
 
 

@@ -21,6 +21,7 @@ from typing import Protocol, runtime_checkable
 from llvmlite import ir
 
 from gpuc.dialects.matrix import (
+    MATRIX_OPS,
     ElementwiseKind,
     FragmentType,
     MatrixElementwiseOp,
@@ -339,13 +340,6 @@ WARP = 32
 """The subgroup size the matrix ops' programs are written for (CUDA's warp)."""
 _using: weakref.WeakKeyDictionary[ModuleLowering, set[str]] = (
     weakref.WeakKeyDictionary()
-)
-MATRIX_OPS = (
-    MatrixLoadOp,
-    MatrixStoreOp,
-    MatrixMmaOp,
-    MatrixSplatOp,
-    MatrixElementwiseOp,
 )
 
 

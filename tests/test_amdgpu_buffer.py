@@ -68,12 +68,15 @@ def test_a_checked_scalar_load_reads_0_outside(target: str, base: int) -> None:
 @pytest.mark.parametrize(("base", "sgpr"), [(0, 0), (3, 1), (10, 4), (-9, 3)])
 def test_a_vector_load_checks_each_element(target: str, base: int, sgpr: int) -> None:
     """index + indexOffset (2) + sgprOffset; a vector partly outside reads
-    its elements inside."""
+    its elements inside. What is checked is index + indexOffset: sgprOffset,
+    a scalar register's offset, is not range-checked (as on the hardware)."""
     src = rng("load4", base, sgpr).integers(-1000, 1000, N + SPARE, dtype=np.int32)
     dst = poisoned(4 * 6, np.int32)
     module(target)["load4"][1, 6](src, N, dst, base, sgpr)
-    at = base + 4 * np.arange(6)[:, None] + np.arange(4) + 2 + sgpr
-    np.testing.assert_array_equal(dst.reshape(6, 4), read(src, at))
+    checked = base + 4 * np.arange(6)[:, None] + np.arange(4) + 2
+    inside = (checked >= 0) & (checked < N)
+    want = np.where(inside, src[np.clip(checked + sgpr, 0, N + SPARE - 1)], 0)
+    np.testing.assert_array_equal(dst.reshape(6, 4), want)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -179,3 +182,19 @@ def test_buffer_ops_gpuc_cannot_take_are_diagnostics(case: str) -> None:
     with pytest.raises(DiagnosticException) as info:
         gpuc.compile(text, target="native")
     assert message in str(info.value)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_view_with_an_offset_is_in_bounds_to_its_end(target: str) -> None:
+    """The buffer of a view starts at its offset: all 8 elements of
+    a[4:12] read back (they were checked against the offset added in)."""
+    mod = compiled(
+        Path(__file__).parent / "fixtures" / "amdgpu_view_offset.mlir", target
+    )
+    a = rng("view").standard_normal(16).astype(np.float32)
+    d = np.full(8, np.nan, np.float32)
+    mod["k"][1, 8](a, d)
+    np.testing.assert_array_equal(d, a[4:12])
+    one, out = np.array(2.5, np.float32), np.full(1, np.nan, np.float32)
+    mod["zerod"][1, 1](one, out)
+    assert out[0] == 2.5

@@ -262,7 +262,7 @@ def test_spirv_refuses_a_known_block_of_partial_subgroups(
     path.write_text(
         COPY.replace(
             "kernel {",
-            "kernel attributes {gpu.known_block_size = array<i32: 16, 1, 1>} {",
+            "kernel attributes {gpu.known_block_size = array<i32: 16, 2, 1>} {",
         )
     )
     out = tmp_path / "out.spv"
@@ -271,7 +271,27 @@ def test_spirv_refuses_a_known_block_of_partial_subgroups(
     assert status == 1
     assert (
         f"{path}:1:1: error: 'gpuc.func' op kernel @copy uses matrix fragments, "
-        "which spirv spreads over sub-groups of 32, but its block of [16, 1, 1] "
-        "threads is not a whole number of them; give it a multiple of 32 threads"
+        "which spirv spreads over sub-groups of 32 threads along x, but its "
+        "block [16, 2, 1] has an x size of 16; give it an x size that is a "
+        "multiple of 32"
     ) in err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("block", [(16, 2), (8, 4, 2), (48, 2)])
+def test_spirv_refuses_a_launch_whose_x_size_splits_subgroups(
+    block: tuple[int, ...],
+) -> None:
+    """Intel's runtime forms sub-groups along x only: a block of 32 threads as
+    (16, 2) is two sub-groups of 16, which the lanes' layout cannot use; the
+    launch says so rather than compute the wrong tile. (64, 1) runs."""
+    from gpuc.runtime.args import LaunchError
+
+    m = gpuc.compile(COPY, target="spirv")
+    c = rng("copy-x", block).standard_normal((16, 16)).astype(np.float32)
+    d = np.full_like(c, np.nan)
+    with pytest.raises(LaunchError, match=f"x size of {block[0]}; launch it"):
+        m["copy"][(1,), block](c, d, np.int64(0))
+    assert np.isnan(d).all()
+    m["copy"][(1,), (64,)](c, d, np.int64(0))
+    np.testing.assert_array_equal(d, c)

@@ -186,6 +186,10 @@ class KernelSignature:
     prints: bool = False
     """The module prints (gpuc.printf): the executor flushes the runtime's
     output after a launch."""
+    uses_fragments: bool = False
+    """The kernel uses warp matrix fragments: an executor whose fragments are
+    spread over sub-groups (`Limits.fragment_block_x`) needs its block's x
+    size to be a multiple of them."""
 
     @property
     def launch_symbol(self) -> str:
@@ -202,6 +206,7 @@ class KernelSignature:
             "shapes": [shape.to_json() for shape in self.shapes],
             "asserts": list(self.asserts),
             "prints": self.prints,
+            "uses_fragments": self.uses_fragments,
         }
 
     @staticmethod
@@ -216,6 +221,7 @@ class KernelSignature:
             tuple(ArrayShape.from_json(s) for s in data.get("shapes", ())),
             tuple(str(m) for m in data.get("asserts", ())),
             bool(data.get("prints", False)),
+            bool(data.get("uses_fragments", False)),
         )
 
 
@@ -227,6 +233,10 @@ class Limits:
     max_block: Dim3
     max_grid: Dim3
     max_shared_bytes: int
+    fragment_block_x: int = 1
+    """What the x size of a block of a kernel using matrix fragments must be a
+    multiple of (spirv: 32, the sub-groups a fragment is spread over; Intel's
+    runtime forms sub-groups along x only)."""
 
 
 # CUDA's limits (compute capability 5.0 and later, static shared memory), used
@@ -326,6 +336,13 @@ def check_geometry(
             f"kernel '{sig.name}' is compiled for block {tuple(sig.block_size)} "
             f"(its gpu.known_block_size) and cannot run with block {b}; launch "
             "it with that block, or drop the attribute"
+        )
+    if sig.uses_fragments and b[0] % limits.fragment_block_x:
+        raise LaunchError(
+            f"kernel '{sig.name}' uses matrix fragments, which this executor "
+            f"spreads over sub-groups of {limits.fragment_block_x} threads along "
+            f"x, but block {b} has an x size of {b[0]}; launch it with a block "
+            f"whose x size is a multiple of {limits.fragment_block_x}"
         )
     threads = b[0] * b[1] * b[2]
     if threads > limits.max_block_threads:

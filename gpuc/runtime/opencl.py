@@ -41,6 +41,9 @@ from gpuc.runtime.printing import flush_c_stdout
 SYSTEM_VENDORS = Path("/etc/OpenCL/vendors")
 SPIRV_MAGIC = 0x07230203
 DEVICE_ENV = "GPUC_OPENCL_DEVICE"
+FRAGMENT_LANES = 32
+"""The sub-group size of kernels using matrix fragments (lowering/matrix.py's
+WARP: gpuc/targets/lane_matrices.py spreads a fragment over 32 lanes)."""
 
 
 def intel_cpu_runtime() -> Path | None:
@@ -297,6 +300,7 @@ class OpenCLExecutor:
                 max_block=(sizes[0], sizes[1], sizes[2]),
                 max_grid=(2**31 - 1, 2**31 - 1, 2**31 - 1),
                 max_shared_bytes=self.device.local_mem_size,
+                fragment_block_x=FRAGMENT_LANES,
             )
         return self._limits[name]
 

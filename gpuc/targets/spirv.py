@@ -385,13 +385,13 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
             sizes = [ir.Constant(ir.IntType(32), size) for size in block]
             fn.set_metadata("reqd_work_group_size", ml.llvm.add_metadata(sizes))
         if func.is_kernel and func.sym_name.data in using_fragments(ml):
-            if block is not None and (block[0] * block[1] * block[2]) % WARP:
+            if block is not None and block[0] % WARP:
                 raise OpError(
                     func,
                     f"kernel @{func.sym_name.data} uses matrix fragments, which "
-                    f"spirv spreads over sub-groups of {WARP}, but its block of "
-                    f"{list(block)} threads is not a whole number of them; give "
-                    f"it a multiple of {WARP} threads",
+                    f"spirv spreads over sub-groups of {WARP} threads along x, "
+                    f"but its block {list(block)} has an x size of {block[0]}; "
+                    f"give it an x size that is a multiple of {WARP}",
                 )
             warp = [ir.Constant(ir.IntType(32), WARP)]
             fn.set_metadata("intel_reqd_sub_group_size", ml.llvm.add_metadata(warp))

@@ -8,18 +8,20 @@ names them.
 
 An access's element is the memref's `memref.load` element for the indices
 (i32 values) plus `indexOffset` plus `sgprOffset`. With `boundsCheck` (the
-default) each element of the access is checked against the memref's extent
-from its base, as MLIR lowers it: the largest `size * stride` over its
-dimensions (its element count for the identity layout), the offset of a
-strided view counted in the element like the indices. An element outside
-it reads 0 and is not written; a vector access checks each of its elements
-(MLIR leaves partly-out-of-bounds vectors to the chipset). Without the
-check, the access is an ordinary one.
+default) each element of the access is checked against the memref's extent,
+as MLIR lowers it: the buffer starts at the view's first element (its
+offset), its size is the largest `size * stride` over its dimensions (the
+element count for the identity layout), and what is checked is the indices'
+element plus `indexOffset` (`sgprOffset`, a scalar register's offset, is
+not range-checked). An element outside it reads 0 and is not written; a
+vector access checks each of its elements (MLIR leaves partly-out-of-bounds
+vectors to the chipset). Without the check, the access is an ordinary one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from xdsl.dialects import arith, scf, vector
 from xdsl.dialects.builtin import (
@@ -182,7 +184,7 @@ def buffer_problem(op: Operation, where: str) -> str | None:
 def _extent(sizes: Sequence[Size], strides: Sequence[Size], before: Operation) -> Size:
     """max(size * stride) over the dimensions: the elements from the base."""
     found: Size = 1 if not sizes else 0
-    for size, stride in zip(sizes, strides, strict=True):
+    for size, stride in zip(sizes, strides[: len(sizes)], strict=True):
         reach = multiply(size, stride, before)
         if isinstance(found, int) and isinstance(reach, int):
             found = max(found, reach)
@@ -214,17 +216,23 @@ def convert_amdgpu_op(op: Operation, views: dict[SSAValue, MemrefView]) -> bool:
         return False
     view = views[op.memref]
     indices = [_to_index(i, op) for i in op.indices]
-    linear = view.element_index(indices, op)
-    first: Size = 0 if linear is None else linear
+    # The buffer starts at the view's first element: the check is of the
+    # element from there; the access adds the view's offset and sgprOffset.
+    within = replace(view, offset=0).element_index(indices, op)
+    checked: Size = 0 if within is None else within
     if op.indexOffset is not None:
-        first = add(first, op.indexOffset.value.data, op)
+        checked = add(checked, op.indexOffset.value.data, op)
+    first = add(checked, view.offset, op)
     if op.sgprOffset is not None:
         first = add(first, _to_index(op.sgprOffset, op), op)
     extent = _extent(view.sizes, view.all_strides(op), op) if _checked(op) else None
     data = _data_type(op)
     count = data.get_shape()[0] if isinstance(data, VectorType) else 1
     element = data.get_element_type() if isinstance(data, VectorType) else data
-    at = [materialize(add(first, k, op), op) for k in range(count)]
+    at = [
+        (materialize(add(first, k, op), op), materialize(add(checked, k, op), op))
+        for k in range(count)
+    ]
     if isinstance(op, RawBufferLoadOp):
         loaded = [_guarded_load(view.ptr, i, element, extent, op) for i in at]
         if not isinstance(data, VectorType):
@@ -264,14 +272,16 @@ def _in_bounds(index: SSAValue, extent: Size, before: Operation) -> SSAValue:
 
 def _guarded_load(
     ptr: SSAValue,
-    index: SSAValue,
+    at: tuple[SSAValue, SSAValue],
     element: Attribute,
     extent: Size | None,
     before: Operation,
 ) -> SSAValue:
+    """The element at `at` (the index from the base, the one checked)."""
+    index, checked = at
     if extent is None:
         return _insert(LoadOp(ptr, index), before)
-    ok = _in_bounds(index, extent, before)
+    ok = _in_bounds(checked, extent, before)
     load = LoadOp(ptr, index)
     zero = _zero(element)
     guarded = scf.IfOp(
@@ -283,10 +293,11 @@ def _guarded_load(
 def _guarded_write(
     op: _BufferWrite,
     ptr: SSAValue,
-    index: SSAValue,
+    at: tuple[SSAValue, SSAValue],
     value: SSAValue,
     extent: Size | None,
 ) -> None:
+    index, checked = at
     write: Operation
     if isinstance(op, RawBufferStoreOp):
         write = StoreOp(value, ptr, index)
@@ -296,7 +307,7 @@ def _guarded_write(
     if extent is None:
         Rewriter.insert_op(write, InsertPoint.before(op))
         return
-    ok = _in_bounds(index, extent, op)
+    ok = _in_bounds(checked, extent, op)
     Rewriter.insert_op(scf.IfOp(ok, [], [write, scf.YieldOp()]), InsertPoint.before(op))
 
 
