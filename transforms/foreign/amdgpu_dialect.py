@@ -229,10 +229,11 @@ def convert_amdgpu_op(op: Operation, views: dict[SSAValue, MemrefView]) -> bool:
     data = _data_type(op)
     count = data.get_shape()[0] if isinstance(data, VectorType) else 1
     element = data.get_element_type() if isinstance(data, VectorType) else data
-    at = [
-        (materialize(add(first, k, op), op), materialize(add(checked, k, op), op))
-        for k in range(count)
-    ]
+    at: list[tuple[SSAValue, SSAValue]] = []
+    for k in range(count):
+        index = materialize(add(first, k, op), op)
+        same = extent is None or first is checked  # nothing else to check
+        at.append((index, index if same else materialize(add(checked, k, op), op)))
     if isinstance(op, RawBufferLoadOp):
         loaded = [_guarded_load(view.ptr, i, element, extent, op) for i in at]
         if not isinstance(data, VectorType):

@@ -1,6 +1,6 @@
 // Bad input: a diagnostic on stderr with file:line:col, exit status 1, no
 // traceback and nothing on stdout (`not` checks the status).
-// RUN: not gpuc-opt %s 2>&1 | FileCheck %s
+// RUN: not gpuc-opt %s 2>&1 | FileCheck %s --strict-whitespace
 // RUN: not gpuc-opt %s 2>/dev/null | FileCheck %s --check-prefix=STDOUT --allow-empty
 // RUN: not gpuc-opt %s --split-input-file 2>&1 | FileCheck %s --check-prefix=SPLIT
 // RUN: not gpuc-opt %S/does-not-exist.mlir 2>&1 | FileCheck %s --check-prefix=MISSING

@@ -1,7 +1,8 @@
 // MLIR's amdgpu buffer ops (generic form, as mlir-opt-16 prints them, and
 // custom form): the element is the indices' plus indexOffset plus
-// sgprOffset; with boundsCheck (the default) each element is compared with
-// the buffer's extent, and one outside reads 0 and is not written.
+// sgprOffset; with boundsCheck (the default) the indices' element plus
+// indexOffset (sgprOffset is not range-checked) is compared with the
+// buffer's extent, and one outside reads 0 and is not written.
 // amdgpu.lds_barrier is gpuc.barrier; the dialect's other ops are unknown.
 // RUN: gpuc-opt --split-input-file -p import %s | filecheck %s
 // RUN: not gpuc-opt -p import %S/Inputs/invalid/amdgpu_mfma.mlir 2>&1 | filecheck %s --check-prefix=UNKNOWN
@@ -12,7 +13,7 @@
 // CHECK-NEXT:    %[[A:.*]] = arith.addi %[[I]], %[[THREE]] : index
 // CHECK-NEXT:    %[[S:.*]] = arith.index_cast %s : i32 to index
 // CHECK-NEXT:    %[[E:.*]] = arith.addi %[[A]], %[[S]] : index
-// CHECK-NEXT:    %[[OK:.*]] = arith.cmpi ult, %[[E]], %m_dim0 : index
+// CHECK-NEXT:    %[[OK:.*]] = arith.cmpi ult, %[[A]], %m_dim0 : index
 // CHECK-NEXT:    %{{.*}} = scf.if %[[OK]] -> (f32) {
 // CHECK-NEXT:      %[[L:.*]] = gpuc.load %{{.*}}[%[[E]]] : !gpuc.ptr<f32, global>
 // CHECK-NEXT:      scf.yield %[[L]] : f32
