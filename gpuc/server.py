@@ -170,6 +170,11 @@ def run_command(request: dict[str, object]) -> int:
     assert isinstance(env, dict)
     os.environ.clear()
     os.environ.update({str(k): str(v) for k, v in env.items()})
+    # tempfile keeps the directory it first chose (the server's TMPDIR, which
+    # a lit run that started the server deletes as it ends): the client's.
+    import tempfile
+
+    tempfile.tempdir = None
     umask = request["umask"]
     assert isinstance(umask, int)
     os.umask(umask)

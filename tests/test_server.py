@@ -380,3 +380,27 @@ def test_spares_wait_for_commands_and_leave_with_their_server(server_dir: str) -
     wait_for(lambda: len(spares_of(server)) == SPARES)  # replaced
     os.kill(server, signal.SIGKILL)  # the server alone, not its group
     wait_for(lambda: process_group(server) == [], 10)
+
+
+def test_a_command_gets_its_own_temporary_directory(
+    server_dir: str, tmp_path: Path
+) -> None:
+    """The server was started under a TMPDIR that is gone since (a lit run's,
+    deleted as it ends); a later command's ptxas validation writes its
+    temporary files in that command's TMPDIR, as in-process."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    status, _, err = run(
+        [GPUC, "compile", SAXPY, "--target", "ptx", "-o", str(tmp_path / "a.ptx")],
+        {**environment(server_dir), "TMPDIR": str(first)},
+    )
+    assert status == 0, err
+    first.rmdir()
+    status, _, err = run(
+        [GPUC, "compile", SAXPY, "--target", "ptx", "--validate"]
+        + ["-o", str(tmp_path / "b.ptx")],
+        {**environment(server_dir), "TMPDIR": str(second)},
+    )
+    assert status == 0, err
+    assert len(child_pids(server_dir)) == 2, "the server did not run both"
