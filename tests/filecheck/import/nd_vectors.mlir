@@ -8,6 +8,8 @@
 // same (MLIR 16's array-attribute positions of vector.extract and insert too).
 // RUN: gpuc-opt --split-input-file -p import %s | filecheck %s
 // RUN: gpuc compile %S/Inputs/versions/nd_vectors_mlir16_generic.mlir --target native -o %t.o
+// RUN: %if ptxas %{ gpuc compile %S/Inputs/versions/nd_vectors_mlir16_generic.mlir --target ptx --validate -o %t.ptx %}
+// RUN: %if spirv-val %{ gpuc compile %S/Inputs/versions/nd_vectors_mlir16_generic.mlir --target spirv --validate -o %t.spv %}
 // RUN: gpuc-opt -p import %S/Inputs/versions/nd_vectors.mlir | filecheck %s --check-prefix=VERSIONS
 // RUN: gpuc-opt -p import %S/Inputs/versions/nd_vectors_mlir16_generic.mlir | filecheck %s --check-prefix=VERSIONS
 // RUN: gpuc-opt -p import %S/Inputs/versions/nd_vectors_mlir22_generic.mlir | filecheck %s --check-prefix=VERSIONS
