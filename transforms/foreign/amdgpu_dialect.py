@@ -250,7 +250,7 @@ def convert_amdgpu_op(op: Operation, views: dict[SSAValue, MemrefView]) -> bool:
                 )
             op.value.replace_all_uses_with(value)
     else:
-        for k, index in enumerate(at):
+        for k, where in enumerate(at):
             part = op.value
             if isinstance(data, VectorType):
                 part = _insert(
@@ -260,7 +260,7 @@ def convert_amdgpu_op(op: Operation, views: dict[SSAValue, MemrefView]) -> bool:
                     ),
                     op,
                 )
-            _guarded_write(op, view.ptr, index, part, extent)
+            _guarded_write(op, view.ptr, where, part, extent)
     Rewriter.erase_op(op)
     return True
 
