@@ -60,9 +60,11 @@ def cache_directory() -> str:
 
 
 def cache_file() -> str:
-    """The file of this interpreter (its implementation's cache tag)."""
+    """The file of this interpreter (its implementation's cache tag and exact
+    version, so that two interpreters sharing a cache directory keep a file
+    each; the file's header names the build)."""
     tag = sys.implementation.cache_tag or sys.implementation.name
-    return os.path.join(cache_directory(), "code", f"{tag}.marshal")
+    return os.path.join(cache_directory(), "code", f"{tag}-{sys.hexversion:x}.marshal")
 
 
 def enabled() -> bool:
