@@ -7,6 +7,7 @@ compile result, so nobody parses LLVM IR to find them.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -20,39 +21,15 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     VectorType,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute
 
 from gpuc.dialects.attrs import FuncPtrType, PtrType
-from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncAddrOp, FuncOp
+from gpuc.dialects.call_graph import ASSERT, CallGraph, call_graph
+from gpuc.dialects.call_graph import INDIRECT as INDIRECT
+from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.index import BarrierOp
 from gpuc.dialects.memory import SharedAllocOp
 from gpuc.dialects.subgroup import COLLECTIVE_OPS
-from gpuc.dialects.traits import ReadsKernelState
-
-_CALL, _ADDRESS, _INDIRECT_CALL, _STATE = 1, 2, 3, 4
-_KIND: dict[type[Operation], int] = {}
-"""Op class -> what the analysis sees in it (0: nothing; most ops): one dict
-hit per op is much cheaper than a chain of isinstance checks (xDSL op classes
-are ABCs)."""
-
-
-def _kind(cls: type[Operation]) -> int:
-    found = _KIND.get(cls)
-    if found is None:
-        if issubclass(cls, CallOp):
-            found = _CALL
-        elif issubclass(cls, FuncAddrOp):
-            found = _ADDRESS
-        elif issubclass(cls, CallIndirectOp):
-            found = _INDIRECT_CALL
-        else:
-            found = _STATE if cls.has_trait(ReadsKernelState) else 0
-        _KIND[cls] = found
-    return found
-
-
-INDIRECT = "<indirect>"
-"""Call-graph node standing for every function whose address is taken."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +38,10 @@ class KernelFacts:
     """The kernel reaches a `gpuc.barrier` or a subgroup collective, maybe
     through helpers."""
     static_shared_bytes: int
+    asserts: bool = False
+    """The kernel holds a `cf.assert` or calls a function that does, directly
+    (`CallGraph.reaching_directly`): it takes the error record on the targets
+    that report asserts through one."""
 
 
 @dataclass
@@ -109,68 +90,31 @@ def alloc_layout(op: SharedAllocOp) -> tuple[int, int]:
     return op.count.value.data * elem, align
 
 
-def _reaching(own: set[str], callees: dict[str, set[str]]) -> set[str]:
-    """Functions from which a function in `own` is reachable (including `own`)."""
-    callers: dict[str, set[str]] = {}
-    for caller, targets in callees.items():
-        for callee in targets:
-            callers.setdefault(callee, set()).add(caller)
-    result = set(own)
-    work = list(own)
-    while work:
-        for caller in callers.get(work.pop(), ()):
-            if caller not in result:
-                result.add(caller)
-                work.append(caller)
-    return result
-
-
-def _reachable(start: str, callees: dict[str, set[str]]) -> list[str]:
-    seen = {start}
-    order = [start]
-    for name in order:
-        for callee in sorted(callees.get(name, ())):
-            if callee not in seen:
-                seen.add(callee)
-                order.append(callee)
-    return order
-
-
 def _align(offset: int, align: int) -> int:
     return (offset + align - 1) // align * align
 
 
+_facts: weakref.WeakKeyDictionary[CallGraph, ModuleFacts] = weakref.WeakKeyDictionary()
+
+
 def module_facts(module: ModuleOp) -> ModuleFacts:
-    funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
-    callees: dict[str, set[str]] = {name: set() for name in funcs}
-    callees[INDIRECT] = set()
-    barrier_own: set[str] = set()
-    state_own: set[str] = set()
-    allocs: dict[str, list[SharedAllocOp]] = {name: [] for name in funcs}
-    for name, func in funcs.items():
-        for op in func.walk():
-            kind = _kind(type(op))
-            if not kind:
-                continue
-            if kind == _CALL:
-                assert isinstance(op, CallOp)
-                callees[name].add(op.callee.root_reference.data)
-            elif kind == _ADDRESS:
-                assert isinstance(op, FuncAddrOp)
-                callees[INDIRECT].add(op.callee.root_reference.data)
-            elif kind == _INDIRECT_CALL:
-                callees[name].add(INDIRECT)
-            else:
-                state_own.add(name)
-                if isinstance(op, (BarrierOp, *COLLECTIVE_OPS)):
-                    barrier_own.add(name)
-                elif isinstance(op, SharedAllocOp):
-                    allocs[name].append(op)
+    """The facts of `module` in its current state, from its call graph (and
+    computed once per graph)."""
+    graph = call_graph(module)
+    found = _facts.get(graph)
+    if found is None:
+        found = _facts[graph] = _compute_facts(graph)
+    return found
+
+
+def _compute_facts(graph: CallGraph) -> ModuleFacts:
+    funcs = graph.funcs
+    allocs = graph.shared_allocs
     offsets: dict[SharedAllocOp, int] = {}
     helper_end = 0
     for name, func in funcs.items():
         if not func.is_kernel:
-            for op in allocs[name]:
+            for op in allocs.get(name, ()):
                 size, align = alloc_layout(op)
                 offsets[op] = _align(helper_end, align)
                 helper_end = offsets[op] + size
@@ -179,19 +123,21 @@ def module_facts(module: ModuleOp) -> ModuleFacts:
         if not func.is_kernel:
             continue
         end = 0
-        for reached in _reachable(name, callees)[1:]:
-            for op in allocs.get(reached, ()):
+        reached = graph.reachable_from(name)[1:] if graph.shared_allocs else []
+        for callee in reached:
+            for op in allocs.get(callee, ()):
                 end = max(end, offsets[op] + alloc_layout(op)[0])
-        for op in allocs[name]:
+        for op in allocs.get(name, ()):
             size, align = alloc_layout(op)
             offsets[op] = _align(end, align)
             end = offsets[op] + size
         kernel_bytes[name] = end
+    barrier_names = {BarrierOp.name, *(op.name for op in COLLECTIVE_OPS)}
     return ModuleFacts(
         funcs,
-        callees,
-        _reaching(barrier_own, callees),
-        _reaching(state_own, callees),
+        graph.callees,
+        graph.reaching(graph.holding(barrier_names)),
+        graph.reaching(graph.state_own),
         offsets,
         kernel_bytes,
     )
@@ -200,41 +146,24 @@ def module_facts(module: ModuleOp) -> ModuleFacts:
 def kernel_facts(
     module: ModuleOp, kernels: Iterable[str] | None = None
 ) -> dict[str, KernelFacts]:
-    """Per kernel: whether it uses barriers and its static shared size."""
+    """Per kernel: whether it uses barriers, its static shared size and
+    whether it reaches an assert, all from the one call graph."""
     facts = module_facts(module)
+    graph = call_graph(module)
+    asserting = (
+        graph.reaching_directly(graph.holding([ASSERT]))
+        if ASSERT in graph.op_names
+        else set()
+    )
     names = kernels if kernels is not None else facts.kernel_shared_bytes
     return {
-        name: KernelFacts(name in facts.barrier, facts.kernel_shared_bytes[name])
+        name: KernelFacts(
+            name in facts.barrier, facts.kernel_shared_bytes[name], name in asserting
+        )
         for name in names
     }
 
 
-def call_cycle(facts: ModuleFacts) -> list[str] | None:
+def call_cycle(module: ModuleOp) -> list[str] | None:
     """A cycle of direct calls (recursion), if the module has one."""
-    color: dict[str, int] = {}
-    for root in sorted(facts.funcs):
-        if color.get(root):
-            continue
-        path: list[str] = []
-        stack: list[tuple[str, list[str]]] = [
-            (root, sorted(facts.callees.get(root, ())))
-        ]
-        color[root] = 1
-        path.append(root)
-        while stack:
-            name, pending = stack[-1]
-            if not pending:
-                stack.pop()
-                path.pop()
-                color[name] = 2
-                continue
-            nxt = pending.pop(0)
-            if nxt == INDIRECT or nxt not in facts.funcs:
-                continue
-            if color.get(nxt) == 1:
-                return [*path[path.index(nxt) :], nxt]
-            if not color.get(nxt):
-                color[nxt] = 1
-                path.append(nxt)
-                stack.append((nxt, sorted(facts.callees.get(nxt, ()))))
-    return None
+    return call_graph(module).cycle()

@@ -28,18 +28,22 @@ from xdsl.ir import Attribute, Operation
 
 from gpuc.diagnostics import nearest_source_loc
 from gpuc.dialects.attrs import FinalizedAttr
-from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp
+from gpuc.dialects.call_graph import ASSERT as ASSERT
+from gpuc.dialects.call_graph import call_graph
+from gpuc.dialects.functions import FuncOp
 
 if TYPE_CHECKING:
     from xdsl.dialects import cf
 
-ASSERT = "cf.assert"
-"""Matched by name: finalizing a module without asserts needs no cf dialect."""
+    from gpuc.dialects.analysis import KernelFacts
+
+PRINTF = "gpuc.printf"
+"""Matched by name, as `ASSERT` is: no printf dialect needed to ask."""
 
 
 def module_asserts(module: ModuleOp) -> list[cf.AssertOp]:
     """The module's asserts in the order of their ids (id i is entry i - 1)."""
-    return [op for op in module.walk() if op.name == ASSERT]  # type: ignore[misc]
+    return call_graph(module).ops_named(ASSERT)  # type: ignore[return-value]
 
 
 def assert_message(op: cf.AssertOp) -> str:
@@ -104,9 +108,8 @@ def assert_table(module: ModuleOp) -> tuple[str, ...]:
 def module_prints(module: ModuleOp) -> bool:
     """Whether the module has a `gpuc.printf` or a `cf.assert` (whose failing
     threads print their message, `device_message_format`)."""
-    from gpuc.dialects.printf import PrintfOp
-
-    return any(isinstance(op, PrintfOp) or op.name == ASSERT for op in module.walk())
+    names = call_graph(module).op_names
+    return PRINTF in names or ASSERT in names
 
 
 def asserting_functions(module: ModuleOp) -> set[str]:
@@ -117,45 +120,20 @@ def asserting_functions(module: ModuleOp) -> set[str]:
     return functions_reaching(module, ASSERT)
 
 
-def functions_reaching(module: ModuleOp, op_name: str) -> set[str]:
-    """The functions holding an op named `op_name`, and every caller of one,
-    but for functions whose address is taken (and the callers only those
-    make reach it)."""
-    funcs = [op for op in module.ops if isinstance(op, FuncOp)]
-    address_taken = {
-        op.callee.root_reference.data
-        for func in funcs
-        for op in func.walk()
-        if isinstance(op, FuncAddrOp)
-    }
-    callers: dict[str, set[str]] = {}
-    found: set[str] = set()
-    for func in funcs:
-        name = func.sym_name.data
-        for op in func.walk():
-            if op.name == op_name:
-                found.add(name)
-            elif isinstance(op, CallOp):
-                callers.setdefault(op.callee.root_reference.data, set()).add(name)
-    found -= address_taken
-    work = list(found)
-    while work:
-        for caller in callers.get(work.pop(), ()):
-            if caller not in found and caller not in address_taken:
-                found.add(caller)
-                work.append(caller)
-    return found
+def functions_reaching(module: ModuleOp, *op_names: str) -> set[str]:
+    """The functions holding an op named in `op_names`, and every caller of
+    one, but for functions whose address is taken (and the callers only those
+    make reach it): a query on the module's one call graph."""
+    graph = call_graph(module)
+    if graph.op_names.isdisjoint(op_names):
+        return set()
+    return graph.reaching_directly(graph.holding(op_names))
 
 
-def with_record(kernel: FuncOp, record: FinalizedAttr) -> FinalizedAttr:
-    """`record` with `state` set if `kernel` takes the error record (on the
+def with_record(record: FinalizedAttr, facts: KernelFacts) -> FinalizedAttr:
+    """`record` with `state` set if the kernel takes the error record (on the
     targets that report asserts through one: gpuc/targets/error_record.py)."""
-    if not any(op.name == ASSERT or isinstance(op, CallOp) for op in kernel.walk()):
-        return record  # the common case, without a look at the module
-    module = kernel.parent_op()
-    if not isinstance(module, ModuleOp) or (
-        kernel.sym_name.data not in asserting_functions(module)
-    ):
+    if not facts.asserts:
         return record
     return FinalizedAttr(
         record.symbol.data,

@@ -362,8 +362,11 @@ def _run(
     module: ModuleOp | None = None
     notes: list[str] = []
     if start != "parse":
+        from gpuc.dialects.call_graph import invalidate_call_graph
+
         assert isinstance(source, ModuleOp)
         module = source
+        invalidate_call_graph(module)  # it may have changed since it was asked
     elif not options.target:
         # its #gpuc.target is the configuration
         module = load_module(source, notes)
@@ -465,9 +468,7 @@ def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
 
     table: tuple[str, ...] | None = None
     prints = module_prints(module)
-    fragments: set[str] = set()
-    for kind in MATRIX_OPS:
-        fragments |= functions_reaching(module, kind.name)
+    fragments = functions_reaching(module, *(kind.name for kind in MATRIX_OPS))
     infos: dict[str, KernelInfo] = {}
     for op in module.ops:
         if not isinstance(op, FuncOp):

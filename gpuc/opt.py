@@ -194,8 +194,13 @@ class GpucOptMain(xDSLOptMain):
         module: ModuleOp,
         following: ModulePass | None,
     ) -> None:
-        """Verify (located) before the first pass and after each; time and print."""
+        """Verify (located) before the first pass and after each; time and print;
+        forget the call graph a pass may have changed."""
         now = time.perf_counter()
+        if previous is not None:
+            from gpuc.dialects.call_graph import pass_ran
+
+            pass_ran(previous, module)
         if self.args.time_passes and previous is not None:
             print(
                 f"Pass {previous.name} took {now - self._started} seconds",

@@ -353,8 +353,7 @@ def using_fragments(ml: ModuleLowering) -> set[str]:
     if found is None:
         from gpuc.asserts import functions_reaching
 
-        found = set()
-        for op in MATRIX_OPS:
-            found |= functions_reaching(ml.module, op.name)
-        _using[ml] = found
+        found = _using[ml] = functions_reaching(
+            ml.module, *(op.name for op in MATRIX_OPS)
+        )
     return found

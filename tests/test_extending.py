@@ -239,7 +239,9 @@ def test_a_state_op_without_the_trait_is_a_diagnostic_on_native(
 ) -> None:
     """Were the trait forgotten, the helper would get no state: the native
     target names the function and the fix instead of crashing."""
-    monkeypatch.setitem(analysis._KIND, LinearThreadIdOp, 0)
+    from gpuc.dialects import call_graph
+
+    monkeypatch.setitem(call_graph._KIND, LinearThreadIdOp, call_graph._OTHER)
     with pytest.raises(OpError, match="@rank reads the kernel state through an op"):
         compile_module(parse_demo(RANKS_KERNEL), "native")
 

@@ -12,6 +12,7 @@ target's finalization records).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -27,6 +28,8 @@ class AttachTarget(ModulePass):
     """Record `target` (a spec such as `ptx{sm=80}`) as the module's target."""
 
     name = "attach-target"
+    preserves_call_graph: ClassVar[bool] = True
+    """It changes no call, function or op (`gpuc.dialects.call_graph`)."""
 
     target: str = ""
 

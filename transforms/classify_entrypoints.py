@@ -20,6 +20,7 @@ from xdsl.passes import ModulePass
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import ENTRYPOINTS_ATTR
+from gpuc.dialects.call_graph import invalidate_call_graph
 from gpuc.dialects.deferred import DeferredOp
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.symbols import build_table, symbol_name
@@ -120,3 +121,4 @@ class ClassifyEntrypoints(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         write_entrypoints(op, compute_entrypoints(op, self.exports))
+        invalidate_call_graph(op)  # the set references its symbols

@@ -9,6 +9,7 @@ the executors read. The call-graph facts are computed once per module.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -56,6 +57,8 @@ class FinalizeKernels(ModulePass):
     """Finish each kernel of the entrypoint set for the module's target."""
 
     name = "finalize-kernels"
+    preserves_call_graph: ClassVar[bool] = True
+    """It changes no call, function or op (`gpuc.dialects.call_graph`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         finalize_kernels(op)

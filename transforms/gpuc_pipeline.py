@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 
 from gpuc.diagnostics import OpError, verify_located
+from gpuc.dialects.call_graph import pass_ran
 from gpuc.generators import Generator
 from gpuc.libraries import LibrarySource
 from gpuc.targets.base import Target
@@ -45,13 +46,16 @@ def run_passes(
     passes: Sequence[ModulePass],
     after_pass: AfterPass | None = None,
 ) -> None:
-    """Run `passes` on `module` in order, then verify it (located diagnostics)."""
+    """Run `passes` on `module` in order, then verify it (located diagnostics).
+    The call graph is recomputed after a pass that may have changed it."""
 
     def between(prev: ModulePass | None, op: ModuleOp, _next: object) -> None:
-        if prev is not None and after_pass is not None:
-            after_pass(prev.name, op)
+        if prev is not None:
+            pass_ran(prev, op)
+            if after_pass is not None:
+                after_pass(prev.name, op)
 
-    PassPipeline(tuple(passes), between if after_pass else None).apply(ctx, module)
+    PassPipeline(tuple(passes), between).apply(ctx, module)
     verify_located(module)
 
 

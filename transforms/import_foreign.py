@@ -34,6 +34,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from gpuc.dialects.call_graph import invalidate_call_graph
+
 FOREIGN_DIALECTS = frozenset({"func", "gpu", "memref", "amdgpu"})
 """Dialects whose ops the import converts (or rejects with a diagnostic)."""
 FOREIGN_TYPES = (MemRefType, UnrankedMemRefType, TensorType, UnrankedTensorType)
@@ -80,6 +82,7 @@ class ImportForeign(ModulePass):
         outline_host_code(ctx, op)
         unroll_vectors(op, self.gpu_module or None)
         import_functions(op, self.gpu_module or None)
+        invalidate_call_graph(op)
 
 
 def keep_gpu_module(ctx: Context, op: ModuleOp, name: str) -> None:

@@ -22,11 +22,11 @@ from xdsl.passes import ModulePass
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import InlineHint
-from gpuc.dialects.functions import FUNCTION_OPS, CallOp, FuncOp
-from gpuc.dialects.symbols import build_table, is_symbol_table
+from gpuc.dialects.call_graph import CallGraph, call_graph, invalidate_call_graph
+from gpuc.dialects.functions import CallOp, FuncOp
 from gpuc.explain.record import Recorder, active_recorder
 from gpuc.transforms.inliner import inline_call
-from gpuc.transforms.symbol_uses import held_refs, is_private
+from gpuc.transforms.symbol_uses import is_private
 
 
 def _always_inline(op: Operation | None) -> FuncOp | None:
@@ -37,59 +37,33 @@ def _always_inline(op: Operation | None) -> FuncOp | None:
 
 
 @dataclass
-class _CallGraph:
-    """The inlinable call sites of a module and who is referenced otherwise."""
+class _InlineGraph:
+    """The always-inline edges of the module's call graph."""
 
-    tables: dict[Operation, dict[str, Operation]] = field(default_factory=dict)
-    callers: dict[Operation, dict[str, Operation]] = field(default_factory=dict)
-    """Every function that may hold calls -> the symbols its calls resolve in."""
-    sites: dict[Operation, list[CallOp]] = field(default_factory=dict)
+    graph: CallGraph
     callees: dict[FuncOp, list[tuple[CallOp, FuncOp]]] = field(default_factory=dict)
     always: dict[FuncOp, None] = field(default_factory=dict)
     """Every always-inline function met, in module order (an ordered set)."""
-    referenced: set[Operation] = field(default_factory=set)
 
-    def scan_module(self, module: ModuleOp) -> None:
-        self.tables[module] = symbols = build_table(module)
-        for ref in held_refs(module):  # e.g. the entrypoint set
-            if (target := symbols.get(ref.root_reference.data)) is not None:
-                self.referenced.add(target)
-        self.scan(module, module, None)
-
-    def scan(self, op: Operation, table: Operation, caller: Operation | None) -> None:
-        for region in op.regions:
-            for block in region.blocks:
-                for nested in block.ops:
-                    self._visit(nested, table, caller)
-
-    def _visit(self, op: Operation, table: Operation, caller: Operation | None) -> None:
-        symbols = self.tables.get(table)
-        if symbols is None:
-            symbols = self.tables[table] = build_table(table)
-        if isinstance(op, CallOp) and caller is not None:
-            callee = _always_inline(symbols.get(op.callee.root_reference.data))
-            if callee is not None:
-                self.always[callee] = None
-                self.sites.setdefault(caller, []).append(op)
+    @classmethod
+    def of(cls, module: ModuleOp) -> _InlineGraph:
+        graph = call_graph(module)
+        found = cls(graph)
+        for caller, sites in graph.sites.items():
+            if (always := _always_inline(caller)) is not None:
+                found.always[always] = None
+            symbols = graph.scopes[caller]
+            for call in sites:
+                callee = _always_inline(symbols.get(call.callee.root_reference.data))
+                if callee is None:
+                    continue
+                found.always[callee] = None
                 if isinstance(caller, FuncOp):
-                    self.callees.setdefault(caller, []).append((op, callee))
-                return
-        for ref in held_refs(op):
-            target = symbols.get(ref.root_reference.data)
-            if target is not None:
-                self.referenced.add(target)
-        if is_symbol_table(op):
-            self.scan(op, op, None)
-        elif op.name in FUNCTION_OPS:
-            self.callers[op] = symbols
-            if (always := _always_inline(op)) is not None:
-                self.always[always] = None
-            self.scan(op, table, op)
-        else:
-            self.scan(op, table, caller)
+                    found.callees.setdefault(caller, []).append((call, callee))
+        return found
 
 
-def _bottom_up(graph: _CallGraph) -> list[FuncOp]:
+def _bottom_up(graph: _InlineGraph) -> list[FuncOp]:
     """Always-inline functions, callees before callers; a cycle is a diagnostic."""
     order: list[FuncOp] = []
     state: dict[FuncOp, int] = {}  # 1: on the DFS path, 2: done
@@ -124,27 +98,28 @@ def _bottom_up(graph: _CallGraph) -> list[FuncOp]:
 
 def inline_module(module: ModuleOp) -> None:
     """Inline every call to an always-inline callee in `module`."""
-    graph = _CallGraph()
-    graph.scan_module(module)
+    graph = _InlineGraph.of(module)
     flattened = _bottom_up(graph)
-    dying = {f for f in flattened if is_private(f) and f not in graph.referenced}
+    referenced = graph.graph.referenced
+    dying = {f for f in flattened if is_private(f) and f not in referenced}
     done = set(flattened)
-    later = [f for f in graph.callers if f not in done]
+    later = [f for f in graph.graph.sites if f not in done]
     recorder = active_recorder()
     for caller in [*(f for f in flattened if f not in dying), *later]:
-        _expand(caller, graph, recorder)
+        _expand(caller, graph.graph, recorder)
     for f in dying:
         block = f.parent_block()
         assert block is not None
         if recorder is not None:
             recorder.removed(f, "inline", "no references left after inlining")
         block.detach_op(f)
+    invalidate_call_graph(module)
 
 
-def _expand(caller: Operation, graph: _CallGraph, recorder: Recorder | None) -> None:
+def _expand(caller: Operation, graph: CallGraph, recorder: Recorder | None) -> None:
     """Inline the always-inline calls of `caller`, and those they bring along."""
     worklist = list(graph.sites.get(caller, ()))
-    symbols = graph.callers[caller]
+    symbols = graph.scopes[caller]
     while worklist:
         call = worklist.pop()
         callee = _always_inline(symbols.get(call.callee.root_reference.data))

@@ -20,6 +20,7 @@ from xdsl.ir import Operation, Region
 from xdsl.passes import ModulePass
 
 from gpuc.dialects.analysis import module_facts
+from gpuc.dialects.call_graph import invalidate_call_graph
 from gpuc.dialects.functions import CallOp
 from gpuc.dialects.index import BarrierOp
 from gpuc.dialects.subgroup import COLLECTIVE_OPS
@@ -65,3 +66,4 @@ class LiftCf(ModulePass):
                 for inner in block.walk()
             ):
                 lift_region(region)
+        invalidate_call_graph(op)

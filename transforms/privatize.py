@@ -8,6 +8,7 @@ Declarations stay declarations: only visibility changes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -60,6 +61,8 @@ class Privatize(ModulePass):
     """Privatize every top-level symbol outside the entrypoint set."""
 
     name = "privatize"
+    preserves_call_graph: ClassVar[bool] = True
+    """It changes no call, function or op (`gpuc.dialects.call_graph`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         privatize(op)

@@ -25,6 +25,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import InlineHintAttr, Role, RoleAttr
+from gpuc.dialects.call_graph import invalidate_call_graph
 from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredOp
 from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp, LaunchOp, fmt_types
 from gpuc.dialects.symbols import build_table, nearest_table, symbol_name
@@ -238,3 +239,4 @@ class ResolveDeferred(ModulePass):
             load_libraries(self.libraries, ctx),
             Generators(dict(self.generators)),
         )
+        invalidate_call_graph(op)

@@ -20,6 +20,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.traits import IsolatedFromAbove
 
+from gpuc.dialects.call_graph import invalidate_call_graph
 from gpuc.dialects.symbols import build_table, is_symbol_table
 from gpuc.explain.record import Recorder, active_recorder
 from gpuc.transforms.symbol_uses import (
@@ -132,3 +133,4 @@ class SymbolDCE(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         symbol_dce(op)
+        invalidate_call_graph(op)

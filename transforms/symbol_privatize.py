@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -57,6 +58,8 @@ class SymbolPrivatize(ModulePass):
     """Make all top-level symbols private except those in `exclude`."""
 
     name = "symbol-privatize"
+    preserves_call_graph: ClassVar[bool] = True
+    """It changes no call, function or op (`gpuc.dialects.call_graph`)."""
 
     exclude: tuple[str, ...] = ()
 

@@ -6,6 +6,7 @@ the configured target's (`Target.verify_module`, the module's `#gpuc.target`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -19,6 +20,8 @@ class VerifyTarget(ModulePass):
     """Reject, with a diagnostic, what the module's target cannot express."""
 
     name = "verify-target"
+    preserves_call_graph: ClassVar[bool] = True
+    """It changes no call, function or op (`gpuc.dialects.call_graph`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         configured_target(op).verify_module(op)

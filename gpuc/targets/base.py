@@ -444,7 +444,7 @@ class RecordingTarget(Target):
     def finalize_kernel(self, kernel: FuncOp, facts: KernelFacts) -> FinalizedAttr:
         from gpuc.asserts import with_record
 
-        return with_record(kernel, super().finalize_kernel(kernel, facts))
+        return with_record(super().finalize_kernel(kernel, facts), facts)
 
     def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
         from gpuc.targets.error_record import record_failure

@@ -28,7 +28,8 @@ from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
 
 from gpuc.diagnostics import nearest_source_loc
 from gpuc.dialects.analysis import alloc_layout, element_bytes
-from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp
+from gpuc.dialects.call_graph import ASSERT, call_graph
+from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.memory import (
     AddrSpaceCastOp,
     OffsetOp,
@@ -89,18 +90,11 @@ def fault_plan(ml: ModuleLowering) -> FaultPlan:
     found = _plans.get(ml)
     if found is not None:
         return found
-    funcs = {op.sym_name.data: op for op in ml.module.ops if isinstance(op, FuncOp)}
-    asserting: set[str] = set()
-    callers: dict[str, set[str]] = {name: set() for name in funcs}
-    address_taken: set[str] = set()
-    for name, func in funcs.items():
-        for op in func.walk():
-            if isinstance(op, cf.AssertOp):
-                asserting.add(name)
-            elif isinstance(op, CallOp):
-                callers.setdefault(op.callee.root_reference.data, set()).add(name)
-            elif isinstance(op, FuncAddrOp):
-                address_taken.add(op.callee.root_reference.data)
+    graph = call_graph(ml.module)
+    funcs = graph.funcs
+    asserting = graph.holding([ASSERT])
+    callers = graph.callers
+    address_taken = graph.address_taken
     has_state = set(ml.hidden)
     checked = is_checked(ml.module)
     # In checked mode every helper may look its pointers' buffers up.

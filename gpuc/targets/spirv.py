@@ -37,11 +37,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation
 
+from gpuc.asserts import ASSERT, PRINTF
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace, InlineHint, PtrType
+from gpuc.dialects.call_graph import call_graph
 from gpuc.dialects.functions import (
     CallIndirectOp,
-    CallOp,
     FuncAddrOp,
     FuncOp,
     LaunchOp,
@@ -151,7 +152,7 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
     )
 
     def verify_module(self, module: ModuleOp) -> None:
-        from gpuc.dialects.analysis import call_cycle, module_facts
+        from gpuc.dialects.analysis import call_cycle
 
         super().verify_module(module)
         for func in module.ops:
@@ -161,7 +162,7 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
                 for op in func.walk():
                     check_op(op)
         check_printing_helpers(module)
-        cycle = call_cycle(module_facts(module))
+        cycle = call_cycle(module)
         if cycle is not None:
             func = next(
                 op
@@ -498,9 +499,6 @@ def check_kernel_params(kernel: FuncOp) -> None:
             )
 
 
-PRINTF = "gpuc.printf"
-
-
 def space_function_metadata(fn: ir.Function) -> None:
     """Print `fn`'s metadata attachments apart by spaces, as LLVM reads them
     (llvmlite 0.50 puts commas between them, right for instructions only)."""
@@ -523,7 +521,7 @@ def printing(ml: ModuleLowering) -> set[str]:
         from gpuc.asserts import functions_reaching
 
         found = _printing[ml] = functions_reaching(ml.module, PRINTF) | (
-            failure_printing(ml.module) & functions_reaching(ml.module, "cf.assert")
+            failure_printing(ml.module) & functions_reaching(ml.module, ASSERT)
         )
     return found
 
@@ -532,26 +530,23 @@ def failure_printing(module: ModuleOp) -> set[str]:
     """The functions whose failing asserts print their line (gpuc/asserts.py):
     kernels, and helpers that are not no_inline called only from such
     functions, so that inlined (`printing`) every printf lands in a kernel."""
-    funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
-    callers: dict[str, set[str]] = {name: set() for name in funcs}
-    for name, func in funcs.items():
-        for op in func.walk():
-            if isinstance(op, FuncAddrOp | CallIndirectOp):
-                return {n for n, f in funcs.items() if f.is_kernel}
-            if isinstance(op, CallOp):
-                callers.setdefault(op.callee.root_reference.data, set()).add(name)
+    graph = call_graph(module)
+    funcs = graph.funcs
+    if graph.address_taken or graph.indirect_callers:
+        return {n for n, f in funcs.items() if f.is_kernel}
+    callers = graph.callers
     found = {
         n
         for n, f in funcs.items()
         if f.is_kernel or f.inline_hint is not InlineHint.NO_INLINE
     }
-    changed = True
-    while changed:
-        changed = False
-        for name in sorted(found):
-            if not funcs[name].is_kernel and not callers.get(name, set()) <= found:
-                found.discard(name)
-                changed = True
+    # Drop, callers first, every helper some caller outside the set calls.
+    work = sorted(n for n in found if not funcs[n].is_kernel)
+    while work:
+        name = work.pop()
+        if name in found and not callers.get(name, set()) <= found:
+            found.discard(name)
+            work.extend(sorted(c for c in graph.callees.get(name, ()) if c in found))
     return found
 
 
@@ -562,7 +557,7 @@ def check_printing_helpers(module: ModuleOp) -> None:
     kernel (`finish_function`), and a `no_inline` one is a diagnostic."""
     from gpuc.asserts import functions_reaching
 
-    if not any(op.name == PRINTF for op in module.walk()):
+    if PRINTF not in call_graph(module).op_names:
         return
     reaching = functions_reaching(module, PRINTF)
     for func in module.ops:

@@ -1,0 +1,332 @@
+"""The call graph of a module, MLIR's `CallGraph` analysis for gpuc: one walk
+over the module records who calls whom, whose address is taken, which symbols
+are referenced other than by a call, and which ops each function holds. Every
+question of the form "which functions reach X" (a barrier, an assert, a
+printf, a matrix fragment, the kernel state) is a query on that one graph, so
+no pass or stage walks the module once per kernel.
+
+The graph belongs to one state of the module: `call_graph` computes it once
+and keeps it until `invalidate_call_graph`. The pass runner invalidates it
+after every pass that does not declare `preserves_call_graph`, and a pass that
+changes calls or functions and then asks again invalidates it itself. With
+`GPUC_CHECK_ANALYSES=1` (the test suite sets it) every cached answer is
+checked against a fresh walk, so a pass that forgets is caught, not trusted.
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from collections.abc import Iterable
+from functools import cached_property
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+
+from gpuc.dialects.functions import (
+    FUNCTION_OPS,
+    CallIndirectOp,
+    CallOp,
+    FuncAddrOp,
+    FuncOp,
+)
+from gpuc.dialects.memory import SharedAllocOp
+from gpuc.dialects.symbols import build_table, is_symbol_table
+from gpuc.dialects.traits import ReadsKernelState
+
+INDIRECT = "<indirect>"
+"""Call-graph node standing for every function whose address is taken: a
+`gpuc.call_indirect` calls it, and it calls every address-taken function."""
+
+ASSERT = "cf.assert"
+"""Matched by name: a module without asserts needs no cf dialect loaded."""
+
+_CALL, _ADDRESS, _INDIRECT_CALL, _STATE, _OTHER = 1, 2, 3, 4, 5
+_KIND: dict[type[Operation], int] = {}
+"""Op class -> what the walk does with it: one dict hit per op is much cheaper
+than a chain of isinstance checks (xDSL op classes are ABCs)."""
+
+
+def _kind(cls: type[Operation]) -> int:
+    found = _KIND.get(cls)
+    if found is None:
+        if issubclass(cls, CallOp):
+            found = _CALL
+        elif issubclass(cls, FuncAddrOp):
+            found = _ADDRESS
+        elif issubclass(cls, CallIndirectOp):
+            found = _INDIRECT_CALL
+        elif cls.has_trait(ReadsKernelState):
+            found = _STATE
+        else:
+            found = _OTHER
+        _KIND[cls] = found
+    return found
+
+
+class CallGraph:
+    """Who calls whom in a module, from one walk (see the module docstring).
+
+    Functions are the module's top-level `gpuc.func`s, by name; the inliner's
+    view (`sites`, `tables`, `referenced`) also covers callables in nested
+    symbol tables, by op."""
+
+    def __init__(self, module: ModuleOp) -> None:
+        from gpuc.transforms.symbol_uses import held_refs
+
+        self.module = module
+        self.funcs: dict[str, FuncOp] = {}
+        """Top-level functions by name, in module order."""
+        self.callees: dict[str, set[str]] = {INDIRECT: set()}
+        """Function -> the functions it calls directly (INDIRECT for an
+        indirect call); INDIRECT -> every function whose address is taken."""
+        self.address_taken: set[str] = set()
+        self.indirect_callers: set[str] = set()
+        self.holds: dict[str, set[str]] = {}
+        """Function -> the names of the ops in its body."""
+        self.op_names: set[str] = set()
+        """The name of every op of the module."""
+        self.ops_by_name: dict[str, list[Operation]] = {ASSERT: []}
+        """Op name -> its ops in module order, for the few names asked for
+        by op (`ops_named`)."""
+        self.state_own: set[str] = set()
+        """Functions holding an op that reads the kernel state."""
+        self.shared_allocs: dict[str, list[SharedAllocOp]] = {}
+        """Function -> its shared allocations, in order."""
+        self.tables: dict[Operation, dict[str, Operation]] = {}
+        """Symbol table op -> its symbols."""
+        self.sites: dict[Operation, list[CallOp]] = {}
+        """Callable (any function op, nested tables included) -> its direct
+        call sites, in order."""
+        self.scopes: dict[Operation, dict[str, Operation]] = {}
+        """Callable -> the symbol table its calls resolve in."""
+        self.referenced: set[Operation] = set()
+        """Symbols referenced other than as the callee of a direct call."""
+        self._held_refs = held_refs
+        self._scan_table(module)
+
+    def _scan_table(self, table: Operation) -> None:
+        symbols = self.tables[table] = build_table(table)
+        for ref in self._held_refs(table):  # e.g. the entrypoint set
+            if (target := symbols.get(ref.root_reference.data)) is not None:
+                self.referenced.add(target)
+        top = table is self.module
+        for region in table.regions:
+            for block in region.blocks:
+                for op in block.ops:
+                    if top and isinstance(op, FuncOp):
+                        name = op.sym_name.data
+                        self.funcs.setdefault(name, op)
+                        self.callees.setdefault(name, set())
+                        self.holds.setdefault(name, set())
+                        self._visit(op, symbols, op, name)
+                    else:
+                        self._visit(op, symbols, None, None)
+
+    def _visit(
+        self,
+        root: Operation,
+        symbols: dict[str, Operation],
+        caller: Operation | None,
+        name: str | None,
+    ) -> None:
+        """Record `root` and the ops nested in it (not entering nested symbol
+        tables, which `_scan_table` does with their own symbols)."""
+        holds = self.holds[name] if name is not None else None
+        stack = [root]
+        while stack:
+            op = stack.pop()
+            op_name = op.name
+            self.op_names.add(op_name)
+            if holds is not None:
+                holds.add(op_name)
+            wanted = self.ops_by_name.get(op_name)
+            if wanted is not None:
+                wanted.append(op)
+            kind = _kind(type(op))
+            if kind == _CALL and caller is not None:
+                assert isinstance(op, CallOp)
+                self.sites[caller].append(op)
+                if name is not None:
+                    self.callees[name].add(op.callee.root_reference.data)
+                continue
+            if kind == _ADDRESS:
+                assert isinstance(op, FuncAddrOp)
+                callee = op.callee.root_reference.data
+                self.address_taken.add(callee)
+                self.callees[INDIRECT].add(callee)
+            elif kind == _INDIRECT_CALL and name is not None:
+                self.callees[name].add(INDIRECT)
+                self.indirect_callers.add(name)
+            elif kind == _STATE and name is not None:
+                self.state_own.add(name)
+                if isinstance(op, SharedAllocOp):
+                    self.shared_allocs.setdefault(name, []).append(op)
+            if op.properties or op.attributes:
+                for ref in self._held_refs(op):
+                    target = symbols.get(ref.root_reference.data)
+                    if target is not None:
+                        self.referenced.add(target)
+            if op is not root and is_symbol_table(op):
+                self._scan_table(op)
+                continue
+            if op is not root and op_name in FUNCTION_OPS:
+                self._visit(op, symbols, op, None)
+                continue
+            if op is root and op_name in FUNCTION_OPS:
+                self.sites[op] = []
+                self.scopes[op] = symbols
+            # Reversed onto the stack: ops are visited in program order.
+            for region in reversed(op.regions):
+                for block in reversed(region.blocks):
+                    stack.extend(reversed(block.ops))
+
+    # Queries.
+
+    def ops_named(self, name: str) -> list[Operation]:
+        """The ops named `name`, in module order (pre-order, as `walk`)."""
+        found = self.ops_by_name.get(name)
+        if found is None:
+            found = self.ops_by_name[name] = (
+                [op for op in self.module.walk() if op.name == name]
+                if name in self.op_names
+                else []
+            )
+        return found
+
+    def holding(self, names: Iterable[str]) -> set[str]:
+        """The functions whose bodies hold an op of one of `names`."""
+        wanted = set(names)
+        return {f for f, held in self.holds.items() if not held.isdisjoint(wanted)}
+
+    @cached_property
+    def callers(self) -> dict[str, set[str]]:
+        """Function -> its direct callers (and INDIRECT's, the indirect ones)."""
+        found: dict[str, set[str]] = {}
+        for caller, targets in self.callees.items():
+            for callee in targets:
+                found.setdefault(callee, set()).add(caller)
+        return found
+
+    def reaching(self, own: Iterable[str]) -> set[str]:
+        """`own` and every function from which one of them is reachable,
+        through indirect calls too (a `call_indirect` may reach any function
+        whose address is taken); INDIRECT is in it when an address-taken
+        function reaches one."""
+        result = set(own)
+        work = list(result)
+        callers = self.callers
+        while work:
+            for caller in callers.get(work.pop(), ()):
+                if caller not in result:
+                    result.add(caller)
+                    work.append(caller)
+        return result
+
+    def reaching_directly(self, own: Iterable[str]) -> set[str]:
+        """`own` and their callers through direct calls, but for functions
+        whose address is taken (and the callers only those make reach it):
+        what can pass a hidden argument (an error record) along its calls."""
+        result = set(own) - self.address_taken
+        work = list(result)
+        callers = self.callers
+        while work:
+            for caller in callers.get(work.pop(), ()):
+                if caller not in result and caller not in self.address_taken:
+                    if caller != INDIRECT:
+                        result.add(caller)
+                        work.append(caller)
+        return result
+
+    def reachable_from(self, start: str) -> list[str]:
+        """`start` and what it calls, transitively, breadth first (sorted
+        within a level, so the order does not depend on set order)."""
+        seen = {start}
+        order = [start]
+        for name in order:
+            for callee in sorted(self.callees.get(name, ())):
+                if callee not in seen:
+                    seen.add(callee)
+                    order.append(callee)
+        return order
+
+    def cycle(self) -> list[str] | None:
+        """A cycle of direct calls (recursion), if the module has one."""
+        color: dict[str, int] = {}
+        for root in sorted(self.funcs):
+            if color.get(root):
+                continue
+            path = [root]
+            stack = [(root, sorted(self.callees.get(root, ())))]
+            color[root] = 1
+            while stack:
+                name, pending = stack[-1]
+                if not pending:
+                    stack.pop()
+                    path.pop()
+                    color[name] = 2
+                    continue
+                nxt = pending.pop(0)
+                if nxt == INDIRECT or nxt not in self.funcs:
+                    continue
+                if color.get(nxt) == 1:
+                    return [*path[path.index(nxt) :], nxt]
+                if not color.get(nxt):
+                    color[nxt] = 1
+                    path.append(nxt)
+                    stack.append((nxt, sorted(self.callees.get(nxt, ()))))
+        return None
+
+    def signature(self) -> tuple[object, ...]:
+        """What the graph says, comparable between two graphs of a module."""
+        return (
+            list(self.funcs.items()),
+            sorted((k, sorted(v)) for k, v in self.callees.items()),
+            sorted((k, sorted(v)) for k, v in self.holds.items()),
+            sorted(self.op_names),
+            [(id(k), [id(c) for c in v]) for k, v in self.sites.items()],
+            sorted(id(op) for op in self.referenced),
+        )
+
+
+_graphs: weakref.WeakKeyDictionary[ModuleOp, CallGraph] = weakref.WeakKeyDictionary()
+computed = 0
+"""How many graphs were computed (walks of a whole module), for tests."""
+
+
+def call_graph(module: ModuleOp) -> CallGraph:
+    """The call graph of `module` in its current state: computed on the first
+    query after the module changed (`invalidate_call_graph`), else kept."""
+    global computed
+    graph = _graphs.get(module)
+    if graph is not None:
+        if os.environ.get("GPUC_CHECK_ANALYSES") == "1":
+            _check_fresh(graph)
+        return graph
+    computed += 1
+    graph = _graphs[module] = CallGraph(module)
+    return graph
+
+
+def invalidate_call_graph(module: ModuleOp) -> None:
+    """Forget `module`'s graph: its calls or functions changed."""
+    _graphs.pop(module, None)
+
+
+def pass_ran(ran: object, module: ModuleOp) -> None:
+    """What a pass runner calls after each pass: the graph is forgotten unless
+    the pass declares `preserves_call_graph` (passes from elsewhere, which
+    know nothing of it, never do)."""
+    if not getattr(ran, "preserves_call_graph", False):
+        invalidate_call_graph(module)
+
+
+def _check_fresh(graph: CallGraph) -> None:
+    fresh = CallGraph(graph.module)
+    fresh.ops_by_name = {name: [] for name in graph.ops_by_name}
+    if fresh.signature() != graph.signature():
+        raise AssertionError(
+            "the call graph is stale: a pass changed calls or functions without "
+            "invalidate_call_graph (or without leaving preserves_call_graph "
+            "False)"
+        )
