@@ -1,5 +1,7 @@
 """Compile time against module size: n kernels, each with four helpers, for
-ptx and spirv, next to the MLIR 16 C++ chain on the same kernels for nvptx64.
+ptx and spirv, next to the MLIR 16 C++ chain on the same kernels for nvptx64,
+stage by stage (parse, dialect, translate, optimize, emit), with the growth
+exponent of each from the smallest size to the largest.
 
 Kernel `@k{i}` guards a load, arithmetic and a store with `scf.if` and reaches
 four helpers of its own: a `gpuc.call` to a plain helper, a `gpuc.call` to an
@@ -13,20 +15,30 @@ parsing to the artefact, median of `--repeat` runs, each after a
 `func.func` helpers, and runs `mlir-opt-16 --inline --symbol-dce` plus the
 conversions to the LLVM dialect, `mlir-translate-16 --mlir-to-llvmir`,
 `opt-16 -O3`, `llc-16 -O3 -mcpu=sm_90`, one tool after the other through
-files (no pipe parallelism), median of `--repeat` runs of the four.
+files (no pipe parallelism), median of `--repeat` runs of the four. The
+chain's stages: parse is `mlir-opt-16` with no pass (parse, verify, print),
+dialect is the rest of its `mlir-opt-16` run, translate is
+`mlir-translate-16`, optimize `opt-16`, emit `llc-16`; gpuc's translate
+includes linking. The parse goal compares gpuc's parse of the gpuc module
+with `mlir-opt-22 --allow-unregistered-dialect --mlir-print-op-generic`
+parsing and printing the same module in generic form (when mlir-opt-22 is
+installed).
 
 Goals (the scaling issue): from 100 to 1,000 kernels gpuc grows at most 11x,
-and at 1,000 kernels it takes at most 2x the chain's time.
+at 1,000 kernels it takes at most 2x the chain's time, and parsing 300
+kernels takes at most 4x mlir-opt-22's generic parse-and-print.
 
-    python bench/scale.py [--sizes 1,10,100,1000] [--targets ptx,spirv]
-                          [--repeat 3] [--no-chain]
+    python bench/scale.py [--sizes 10,100,1000,3000] [--targets ptx,spirv]
+                          [--repeat 3] [--no-chain] [--parse-kernels 300]
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import io
 import math
+import os
 import shutil
 import statistics
 import subprocess
@@ -35,7 +47,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from gpuc.driver import compile_module
+from xdsl.printer import Printer
+
+from gpuc.driver import (
+    CompileOptions,
+    kernel_infos,
+    load_module,
+    make_options,
+    run,
+)
 
 CHAIN_TOOLS = ("mlir-opt-16", "mlir-translate-16", "opt-16", "llc-16")
 LLVM16_BIN = Path("/usr/lib/llvm-16/bin")
@@ -50,6 +70,7 @@ MLIR_OPT_PASSES = (
 )
 GOAL_GROWTH = 11.0
 GOAL_RATIO = 2.0
+GOAL_PARSE = 4.0
 
 # The helpers of kernel i in both spellings: name, gpuc inline hint, body.
 _HELPERS = (
@@ -139,24 +160,48 @@ def module_text(n: int, kernel: Callable[[int], list[str]]) -> str:
     return "\n".join([*lines, "}"]) + "\n"
 
 
-def median_seconds(run: Callable[[], object], repeat: int) -> float:
-    times: list[float] = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+GPUC_STAGES = ("parse", "dialect", "translate", "optimize", "emit")
+"""gpuc's stages as the bench reports them (link is counted in translate)."""
+CHAIN_STAGES = {
+    "parse": "parse",
+    "mlir-opt-16": "dialect",
+    "mlir-translate-16": "translate",
+    "opt-16": "optimize",
+    "llc-16": "emit",
+}
 
 
-def gpuc_seconds(n: int, target: str, repeat: int) -> float:
+def medians(runs: list[dict[str, float]]) -> dict[str, float]:
+    return {name: statistics.median(r[name] for r in runs) for name in runs[0]}
+
+
+def gpuc_stage_run(text: str, options: CompileOptions, n: int) -> dict[str, float]:
+    """Seconds of each gpuc stage (and `total`) of one compile of `text`."""
+    gc.collect()
+    times: dict[str, float] = dict.fromkeys(GPUC_STAGES, 0.0)
+    last = [time.perf_counter()]
+
+    def after(name: str, c: object) -> None:
+        now = time.perf_counter()
+        times["translate" if name == "link" else name] += now - last[0]
+        last[0] = now
+
+    start = time.perf_counter()
+    c = run(text, options, stop_after="emit", after_stage=after)
+    times["total"] = time.perf_counter() - start
+    assert c.module is not None
+    kernels = len(kernel_infos(c.module))
+    assert kernels == n, f"{kernels} kernels, not {n}"
+    return times
+
+
+def gpuc_stage_seconds(n: int, target: str, repeat: int) -> dict[str, float]:
+    """Median seconds of each gpuc stage (and `total`) on n kernels, the
+    compile cache not involved (the stages are run directly)."""
     text = module_text(n, gpuc_kernel)
-
-    def run() -> None:
-        result = compile_module(text, target)
-        assert len(result.kernels) == n, f"{len(result.kernels)} kernels, not {n}"
-
-    return median_seconds(run, repeat)
+    options = make_options(target, {})
+    runs = [gpuc_stage_run(text, options, n) for _ in range(repeat)]
+    return medians(runs)
 
 
 def chain_tools() -> dict[str, str] | str:
@@ -174,8 +219,14 @@ def chain_tools() -> dict[str, str] | str:
     return found
 
 
+def timed(argv: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
 def chain_seconds(n: int, tools: dict[str, str], repeat: int) -> dict[str, float]:
-    """Median seconds of each tool of the chain (and `total`) on n kernels."""
+    """Median seconds of each stage of the chain (and `total`) on n kernels."""
     with tempfile.TemporaryDirectory() as tmp:
         src, lowered, ll, bc, ptx = (
             str(Path(tmp, name))
@@ -183,6 +234,7 @@ def chain_seconds(n: int, tools: dict[str, str], repeat: int) -> dict[str, float
         )
         Path(src).write_text(module_text(n, chain_kernel))
         steps = {
+            "parse": [tools["mlir-opt-16"], src, "-o", os.devnull],
             "mlir-opt-16": [tools["mlir-opt-16"], *MLIR_OPT_PASSES, src, "-o", lowered],
             "mlir-translate-16": [
                 tools["mlir-translate-16"], "--mlir-to-llvmir", lowered, "-o", ll,
@@ -193,92 +245,140 @@ def chain_seconds(n: int, tools: dict[str, str], repeat: int) -> dict[str, float
                 "-mcpu=sm_90", bc, "-o", ptx,
             ],
         }  # fmt: skip
-        runs: dict[str, list[float]] = {name: [] for name in [*steps, "total"]}
+        runs: list[dict[str, float]] = []
         for _ in range(repeat):
-            total = 0.0
-            for name, argv in steps.items():
-                start = time.perf_counter()
-                subprocess.run(argv, check=True, capture_output=True)
-                seconds = time.perf_counter() - start
-                runs[name].append(seconds)
-                total += seconds
-            runs["total"].append(total)
+            times = {CHAIN_STAGES[name]: timed(argv) for name, argv in steps.items()}
+            # mlir-opt's run parses too: its dialect stage is what is left.
+            times["dialect"] = max(times["dialect"] - times["parse"], 0.0)
+            times["total"] = sum(times.values())
+            runs.append(times)
         entries = Path(ptx).read_text().count(".entry ")
         assert entries == n, f"the chain's PTX has {entries} kernels, not {n}"
-    return {name: statistics.median(times) for name, times in runs.items()}
+    return medians(runs)
 
 
-def growth(times: dict[int, float], small: int, large: int) -> str:
-    factor = times[large] / times[small]
-    exponent = math.log(factor) / math.log(large / small)
-    return f"t{large}/t{small} = {factor:5.2f}x, exponent {exponent:4.2f}"
+def exponent(times: dict[int, float], small: int, large: int) -> str:
+    """The growth exponent, '-' where the smaller time is under a millisecond
+    (the chain's dialect stage at a few kernels: a difference of two runs)."""
+    if times[small] < 1e-3 or times[large] < 1e-3:
+        return "-"
+    return f"{math.log(times[large] / times[small]) / math.log(large / small):.2f}"
+
+
+def parse_comparison(n: int, repeat: int) -> str:
+    """gpuc's parse of n kernels against mlir-opt-22's generic parse-and-print."""
+    text = module_text(n, gpuc_kernel)
+    load_module(module_text(1, gpuc_kernel))
+    runs: list[float] = []
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        load_module(text)
+        runs.append(time.perf_counter() - start)
+    gpuc_parse = statistics.median(runs)
+    line = f"parse of {n} kernels: gpuc {gpuc_parse:.3f} s"
+    mlir_opt = shutil.which("mlir-opt-22") or (
+        "/usr/lib/llvm-22/bin/mlir-opt"
+        if Path("/usr/lib/llvm-22/bin/mlir-opt").exists()
+        else None
+    )
+    if mlir_opt is None:
+        return line + "; mlir-opt-22 not installed (apt-get install mlir-22-tools)"
+    generic = io.StringIO()
+    Printer(stream=generic, print_generic_format=True).print_op(load_module(text))
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp, "k.mlir")
+        src.write_text(generic.getvalue())
+        argv = [
+            mlir_opt,
+            "--allow-unregistered-dialect",
+            "--mlir-print-op-generic",
+            str(src),
+            "-o",
+            os.devnull,
+        ]
+        mlir = statistics.median(timed(argv) for _ in range(repeat))
+    ratio = gpuc_parse / mlir
+    met = "met" if ratio <= GOAL_PARSE else "missed"
+    return (
+        f"{line}, mlir-opt-22 generic parse-and-print {mlir:.3f} s: "
+        f"{ratio:.2f}x (goal <= {GOAL_PARSE:g}x: {met})"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="1,10,100,1000")
+    parser.add_argument("--sizes", default="10,100,1000,3000")
     parser.add_argument("--targets", default="ptx,spirv")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-chain", action="store_true")
+    parser.add_argument("--parse-kernels", type=int, default=300)
     args = parser.parse_args()
     sizes = sorted({int(s) for s in args.sizes.split(",")})
     targets = args.targets.split(",")
     tools = "skipped (--no-chain)" if args.no_chain else chain_tools()
     for target in targets:
-        compile_module(module_text(1, gpuc_kernel), target)  # warm-up
+        gpuc_stage_seconds(1, target, 1)  # warm-up: imports, first-use caches
     how = (
-        f"four tools one after the other, median of {args.repeat}"
+        f"the five tools one after the other, median of {args.repeat}"
         if isinstance(tools, dict)
         else tools
     )
     print(
-        "gpuc: in-process after a warm-up compile per target, whole pipeline "
-        f"(parse to artefact), median of {args.repeat}; chain: {how}"
+        "gpuc: in-process after a warm-up compile per target, the stages run "
+        f"directly (no compile cache), median of {args.repeat}; chain: {how}"
     )
-    header = f"{'kernels':>8}" + "".join(f" {t + ' s':>9}" for t in targets)
+    columns = {t: {} for t in targets}  # type: dict[str, dict[int, dict[str, float]]]
     if isinstance(tools, dict):
-        header += f" {'chain s':>9} {targets[0] + '/chain':>10}"
+        columns["chain"] = {}
+    header = f"{'who':>6} {'kernels':>8}" + "".join(
+        f" {s:>9}" for s in (*GPUC_STAGES, "total")
+    )
     print(header)
-    times: dict[str, dict[int, float]] = {t: {} for t in targets}
-    chains: dict[int, dict[str, float]] = {}
     for n in sizes:
-        line = f"{n:>8}"
-        for target in targets:
-            times[target][n] = gpuc_seconds(n, target, args.repeat)
-            line += f" {times[target][n]:9.3f}"
-        if isinstance(tools, dict):
-            chains[n] = chain_seconds(n, tools, args.repeat)
-            line += f" {chains[n]['total']:9.3f}"
-            line += f" {times[targets[0]][n] / chains[n]['total']:9.2f}x"
-        print(line, flush=True)
+        for who in columns:
+            if who == "chain":
+                assert isinstance(tools, dict)
+                columns[who][n] = chain_seconds(n, tools, args.repeat)
+            else:
+                columns[who][n] = gpuc_stage_seconds(n, who, args.repeat)
+            row = columns[who][n]
+            print(
+                f"{who:>6} {n:>8}"
+                + "".join(f" {row[s]:9.3f}" for s in (*GPUC_STAGES, "total")),
+                flush=True,
+            )
     if len(sizes) >= 2:
-        small, large = (100, 1000) if {100, 1000} <= set(sizes) else sizes[-2:]
+        small, large = sizes[0], sizes[-1]
+        print(f"growth exponent from {small} to {large} kernels (1.00 is linear):")
+        for who, rows in columns.items():
+            print(
+                f"{who:>6} {'':>8}"
+                + "".join(
+                    f" {exponent({n: rows[n][s] for n in sizes}, small, large):>9}"
+                    for s in (*GPUC_STAGES, "total")
+                )
+            )
+    if {100, 1000} <= set(sizes):
         for target in targets:
-            line = f"{target}: {growth(times[target], small, large)}"
-            if (small, large) == (100, 1000):
-                met = times[target][1000] / times[target][100] <= GOAL_GROWTH
-                line += f" (goal <= {GOAL_GROWTH:g}x: {'met' if met else 'missed'})"
-            print(line)
-        if chains:
-            totals = {n: c["total"] for n, c in chains.items()}
-            print(f"chain: {growth(totals, small, large)}")
-    if chains:
-        n = sizes[-1]
-        parts = ", ".join(
-            f"{name} {seconds:.3f}"
-            for name, seconds in chains[n].items()
-            if name != "total"
-        )
-        print(f"chain at {n} kernels, seconds per tool: {parts}")
-        for target in targets:
-            ratio = times[target][n] / chains[n]["total"]
-            line = f"{target}/chain at {n} kernels: {ratio:.2f}x"
-            if n == 1000:
-                met = ratio <= GOAL_RATIO
-                line += f" (goal <= {GOAL_RATIO:g}x: {'met' if met else 'missed'})"
-            print(line)
-    elif isinstance(tools, str):
+            total = {n: r["total"] for n, r in columns[target].items()}
+            factor = total[1000] / total[100]
+            met = "met" if factor <= GOAL_GROWTH else "missed"
+            print(
+                f"{target}: t1000/t100 = {factor:.2f}x "
+                f"(goal <= {GOAL_GROWTH:g}x: {met})"
+            )
+            if "chain" in columns:
+                ratio = total[1000] / columns["chain"][1000]["total"]
+                met = "met" if ratio <= GOAL_RATIO else "missed"
+                print(
+                    f"{target}/chain at 1000 kernels: {ratio:.2f}x "
+                    f"(goal <= {GOAL_RATIO:g}x: {met})"
+                )
+    if isinstance(tools, str):
         print(f"chain {tools}")
+    if args.parse_kernels:
+        print(parse_comparison(args.parse_kernels, args.repeat))
 
 
 if __name__ == "__main__":
