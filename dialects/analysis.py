@@ -24,10 +24,11 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from gpuc.dialects.attrs import FuncPtrType, PtrType
-from gpuc.dialects.call_graph import ASSERT, CallGraph, call_graph
+from gpuc.dialects.call_graph import ASSERT, PRINTF, CallGraph, call_graph
 from gpuc.dialects.call_graph import INDIRECT as INDIRECT
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.index import BarrierOp
+from gpuc.dialects.matrix import MATRIX_OPS
 from gpuc.dialects.memory import SharedAllocOp
 from gpuc.dialects.subgroup import COLLECTIVE_OPS
 
@@ -42,6 +43,11 @@ class KernelFacts:
     """The kernel holds a `cf.assert` or calls a function that does, directly
     (`CallGraph.reaching_directly`): it takes the error record on the targets
     that report asserts through one."""
+    prints: bool = False
+    """The kernel reaches a `gpuc.printf` or a `cf.assert` (whose failing
+    threads print), maybe through helpers or an indirect call."""
+    fragments: bool = False
+    """The kernel uses warp matrix fragments, itself or by a direct call."""
 
 
 @dataclass
@@ -155,10 +161,25 @@ def kernel_facts(
         if ASSERT in graph.op_names
         else set()
     )
+    printing = (
+        graph.reaching(graph.holding([ASSERT, PRINTF]))
+        if not graph.op_names.isdisjoint([ASSERT, PRINTF])
+        else set()
+    )
+    matrix = [op.name for op in MATRIX_OPS]
+    fragments = (
+        graph.reaching_directly(graph.holding(matrix))
+        if not graph.op_names.isdisjoint(matrix)
+        else set()
+    )
     names = kernels if kernels is not None else facts.kernel_shared_bytes
     return {
         name: KernelFacts(
-            name in facts.barrier, facts.kernel_shared_bytes[name], name in asserting
+            name in facts.barrier,
+            facts.kernel_shared_bytes[name],
+            name in asserting,
+            name in printing,
+            name in fragments,
         )
         for name in names
     }

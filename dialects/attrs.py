@@ -383,6 +383,10 @@ class TargetAttr(ParametrizedAttribute):
         printer.print_string(">")
 
 
+FINALIZED_FLAGS = ("state", "launch_entry", "errors", "barrier", "prints", "fragments")
+"""The `#gpuc.finalized` fields that are flags, in their printed order."""
+
+
 @irdl_attr_definition
 class FinalizedAttr(ParametrizedAttribute):
     """`#gpuc.finalized<symbol = "k", cconv = "ptx_kernel", barrier, shared = 48>`:
@@ -392,9 +396,15 @@ class FinalizedAttr(ParametrizedAttribute):
     - `symbol`: the name the kernel is launched by in the artefact (the PTX
       `.entry`, the SPIR-V entry point, the native launch entry);
     - `cconv`: its LLVM calling convention (absent: C);
-    - `state`: it takes the target's hidden kernel-state pointer first;
+    - `state`: it takes the target's hidden kernel-state pointer first (the
+      native target's);
     - `launch_entry`: the target wraps it in a launch entry named `symbol`;
+    - `errors`: it takes the error record first, through which its failing
+      asserts are reported (ptx, spirv, amdgpu: gpuc/targets/error_record.py);
     - `barrier`: it reaches a `gpuc.barrier` (maybe through helpers);
+    - `prints`: it reaches a `gpuc.printf` or a `cf.assert` (whose failing
+      threads print), maybe through helpers: its launch reads what it prints;
+    - `fragments`: it uses warp matrix fragments, itself or by a call;
     - `shared`: its static shared memory in bytes;
     - `block`: the block size it is known to run with (x, y, z), if any.
     """
@@ -408,6 +418,9 @@ class FinalizedAttr(ParametrizedAttribute):
     barrier: UnitAttr | NoneAttr
     shared: IntAttr
     block: ArrayAttr[IntAttr] | NoneAttr
+    errors: UnitAttr | NoneAttr
+    prints: UnitAttr | NoneAttr
+    fragments: UnitAttr | NoneAttr
 
     def __init__(
         self,
@@ -419,6 +432,9 @@ class FinalizedAttr(ParametrizedAttribute):
         barrier: bool = False,
         shared: int = 0,
         block: Sequence[int] | None = None,
+        errors: bool = False,
+        prints: bool = False,
+        fragments: bool = False,
     ):
         def flag(on: bool) -> UnitAttr | NoneAttr:
             return UnitAttr() if on else NoneAttr()
@@ -431,6 +447,9 @@ class FinalizedAttr(ParametrizedAttribute):
             flag(barrier),
             IntAttr(shared),
             ArrayAttr([IntAttr(d) for d in block]) if block is not None else NoneAttr(),
+            flag(errors),
+            flag(prints),
+            flag(fragments),
         )
 
     def verify(self) -> None:
@@ -466,6 +485,18 @@ class FinalizedAttr(ParametrizedAttribute):
         return isinstance(self.launch_entry, UnitAttr)
 
     @property
+    def takes_errors(self) -> bool:
+        return isinstance(self.errors, UnitAttr)
+
+    @property
+    def reaches_print(self) -> bool:
+        return isinstance(self.prints, UnitAttr)
+
+    @property
+    def uses_fragments(self) -> bool:
+        return isinstance(self.fragments, UnitAttr)
+
+    @property
     def shared_bytes(self) -> int:
         return self.shared.data
 
@@ -499,12 +530,12 @@ class FinalizedAttr(ParametrizedAttribute):
                     lambda: IntAttr(parser.parse_integer(allow_boolean=False)),
                 )
                 values[key] = ArrayAttr(dims)
-            elif key in ("state", "launch_entry", "barrier"):
+            elif key in FINALIZED_FLAGS:
                 values[key] = UnitAttr()
             else:
                 parser.raise_error(
                     f"unknown field '{key}' in #gpuc.finalized; expected symbol, "
-                    "cconv, state, launch_entry, barrier, shared or block",
+                    f"cconv, {', '.join(FINALIZED_FLAGS)}, shared or block",
                     pos,
                 )
         parser.parse_punctuation(">")
@@ -518,6 +549,9 @@ class FinalizedAttr(ParametrizedAttribute):
             values.get("barrier", NoneAttr()),
             values.get("shared", IntAttr(0)),
             values.get("block", NoneAttr()),
+            values.get("errors", NoneAttr()),
+            values.get("prints", NoneAttr()),
+            values.get("fragments", NoneAttr()),
         )
 
     def print_parameters(self, printer: Printer) -> None:
@@ -526,7 +560,7 @@ class FinalizedAttr(ParametrizedAttribute):
         if self.cconv.data:
             printer.print_string(", cconv = ")
             printer.print_string_literal(self.cconv.data)
-        for key in ("state", "launch_entry", "barrier"):
+        for key in FINALIZED_FLAGS:
             if isinstance(getattr(self, key), UnitAttr):
                 printer.print_string(f", {key}")
         printer.print_string(f", shared = {self.shared.data}")

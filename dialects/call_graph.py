@@ -40,6 +40,8 @@ INDIRECT = "<indirect>"
 
 ASSERT = "cf.assert"
 """Matched by name: a module without asserts needs no cf dialect loaded."""
+PRINTF = "gpuc.printf"
+"""Matched by name, as `ASSERT` is."""
 
 _CALL, _ADDRESS, _INDIRECT_CALL, _STATE, _OTHER = 1, 2, 3, 4, 5
 _KIND: dict[type[Operation], int] = {}

@@ -23,12 +23,14 @@ from xdsl.dialects.builtin import (
     FusedLoc,
     ModuleOp,
     NameLoc,
+    UnitAttr,
 )
 from xdsl.ir import Attribute, Operation
 
 from gpuc.diagnostics import nearest_source_loc
 from gpuc.dialects.attrs import FinalizedAttr
 from gpuc.dialects.call_graph import ASSERT as ASSERT
+from gpuc.dialects.call_graph import PRINTF as PRINTF
 from gpuc.dialects.call_graph import call_graph
 from gpuc.dialects.functions import FuncOp
 
@@ -36,9 +38,6 @@ if TYPE_CHECKING:
     from xdsl.dialects import cf
 
     from gpuc.dialects.analysis import KernelFacts
-
-PRINTF = "gpuc.printf"
-"""Matched by name, as `ASSERT` is: no printf dialect needed to ask."""
 
 
 def module_asserts(module: ModuleOp) -> list[cf.AssertOp]:
@@ -105,13 +104,6 @@ def assert_table(module: ModuleOp) -> tuple[str, ...]:
     return tuple(assert_message(op) for op in module_asserts(module))
 
 
-def module_prints(module: ModuleOp) -> bool:
-    """Whether the module has a `gpuc.printf` or a `cf.assert` (whose failing
-    threads print their message, `device_message_format`)."""
-    names = call_graph(module).op_names
-    return PRINTF in names or ASSERT in names
-
-
 def asserting_functions(module: ModuleOp) -> set[str]:
     """The functions that take the error record: those holding a `cf.assert`,
     and every caller of one. A function whose address is taken gets none (an
@@ -131,15 +123,9 @@ def functions_reaching(module: ModuleOp, *op_names: str) -> set[str]:
 
 
 def with_record(record: FinalizedAttr, facts: KernelFacts) -> FinalizedAttr:
-    """`record` with `state` set if the kernel takes the error record (on the
-    targets that report asserts through one: gpuc/targets/error_record.py)."""
+    """`record` with `errors` set if the kernel takes the error record (on
+    the targets that report asserts through one: gpuc/targets/error_record.py)."""
     if not facts.asserts:
         return record
-    return FinalizedAttr(
-        record.symbol.data,
-        cconv=record.cconv.data,
-        state=True,
-        barrier=record.uses_barrier,
-        shared=record.shared_bytes,
-        block=record.block_size,
-    )
+    errors = record.parameters[:7], UnitAttr(), record.parameters[8:]
+    return FinalizedAttr.new((*errors[0], errors[1], *errors[2]))

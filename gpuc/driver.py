@@ -71,7 +71,8 @@ class KernelInfo:
     """For a kernel that takes the error record (ptx, spirv): the module's
     assert messages by id - 1 (gpuc/asserts.py)."""
     prints: bool = False
-    """The module has a gpuc.printf."""
+    """The kernel reaches a gpuc.printf or a cf.assert, whose failing threads
+    print (its record's `prints`)."""
     uses_fragments: bool = False
     """The kernel uses warp matrix fragments, itself or by a call
     (dialects/matrix.py): on spirv its block's x size must be a multiple of
@@ -462,13 +463,10 @@ def compile_module(
 
 def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
     """The finalized kernels, from their records (in module order)."""
-    from gpuc.asserts import assert_table, functions_reaching, module_prints
-    from gpuc.dialects.matrix import MATRIX_OPS
+    from gpuc.asserts import assert_table
     from gpuc.kernel_params import memref_shapes, read_only_params
 
     table: tuple[str, ...] | None = None
-    prints = module_prints(module)
-    fragments = functions_reaching(module, *(kind.name for kind in MATRIX_OPS))
     infos: dict[str, KernelInfo] = {}
     for op in module.ops:
         if not isinstance(op, FuncOp):
@@ -491,12 +489,12 @@ def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
             read_only_params(op),
             memref_shapes(op),
         )
-        if record.takes_state and not record.has_launch_entry:
+        if record.takes_errors:
             table = assert_table(module) if table is None else table
             infos[name] = replace(infos[name], asserts=table)
-        if prints:
+        if record.reaches_print:
             infos[name] = replace(infos[name], prints=True)
-        if name in fragments:
+        if record.uses_fragments:
             infos[name] = replace(infos[name], uses_fragments=True)
     return infos
 

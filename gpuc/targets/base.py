@@ -179,6 +179,8 @@ class Target(ArgSpecConvertible):
             barrier=facts.uses_barrier,
             shared=facts.static_shared_bytes,
             block=known_block_size(kernel),
+            prints=facts.prints,
+            fragments=facts.fragments,
         )
 
     def verify_module(self, module: ModuleOp) -> None:

@@ -16,7 +16,7 @@ at its next call once any had failed).
 
 Kernels and helpers that hold an assert, or call one that does, take the
 record (`asserting_functions`), helpers the flag too, after it; a kernel's
-finalization record says so (`state`, gpuc/asserts.py's `with_record`),
+finalization record says so (`errors`, gpuc/asserts.py's `with_record`),
 which is what the executors read (`KernelInfo.asserts`).
 """
 
@@ -55,7 +55,7 @@ def plan_records(ml: ModuleLowering) -> None:
         if record is None:  # a helper
             flag = ir.PointerType(addrspace=ml.target.alloca_address_space)
             ml.hidden[name] = (RECORD_TYPE, flag)
-        elif record.takes_state and not record.has_launch_entry:
+        elif record.takes_errors:
             ml.hidden[name] = (RECORD_TYPE,)
 
 

@@ -127,6 +127,8 @@ class NativeTarget(Target):
             barrier=facts.uses_barrier,
             shared=facts.static_shared_bytes,
             block=known_block_size(kernel),
+            prints=facts.prints,
+            fragments=facts.fragments,
         )
 
     def prepare_module(self, ml: ModuleLowering) -> None:

@@ -373,7 +373,7 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
         SubgroupSize 32`), the lanes they are spread over (lane_matrices.py)."""
         from llvmlite import ir
 
-        from gpuc.lowering.matrix import WARP, using_fragments
+        from gpuc.lowering.matrix import WARP
         from gpuc.targets.error_record import name_record
 
         name_record(ml, func, fn)
@@ -385,7 +385,7 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
         if block is not None:
             sizes = [ir.Constant(ir.IntType(32), size) for size in block]
             fn.set_metadata("reqd_work_group_size", ml.llvm.add_metadata(sizes))
-        if func.is_kernel and func.sym_name.data in using_fragments(ml):
+        if record is not None and record.uses_fragments:
             if block is not None and block[0] % WARP:
                 raise OpError(
                     func,

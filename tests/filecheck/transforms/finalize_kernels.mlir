@@ -42,3 +42,43 @@ builtin.module attributes {gpuc.entrypoints = [@"my-kernel.v2"]} {
     gpuc.return
   }
 }
+
+// -----
+
+// Each kernel's record says what its launch needs, from the call graph: the
+// error record where it reaches an assert (ptx and spirv report asserts
+// through one; native through its state), `prints` where it reaches a
+// printf or an assert, maybe through a helper; a kernel reaching neither has
+// neither flag, though the module prints.
+// CHECK-LABEL: gpuc.func @asserts(%n: i32) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "asserts", cconv = "ptx_kernel", errors, prints, shared = 0>} {
+// CHECK-LABEL: gpuc.func @prints(%n: i32) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "prints", cconv = "ptx_kernel", prints, shared = 0>} {
+// CHECK-LABEL: gpuc.func @quiet(%n: i32) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "quiet", cconv = "ptx_kernel", shared = 0>} {
+// NATIVE-LABEL: gpuc.func @asserts(%n: i32) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "__gpuc_launch_asserts", state, launch_entry, prints, shared = 0>} {
+// NATIVE-LABEL: gpuc.func @prints(%n: i32) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "__gpuc_launch_prints", state, launch_entry, prints, shared = 0>} {
+// NATIVE-LABEL: gpuc.func @quiet(%n: i32) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "__gpuc_launch_quiet", state, launch_entry, shared = 0>} {
+// SPIRV-LABEL: gpuc.func @asserts(%n: i32) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "asserts", cconv = "spir_kernel", errors, prints, shared = 0>} {
+// SPIRV-LABEL: gpuc.func @prints(%n: i32) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "prints", cconv = "spir_kernel", prints, shared = 0>} {
+// SPIRV-LABEL: gpuc.func @quiet(%n: i32) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "quiet", cconv = "spir_kernel", shared = 0>} {
+builtin.module attributes {gpuc.entrypoints = [@asserts, @prints, @quiet]} {
+  gpuc.func @asserts(%n: i32) kernel {
+    gpuc.call @check(%n) : (i32) -> ()
+    gpuc.return
+  }
+  gpuc.func @prints(%n: i32) kernel {
+    gpuc.call @say(%n) : (i32) -> ()
+    gpuc.return
+  }
+  gpuc.func @quiet(%n: i32) kernel {
+    gpuc.return
+  }
+  gpuc.func private @check(%n: i32) helper {
+    %zero = arith.constant 0 : i32
+    %ok = arith.cmpi sge, %n, %zero : i32
+    cf.assert %ok, "n is negative"
+    gpuc.return
+  }
+  gpuc.func private @say(%n: i32) helper {
+    gpuc.printf "n = %d\0A" %n : i32
+    gpuc.return
+  }
+}

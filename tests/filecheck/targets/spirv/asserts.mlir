@@ -1,4 +1,4 @@
-// A cf.assert on spirv: the kernel takes the error record first (`state` in
+// A cf.assert on spirv: the kernel takes the error record first (`errors` in
 // its finalization record); the failing thread claims it with a
 // compare-exchange of word 0 from 0 to the assert's id, writes its block and
 // thread index if it won, and returns (a helper with a zero result, after
@@ -7,7 +7,7 @@
 // RUN: gpuc-opt %s -p 'gpuc-pipeline{target=spirv}' | FileCheck %s --check-prefix=RECORD
 // RUN: gpuc-opt %s -t 'llvm{target=spirv stage=link}' | FileCheck %s
 
-// RECORD: gpuc.func @k(%p: !gpuc.ptr<i32, global>, %n: i32) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "k", cconv = "spir_kernel", state, shared = 0>}
+// RECORD: gpuc.func @k(%p: !gpuc.ptr<i32, global>, %n: i32) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "k", cconv = "spir_kernel", errors, prints, shared = 0>}
 
 // CHECK-LABEL: define internal spir_func i32 @check(ptr addrspace(1) %gpuc.errors, ptr %gpuc.failed, i32 %v)
 // CHECK: assert.fail:
