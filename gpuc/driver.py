@@ -381,7 +381,7 @@ def _run(
             target=target.name,
             target_options=tuple(sorted(target.options().items())),
         )
-    if options.checked and not getattr(target, "checked_mode", False):
+    if options.checked and not target.checked_mode:
         raise OptionError(
             f"target '{target.name}' has no checked mode; checked mode is for "
             "the native target"

@@ -6,8 +6,6 @@ record and return; else a trap)."""
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
-
 from llvmlite import ir
 from xdsl.dialects import cf
 from xdsl.ir import Block
@@ -59,27 +57,6 @@ def translate_switch(op: cf.SwitchOp, fl: FunctionLowering) -> None:
         switch.add_case(ir.Constant(flag.type, value), block)
 
 
-@runtime_checkable
-class ReportsAsserts(Protocol):
-    """A target whose launches report a failing assert (every target but
-    amdgpu)."""
-
-    def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
-        """Report `op` failing at the builder's position; False if it cannot."""
-        ...
-
-
-@runtime_checkable
-class ReturnsAfterFailure(Protocol):
-    """A target whose failing assert returns from its function (ptx, spirv:
-    gpuc/targets/error_record.py): each call of a function that may fail so
-    is followed by a test that returns too."""
-
-    def after_call(self, fl: FunctionLowering, callee: str) -> None:
-        """After a call of `callee`, at the builder's position."""
-        ...
-
-
 @translates(cf.AssertOp)
 def translate_assert(op: cf.AssertOp, fl: FunctionLowering) -> None:
     b = fl.builder
@@ -87,7 +64,7 @@ def translate_assert(op: cf.AssertOp, fl: FunctionLowering) -> None:
     ok = b.append_basic_block("assert.ok")
     b.cbranch(fl.get(op.arg), ok, fail)
     b.position_at_end(fail)
-    if not (isinstance(fl.target, ReportsAsserts) and fl.target.assert_failed(fl, op)):
+    if not fl.target.assert_failed(fl, op):
         b.call(
             fl.ml.intrinsic("llvm.trap", ir.VoidType(), [], ("noreturn", "nounwind")),
             [],

@@ -65,11 +65,8 @@ def translate_call(op: CallOp, fl: FunctionLowering) -> None:
     call = fl.builder.call(callee, [*hidden, *fl.operands(op)])
     if op.res:
         fl.set(op, call)
-    # A target whose failing asserts return (gpuc.lowering.cf.ReturnsAfterFailure)
-    # tests after each call that passes the error record.
-    after_call = getattr(fl.target, "after_call", None) if hidden else None
-    if after_call is not None:
-        after_call(fl, name)
+    if hidden:
+        fl.target.after_call(fl, name)
 
 
 @translates(FuncAddrOp)

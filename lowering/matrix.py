@@ -32,7 +32,6 @@ from gpuc.dialects.matrix import (
     fragment_of,
 )
 from gpuc.lowering.context import FunctionLowering, ModuleLowering, translates
-from gpuc.lowering.memory import ChecksAccesses
 from gpuc.lowering.subgroup import SubgroupTarget, warp_index
 
 
@@ -136,8 +135,7 @@ def _address(
         inbounds=True,
         source_etype=fl.type(op.fragment.element),
     )
-    if isinstance(fl.target, ChecksAccesses):
-        fl.target.check_access(fl, op, op.ptr, at)
+    fl.target.check_access(fl, op, op.ptr, at)
     return at
 
 

@@ -8,8 +8,6 @@ mode) sees the address of every load, store and atomic first."""
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
-
 from llvmlite import ir
 from xdsl.ir import Operation, SSAValue
 
@@ -62,15 +60,6 @@ FLOAT_ATOMICS = {
 CAS_COMBINE = {"fmin": "llvm.minnum", "fmax": "llvm.maxnum"}
 
 
-@runtime_checkable
-class ChecksAccesses(Protocol):
-    """A target that checks the address of each access before it is made."""
-
-    def check_access(
-        self, fl: FunctionLowering, op: Operation, ptr: SSAValue, address: ir.Value
-    ) -> None: ...
-
-
 def address(fl: FunctionLowering, ptr: SSAValue, index: SSAValue | None) -> ir.Value:
     """`ptr` advanced by `index` elements (a GEP), or `ptr` itself."""
     base = fl.get(ptr)
@@ -86,8 +75,7 @@ def accessed(
     """The address `op` reads or writes (`address`), checked by the target if
     it checks accesses."""
     at = address(fl, ptr, index)
-    if isinstance(fl.target, ChecksAccesses):
-        fl.target.check_access(fl, op, ptr, at)
+    fl.target.check_access(fl, op, ptr, at)
     return at
 
 

@@ -6,37 +6,18 @@ bits as 32-bit ones (sign-extended for `%d`/`%i`, else zero-extended), `i1`
 as 0 or 1. The format is then respelled so that each conversion's length
 modifier says what was passed (none for 32 bits and doubles, the target's
 `long_modifier` for 64 bits), whatever the text wrote: `%d` of an `index`
-prints all its bits. The target prints (`PrintsFormatted.printf`).
+prints all its bits. The target prints (`Target.printf`).
 """
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
-
 from llvmlite import ir
 from xdsl.dialects.builtin import IndexType, IntegerType
 
-from gpuc.diagnostics import OpError
 from gpuc.dialects.printf import SIGNED_CONVERSIONS, PrintfOp
 from gpuc.lowering.context import FunctionLowering, translates
 
 I32, I64, F64 = ir.IntType(32), ir.IntType(64), ir.DoubleType()
-
-
-@runtime_checkable
-class PrintsFormatted(Protocol):
-    """A target with device-side printing."""
-
-    long_modifier: str
-    """The C length modifier of a 64-bit integer (`l`; `ll` where long is
-    32 bits)."""
-
-    def printf(
-        self, fl: FunctionLowering, op: PrintfOp, text: str, values: list[ir.Value]
-    ) -> None:
-        """Print `text` (C's format, NUL not included) with the promoted
-        `values` at the builder's position."""
-        ...
 
 
 def promoted(
@@ -90,11 +71,5 @@ def format_string(
 @translates(PrintfOp)
 def translate_printf(op: PrintfOp, fl: FunctionLowering) -> None:
     target = fl.target
-    if not isinstance(target, PrintsFormatted):
-        raise OpError(
-            op,
-            f"prints, which the {target.name} target cannot do; compile for "
-            "ptx, spirv or native to print from a kernel",
-        )
     text, values = promoted(fl, op, target.long_modifier)
     target.printf(fl, op, text, values)

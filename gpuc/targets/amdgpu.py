@@ -283,7 +283,11 @@ class AMDGPUTarget(RecordingTarget):
         return fl.builder.zext(mask, ir.IntType(width)) if width > lanes else mask
 
     def fence(
-        self, fl: FunctionLowering, scope: FenceScope, ordering: MemoryOrder
+        self,
+        fl: FunctionLowering,
+        op: Operation,
+        scope: FenceScope,
+        ordering: MemoryOrder,
     ) -> None:
         """LLVM's fence at the AMDGPU memory model's scope (workgroup, agent,
         system)."""

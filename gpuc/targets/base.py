@@ -32,10 +32,14 @@ if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
     from xdsl.dialects import cf
+    from xdsl.ir import Operation, SSAValue
 
     from gpuc.dialects.analysis import KernelFacts
+    from gpuc.dialects.attrs import MemoryOrder
+    from gpuc.dialects.fence import FenceScope
     from gpuc.dialects.functions import LaunchOp
     from gpuc.dialects.memory import SharedAllocOp
+    from gpuc.dialects.printf import PrintfOp
     from gpuc.driver import Compilation
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
 
@@ -265,6 +269,57 @@ class Target(ArgSpecConvertible):
             op, f"the {self.name} target cannot launch kernels from the device"
         )
 
+    long_modifier: ClassVar[str] = "l"
+    """The C length modifier of a 64-bit integer in `printf` (`ll` where a
+    long is 32 bits)."""
+
+    def printf(
+        self, fl: FunctionLowering, op: PrintfOp, text: str, values: list[ir.Value]
+    ) -> None:
+        """Print `text` (C's format, NUL not included) with the promoted
+        `values` at the builder's position. Default: the target cannot print."""
+        raise OpError(
+            op,
+            f"prints, which the {self.name} target cannot do; compile for "
+            "ptx, spirv or native to print from a kernel",
+        )
+
+    def prints_failure(self, fl: FunctionLowering) -> bool:
+        """Whether a failing assert of `fl`'s function prints its line with
+        `printf` (gpuc/asserts.py's `device_message_format`). Default: no."""
+        return False
+
+    def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
+        """Report `op` failing at the builder's position; False if it cannot
+        (the lowering then traps). Default: False."""
+        return False
+
+    def after_call(self, fl: FunctionLowering, callee: str) -> None:
+        """After a call of `callee` that passed hidden arguments, at the
+        builder's position (a target whose failing asserts return tests there
+        whether to return too). Default: nothing."""
+
+    def fence(
+        self,
+        fl: FunctionLowering,
+        op: Operation,
+        scope: FenceScope,
+        ordering: MemoryOrder,
+    ) -> None:
+        """Order the thread's memory accesses at `scope` as `ordering` says.
+        Default: the target cannot."""
+        raise OpError(op, f"the {self.name} target cannot lower '{op.name}'")
+
+    checked_mode: ClassVar[bool] = False
+    """Whether the target has a checked mode (`--checked`), in which
+    `check_access` checks every access."""
+
+    def check_access(
+        self, fl: FunctionLowering, op: Operation, ptr: SSAValue, address: ir.Value
+    ) -> None:
+        """Check the `address` `op` is about to access through `ptr`. Default:
+        accesses are not checked."""
+
     def math_function(self, name: str, ty: ir.Type) -> str:
         """The function that computes C math function `name` (`exp`, `erf`, ...)
         on `ty`: an LLVM intrinsic where one exists, else the C library's."""
@@ -439,9 +494,9 @@ def known_block_size(kernel: FuncOp) -> tuple[int, ...] | None:
 class RecordingTarget(Target):
     """A target whose failing `cf.assert`s are reported through the error
     record (ptx, spirv, amdgpu; gpuc/targets/error_record.py): a kernel that
-    reaches an assert takes the record (`state` in its finalization record);
+    reaches an assert takes the record (`errors` in its finalization record);
     a failing assert claims it and returns, and a caller returns after a
-    call whose callee's assert failed (lowering/cf.py's ReportsAsserts)."""
+    call whose callee's assert failed (`after_call`)."""
 
     def finalize_kernel(self, kernel: FuncOp, facts: KernelFacts) -> FinalizedAttr:
         from gpuc.asserts import with_record

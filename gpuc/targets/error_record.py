@@ -114,13 +114,8 @@ def print_failure(
     """Print the failing thread's line (gpuc/asserts.py's
     `device_message_format`) with the target's printf, if it prints;
     `thread`: the thread's index where the target's `index` is not it."""
-    from gpuc.lowering.printf import PrintsFormatted
-
     target = fl.target
-    if not isinstance(target, PrintsFormatted):
-        return
-    allowed = getattr(target, "prints_failure", None)  # spirv: not everywhere
-    if allowed is not None and not allowed(fl):
+    if not target.prints_failure(fl):
         return
     b = fl.builder
     block = [target.index(fl, "block_id", d) for d in range(3)]

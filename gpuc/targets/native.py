@@ -148,7 +148,7 @@ class NativeTarget(Target):
         for name in fault_plan(ml).helpers:
             ml.hidden[name] = (ir.PointerType(),)
 
-    long_modifier: ClassVar[str] = "ll"  # gpuc.printf of a 64-bit integer
+    long_modifier: ClassVar[str] = "ll"  # long is 32 bits where LLP64
 
     def printf(
         self, fl: FunctionLowering, op: PrintfOp, text: str, values: list[ir.Value]
@@ -158,6 +158,10 @@ class NativeTarget(Target):
         from gpuc.targets.printf import native_printf
 
         native_printf(fl, op, text, values)
+
+    def prints_failure(self, fl: FunctionLowering) -> bool:
+        """A failing assert prints its line, as CUDA's does."""
+        return True
 
     def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
         """A failing `cf.assert` prints its line and is reported
@@ -252,7 +256,11 @@ class NativeTarget(Target):
         return fl.builder.gep(base, [offset], inbounds=True, source_etype=ir.IntType(8))
 
     def fence(
-        self, fl: FunctionLowering, scope: FenceScope, ordering: MemoryOrder
+        self,
+        fl: FunctionLowering,
+        op: Operation,
+        scope: FenceScope,
+        ordering: MemoryOrder,
     ) -> None:
         """LLVM's fence: a block's threads run in one host thread, so a block
         fence only keeps the compiler from moving accesses across it

@@ -231,8 +231,6 @@ class PTXTarget(WmmaMatrices, RecordingTarget):
         )
         fl.builder.call(sync, [ir.Constant(ir.IntType(32), 0)])
 
-    long_modifier: ClassVar[str] = "l"  # gpuc.printf of a 64-bit integer
-
     def printf(
         self, fl: FunctionLowering, op: PrintfOp, text: str, values: list[ir.Value]
     ) -> None:
@@ -240,6 +238,10 @@ class PTXTarget(WmmaMatrices, RecordingTarget):
         from gpuc.targets.printf import vprintf
 
         vprintf(fl, text, values)
+
+    def prints_failure(self, fl: FunctionLowering) -> bool:
+        """A failing assert prints its line, as CUDA's does."""
+        return True
 
     def subgroup_index(self, fl: FunctionLowering, kind: str) -> ir.Value:
         """Warps of 32 threads in linear thread order, as CUDA's."""
@@ -316,7 +318,11 @@ class PTXTarget(WmmaMatrices, RecordingTarget):
         return subgroup_lanes_mask(fl.builder, warp_index(fl, "subgroup_size"), 32)
 
     def fence(
-        self, fl: FunctionLowering, scope: FenceScope, ordering: MemoryOrder
+        self,
+        fl: FunctionLowering,
+        op: Operation,
+        scope: FenceScope,
+        ordering: MemoryOrder,
     ) -> None:
         """LLVM's fence at NVPTX's scope (`fence.sc` or `fence.acq_rel` with
         `.cta`, `.gpu` or `.sys`)."""

@@ -40,7 +40,7 @@ from xdsl.ir import Operation
 from gpuc.asserts import ASSERT, PRINTF
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace, InlineHint, PtrType
-from gpuc.dialects.call_graph import call_graph
+from gpuc.dialects.call_graph import CallGraph, call_graph
 from gpuc.dialects.functions import (
     CallIndirectOp,
     FuncAddrOp,
@@ -212,8 +212,6 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
         call = fl.builder.call(fn, [ir.Constant(i32, CLK_LOCAL_AND_GLOBAL_MEM_FENCE)])
         call.attributes.add("convergent")
 
-    long_modifier: ClassVar[str] = "l"  # gpuc.printf of a 64-bit integer
-
     def printf(
         self, fl: FunctionLowering, op: PrintfOp, text: str, values: list[ir.Value]
     ) -> None:
@@ -309,7 +307,11 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
         return b.or_(b.shl(high, ir.Constant(i64, 32)), b.zext(low, i64))
 
     def fence(
-        self, fl: FunctionLowering, scope: FenceScope, ordering: MemoryOrder
+        self,
+        fl: FunctionLowering,
+        op: Operation,
+        scope: FenceScope,
+        ordering: MemoryOrder,
     ) -> None:
         """OpenCL's `atomic_work_item_fence` on local and global memory (an
         OpMemoryBarrier with both storage classes' semantics)."""
@@ -526,11 +528,24 @@ def printing(ml: ModuleLowering) -> set[str]:
     return found
 
 
+_failure_printing: weakref.WeakKeyDictionary[CallGraph, set[str]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 def failure_printing(module: ModuleOp) -> set[str]:
     """The functions whose failing asserts print their line (gpuc/asserts.py):
     kernels, and helpers that are not no_inline called only from such
-    functions, so that inlined (`printing`) every printf lands in a kernel."""
+    functions, so that inlined (`printing`) every printf lands in a kernel.
+    Computed once per call graph."""
     graph = call_graph(module)
+    found = _failure_printing.get(graph)
+    if found is None:
+        found = _failure_printing[graph] = _failure_printing_of(graph)
+    return found
+
+
+def _failure_printing_of(graph: CallGraph) -> set[str]:
     funcs = graph.funcs
     if graph.address_taken or graph.indirect_callers:
         return {n for n, f in funcs.items() if f.is_kernel}
