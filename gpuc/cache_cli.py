@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from gpuc.command import ArgParser, UsageError, write_output
+from gpuc.command import ArgParser, CommandError, UsageError, write_output
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -83,15 +83,51 @@ def cache_command(args: argparse.Namespace) -> None:
         from gpuc import code_cache
 
         code_cache.discard()  # this command's own start-up code stays unsaved
-        removed = cache.clear()
-        print(f"removed {removed} entries from {cache.directory}")
+        cleared = cache.clear()
+        code = (
+            f" and {cleared.code_files} start-up code file(s)"
+            if cleared.code_files
+            else ""
+        )
+        print(
+            f"removed {cleared.entries} entries ({cleared.bytes} bytes){code} "
+            f"from {cache.folder}"
+        )
+        if cleared.failed:
+            shown = "\n  ".join(cleared.failed[:10])
+            more = len(cleared.failed) - 10
+            raise CommandError(
+                f"gpuc: could not remove {len(cleared.failed)} file(s) from "
+                f"{cache.folder}:\n  {shown}"
+                + (f"\n  ... and {more} more" if more > 0 else "")
+            )
         return
     info = cache.info()
     enabled = "on" if _enabled(False) else "off (GPUC_CACHE)"
     print(f"directory: {info.directory}")
+    print(f"folder:    {info.folder}")
     print(f"entries:   {info.entries}")
     print(f"size:      {info.bytes} bytes (limit {info.max_bytes})")
     print(f"cache:     {enabled}")
+    for reason in _refusals():
+        print(f"not used:  {reason}")
+
+
+def _refusals() -> list[str]:
+    """Why something in the cache was not trusted in this process."""
+    from gpuc.cache_dir import refusals
+
+    return list(refusals)
+
+
+def warn_refusals() -> None:
+    """`-v`: what the cache did not trust, and that it compiled instead."""
+    for reason in _refusals():
+        print(
+            f"gpuc: warning: the cache is not used where {reason} "
+            "(see docs/cache.md, 'Who may write the cache')",
+            file=sys.stderr,
+        )
 
 
 def _enabled(no_cache: bool) -> bool:
@@ -163,6 +199,7 @@ def fast_compile(argv: Sequence[str]) -> bool:
         return False  # the full path says why not
     write_output(args.output, output, "gpuc")
     if args.verbose:
+        warn_refusals()
         notes = source.meta.get("notes") if source else None
         for note in notes if isinstance(notes, list) else []:
             print(f"gpuc: note: {note}", file=sys.stderr)
@@ -194,11 +231,14 @@ def remember(argv: Sequence[str], cache: Cache, cached: Cached, blob: str) -> No
 
 def report(cache: Cache | None, cached: Cached) -> None:
     """`-v`: the cache's outcome on stderr."""
+    warn_refusals()
     if cache is None or cached.key is None:
         why = "off" if cache is None else "not used (the output is the dialect stage's)"
         print(f"gpuc: cache {why}", file=sys.stderr)
         return
-    stored = ", stored" if cached.outcome == "miss" else ""
+    stored = ""
+    if cached.outcome == "miss":
+        stored = ", stored" if cached.stored else ", not stored"
     print(
         f"gpuc: cache {cached.outcome} (module key {cached.key[:12]}{stored}) "
         f"in {cache.directory}",

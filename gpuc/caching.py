@@ -61,6 +61,8 @@ class Cached:
     """The canonical key (None when the cache is off)."""
     renders: dict[str, bytes | str] = field(default_factory=dict)
     """The `emits` asked for, by kind."""
+    stored: bool = False
+    """A miss was written to the cache."""
 
 
 IN_THE_MODULE = ("target", "target_options", "exports", "libraries", "generators")
@@ -202,8 +204,8 @@ def _compile_through(
     renders = {kind: c.target.render(kind, c) for kind in emits}
     if cache is None or key is None:
         return Cached(c, "off", None, renders)
-    cache.put("compile", key, make_entry(c, translated, renders))
-    return Cached(c, "miss", key, renders)
+    stored = cache.put("compile", key, make_entry(c, translated, renders))
+    return Cached(c, "miss", key, renders, stored)
 
 
 def resume(
