@@ -3,9 +3,11 @@
 A key is a digest of everything that decides an output (`digest`), built by
 the callers from the parts here: `toolchain()` (gpuc's version and the
 fingerprint of its code, xDSL's and llvmlite's versions and llvmlite's LLVM
-library), `host()` (the machine the native target compiles for), and
-`code_identity` (a generator or target class, with its `version`). The
-store (`Cache`) knows nothing of compilation:
+library), `host()` (the machine the native target compiles for), `plugins()`
+(every installed gpuc plugin, by the content of its code) and
+`code_identity` (a generator or target class, with its `version`); the files
+a compile's link read are recorded with its entry (`read_inputs`,
+`inputs_hold`). The store (`Cache`) knows nothing of compilation:
 `gpuc/caching.py` compiles through it, the native executor can keep its JIT
 objects in it (`native_object_key`).
 
@@ -575,17 +577,125 @@ def host() -> str:
 
 def code_identity(cls: type) -> tuple[object, ...]:
     """A class as a key part: its module and name, its `version` attribute if
-    it has one, and the size and mtime of the file that defines it."""
+    it has one, and the content of the file that defines it."""
     module = sys.modules.get(cls.__module__)
     file = getattr(module, "__file__", None)
-    stat: tuple[int, int] | None = None
-    if file:
+    return (
+        cls.__module__,
+        cls.__qualname__,
+        repr(getattr(cls, "version", None)),
+        file_digest(file) if file else None,
+    )
+
+
+def file_digest(path: str | os.PathLike[str]) -> str | None:
+    """The SHA-256 of a file's content (None if it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
+PLUGIN_GROUPS = ("gpuc.targets", "gpuc.generators")
+"""The entry-point groups of gpuc's plugins."""
+
+
+@cache
+def plugins() -> tuple[object, ...]:
+    """Every installed gpuc plugin (a target or generator registered under
+    `PLUGIN_GROUPS` by any distribution on `sys.path`, editable ones
+    included): its group, name, object, distribution (name and version) and
+    the content of its code (`package_digest`). Another distribution
+    installed, upgraded or removed changes nothing here; a plugin's code
+    edited in place does. Read from the metadata directories' entry_points.txt
+    without importlib.metadata (tens of milliseconds)."""
+    found: set[tuple[object, ...]] = set()
+    for entry in sys.path:
         try:
-            st = os.stat(file)
-            stat = (st.st_size, st.st_mtime_ns)
+            names = sorted(os.listdir(entry or "."))
         except OSError:
-            pass
-    return (cls.__module__, cls.__qualname__, repr(getattr(cls, "version", None)), stat)
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(entry or ".", name, "entry_points.txt")) as f:
+                    text = f.read()
+            except (OSError, UnicodeDecodeError):
+                continue
+            for group, plugin, value in _entry_points(text):
+                if group in PLUGIN_GROUPS:
+                    module = value.partition(":")[0].strip()
+                    found.add((group, plugin, value, name, package_digest(module)))
+    return tuple(sorted(found, key=repr))
+
+
+def _entry_points(text: str) -> Iterator[tuple[str, str, str]]:
+    """(group, name, value) of an entry_points.txt."""
+    group = ""
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("[") and line.endswith("]"):
+            group = line[1:-1].strip()
+        elif "=" in line and not line.startswith(("#", ";")):
+            name, _, value = line.partition("=")
+            yield group, name.strip(), value.strip()
+
+
+def package_digest(module: str) -> str:
+    """The content of the code of the top-level package that holds `module`
+    (every source and extension file in it), found without importing it."""
+    from importlib.machinery import all_suffixes
+    from importlib.util import find_spec
+
+    top = module.split(".")[0]
+    try:
+        spec = find_spec(top)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        return "missing"
+    files: list[str] = []
+    if spec.submodule_search_locations:
+        suffixes = tuple(all_suffixes())
+        for root in sorted(spec.submodule_search_locations):
+            for directory, subdirs, names in os.walk(root):
+                subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
+                files += [
+                    os.path.join(directory, n)
+                    for n in sorted(names)
+                    if n.endswith(suffixes)
+                ]
+    elif spec.origin:
+        files.append(spec.origin)
+    return digest(*((os.path.basename(f), file_digest(f)) for f in files))
+
+
+def read_inputs(functions: Iterator[str] | tuple[str, ...]) -> dict[str, str]:
+    """The identities of the files a compile read beyond its module and code
+    (`Target.link_inputs`): each function ("module:function") called."""
+    from importlib import import_module
+
+    found: dict[str, str] = {}
+    for path in functions:
+        module, _, name = path.partition(":")
+        found[path] = str(getattr(import_module(module), name)())
+    return found
+
+
+def inputs_hold(recorded: object) -> bool:
+    """Whether the files an entry recorded (`read_inputs`, in its meta's
+    "inputs") are the same now: an entry made with another libdevice is a
+    miss. Any failure to tell is a miss."""
+    if recorded is None:
+        return True
+    if not isinstance(recorded, dict):
+        return False
+    try:
+        return read_inputs(tuple(str(k) for k in recorded)) == recorded
+    except Exception:
+        return False
 
 
 def native_object_key(llvm_ir: str, cpu: str, features: str) -> str:

@@ -30,11 +30,12 @@ if TYPE_CHECKING:
     from gpuc.transforms.gpuc_pipeline import AfterPass
 
 NOT_KEYED = frozenset(
-    {"command", "file", "library", "output", "verbose", "no_cache", "jobs"}
+    {"command", "output", "verbose", "no_cache", "jobs"}
     | {"dump_dir", "dump_filter", "print_ir_after_all"}
 )
-"""`gpuc compile` arguments outside the source key: the input and the
-libraries are keyed by their bytes; the others change no output."""
+"""`gpuc compile` arguments outside the source key: they change no output.
+The input's and the libraries' names are keyed with their bytes (line
+tables and run-time checks quote them)."""
 
 
 def add_arguments(c: argparse.ArgumentParser) -> None:
@@ -136,10 +137,18 @@ def _enabled(no_cache: bool) -> bool:
     return enabled(False if no_cache else None)
 
 
-def source_key_of(argv: Sequence[str]) -> tuple[str, argparse.Namespace] | None:
+Stamps = tuple[tuple[int, int, int, int], ...]
+"""What the files read for a source key were: inode, size, mtime and ctime."""
+_keyed: list[tuple[str, Stamps]] = []
+"""The source key this process computed before compiling (`remember` stores
+the compile under it only where the files did not change meanwhile)."""
+
+
+def source_key_of(argv: Sequence[str]) -> tuple[str, argparse.Namespace, Stamps] | None:
     """The source key of a `gpuc compile` command line, or None where the fast
     path does not apply (not a compile, target flags, stdin, cache off, dumps,
-    validation, an unreadable input: the full path decides)."""
+    validation, an unreadable input: the full path decides); with the stamps
+    of the files read for it."""
     if any(a in ("-h", "--help", "--no-cache") for a in argv) or not _enabled(False):
         return None
     from gpuc.cli import arg_parser
@@ -155,12 +164,7 @@ def source_key_of(argv: Sequence[str]) -> tuple[str, argparse.Namespace] | None:
     if args.dump_dir or os.environ.get("GPUC_DUMP_DIR") or args.emit == "mlir":
         return None
     try:
-        with open(args.file, "rb") as f:
-            text = f.read()
-        libraries = []
-        for lib in args.library:
-            with open(lib, "rb") as f:
-                libraries.append(f.read())
+        read = [_read(name) for name in (args.file, *args.library)]
     except OSError:
         return None
     from gpuc.caching import source_key
@@ -170,7 +174,14 @@ def source_key_of(argv: Sequence[str]) -> tuple[str, argparse.Namespace] | None:
         for name, value in vars(args).items()
         if name not in NOT_KEYED
     )
-    return source_key(text, libraries, keyed), args
+    key = source_key(read[0][0], [data for data, _ in read[1:]], keyed)
+    return key, args, tuple(stamp for _, stamp in read)
+
+
+def _read(path: str) -> tuple[bytes, tuple[int, int, int, int]]:
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        return f.read(), (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def fast_compile(argv: Sequence[str]) -> bool:
@@ -178,8 +189,9 @@ def fast_compile(argv: Sequence[str]) -> bool:
     found = source_key_of(argv)
     if found is None:
         return False
-    key, args = found
-    from gpuc.cache import Cache
+    key, args, stamps = found
+    _keyed.append((key, stamps))
+    from gpuc.cache import Cache, inputs_hold
     from gpuc.caching import read_blob
 
     cache = Cache()
@@ -192,7 +204,9 @@ def fast_compile(argv: Sequence[str]) -> bool:
     if not isinstance(compile_key, str) or not isinstance(blob, str):
         return False
     entry = cache.get("compile", compile_key)
-    output = read_blob(entry, blob) if entry is not None else None
+    if entry is None or not inputs_hold(entry.meta.get("inputs")):
+        return False
+    output = read_blob(entry, blob)
     if output is None:
         return False
     if args.output in (None, "-") and isinstance(output, bytes) and sys.stdout.isatty():
@@ -217,8 +231,8 @@ def remember(argv: Sequence[str], cache: Cache, cached: Cached, blob: str) -> No
     if cached.key is None:
         return
     found = source_key_of(argv)
-    if found is None:
-        return
+    if found is None or (found[0], found[2]) not in _keyed:
+        return  # not keyed before the compile, or its files changed since
     from gpuc.cache import Entry
 
     meta: dict[str, object] = {

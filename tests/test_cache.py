@@ -125,8 +125,8 @@ def test_toolchain_and_host_change_the_key(monkeypatch: pytest.MonkeyPatch) -> N
     with monkeypatch.context() as m:  # a plugin installed or upgraded
         m.setattr(
             gpuc.caching,
-            "metadata_directories",
-            lambda: (("plugin-1.0.dist-info", 1),),
+            "plugins",
+            lambda: (("gpuc.targets", "t", "t:T", "t-1.0.dist-info", "code"),),
         )
         keys.append(key(SAXPY))
     assert key(SAXPY) == base
