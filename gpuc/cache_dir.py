@@ -21,6 +21,7 @@ This module imports only `os` and `sys`: the start-up code cache
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Iterator
@@ -121,8 +122,19 @@ def open_folder(parent: int | None, name: str, what: str, create: bool) -> int:
             os.mkdir(name, 0o700, dir_fd=parent)
         except FileExistsError:
             pass
-    fd = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=parent)
+    fd = _open(name, os.O_RDONLY | _DIRECTORY, what, parent)
     return checked(fd, what, directory=True)
+
+
+def _open(name: str, flags: int, what: str, folder: int | None) -> int:
+    """`os.open` that never follows a link: a link (or a file where a folder
+    should be) is Untrusted, said under `-v`."""
+    try:
+        return os.open(name, flags | _NOFOLLOW | _CLOEXEC, dir_fd=folder)
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise refuse(f"{what} is a symbolic link or not a folder") from None
+        raise
 
 
 def open_namespace(root: str, create: bool) -> int:
@@ -209,7 +221,7 @@ def folders(root: str, names: tuple[str, ...], create: bool) -> Iterator[int]:
 def read(folder: int, name: str, what: str, touch: bool = False) -> bytes:
     """The bytes of file `name` in `folder`, once it is checked; `touch` marks
     it used now (its mtime, which eviction reads)."""
-    fd = os.open(name, os.O_RDONLY | _NOFOLLOW | _CLOEXEC, dir_fd=folder)
+    fd = _open(name, os.O_RDONLY, what, folder)
     try:
         check(fd, what, directory=False)
         size = os.fstat(fd).st_size
