@@ -256,6 +256,31 @@ def test_size_bound_evicts_least_recently_used(tmp_path: Path) -> None:
     assert cache.get("compile", keys[0]) is not None
 
 
+def test_a_write_scans_only_once_its_count_passes_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eviction's bookkeeping (issue 23): writes below the bound never list
+    the cache; past it, one scan evicts to 90% of the bound, and the next
+    waits for a tenth of the bound to be written."""
+    scans: list[int] = []
+    real = Cache._evict
+
+    def counted(self: Cache, folder: int, bound: int) -> int:
+        scans.append(bound)
+        return real(self, folder, bound)
+
+    monkeypatch.setattr(Cache, "_evict", counted)
+    cache = Cache(tmp_path, max_bytes=100_000)
+    for i in range(60):
+        cache.put("compile", f"{i:02x}" * 32, Entry({"data": bytes(1000)}))
+    assert scans == [90_000]  # the first write, which found no count
+    scans.clear()
+    for i in range(60, 200):
+        cache.put("compile", f"{i:02x}" * 32, Entry({"data": bytes(1000)}))
+        assert cache.info().bytes <= 100_000
+    assert 1 <= len(scans) <= 20 and set(scans) == {90_000}, scans  # not 140
+
+
 def test_switches_and_directories(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
