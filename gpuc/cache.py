@@ -171,14 +171,15 @@ class Cache:
         assert kind in KINDS and len(key) > 2, (kind, key)
         data = _encode(entry)
         try:
-            with self._open(kind, key[:2], create=True) as folder:
-                cache_dir.write(folder, key[2:], data)
+            with self._open(create=True) as top:
+                with _at(top, kind, key[:2], create=True) as folder:
+                    cache_dir.write(folder, key[2:], data)
+                try:
+                    self._account(top, len(data))
+                except OSError:
+                    pass  # stored; the next write counts again
         except OSError:
             return False
-        try:
-            self._account(len(data))
-        except OSError:
-            pass  # stored; the next write counts again
         return True
 
     def get_bytes(self, kind: str, key: str) -> bytes | None:
@@ -189,25 +190,24 @@ class Cache:
     def put_bytes(self, kind: str, key: str, data: bytes) -> bool:
         return self.put(kind, key, Entry({"data": data}))
 
-    def _account(self, size: int) -> None:
+    def _account(self, folder: int, size: int) -> None:
         """Count a write of `size` bytes, and evict once the count passes the
         bound: a write appends a byte per `GRAIN` bytes to the journal, so the
         estimate (the total at the last scan, plus the journal's length in
         grains) costs a stat, and a scan of every entry comes only after a
         tenth of the bound was written since the last."""
-        with self._open() as folder:
-            fd = cache_dir.open_appending(folder, JOURNAL, str(self.folder / JOURNAL))
+        fd = cache_dir.open_appending(folder, JOURNAL, str(self.folder / JOURNAL))
+        try:
+            os.write(fd, b"." * -(-size // GRAIN))
+            written = os.fstat(fd).st_size * GRAIN
             try:
-                os.write(fd, b"." * -(-size // GRAIN))
-                written = os.fstat(fd).st_size * GRAIN
-                try:
-                    counted = int(cache_dir.read(folder, USAGE, USAGE))
-                except (OSError, ValueError):
-                    counted = self.max_bytes + 1  # unknown: count again
-                if counted + written > self.max_bytes:
-                    self._scan(folder, fd)
-            finally:
-                os.close(fd)
+                counted = int(cache_dir.read(folder, USAGE, USAGE))
+            except (OSError, ValueError):
+                counted = self.max_bytes + 1  # unknown: count again
+            if counted + written > self.max_bytes:
+                self._scan(folder, fd)
+        finally:
+            os.close(fd)
 
     def _scan(self, folder: int, journal: int) -> None:
         """Evict down to `LOW_WATER` of the bound and start a new count; one
@@ -331,12 +331,13 @@ class _File:
 
 
 @contextmanager
-def _at(folder: int, *names: str) -> Iterator[int]:
-    """Folder `names` below the open `folder`, checked (cache_dir.open_folder)."""
+def _at(folder: int, *names: str, create: bool = False) -> Iterator[int]:
+    """Folder `names` below the open `folder`, checked (cache_dir.open_folder;
+    made 0700 where `create` and missing)."""
     fds = [folder]
     try:
         for name in names:
-            fds.append(cache_dir.open_folder(fds[-1], name, name, create=False))
+            fds.append(cache_dir.open_folder(fds[-1], name, name, create))
         yield fds[-1]
     finally:
         for fd in fds[1:]:
