@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_cache import CALLS_LIB, LIB
@@ -19,6 +20,7 @@ from test_cache import CALLS_LIB, LIB
 import gpuc
 import gpuc.cache
 import gpuc.tools
+from gpuc import cache_cli
 from gpuc.cache import plugins
 from gpuc.cli import main
 
@@ -232,3 +234,32 @@ def test_plugins_are_keyed_by_their_code(
         assert plugins() != found
     finally:
         plugins.cache_clear()
+
+
+def test_an_input_saved_during_the_compile_is_not_remembered(
+    cache_dir: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The source key is stored only where the files it keyed did not change
+    while the full path compiled: an editor's save in the middle of a compile
+    is never served the output of the bytes it replaced."""
+    src = tmp_path / "k.mlir"
+    src.write_text(SAXPY)
+    edited = SAXPY.replace("arith.mulf", "arith.addf")
+    assert edited != SAXPY
+    real = cache_cli.compile_through_cache
+
+    def saved_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        result = real(*args, **kwargs)
+        src.write_text(edited)
+        return result
+
+    out = str(tmp_path / "out.ptx")
+    with monkeypatch.context() as m:
+        m.setattr(cache_cli, "compile_through_cache", saved_meanwhile)
+        compiled(str(src), "-o", out)
+    served = compiled(str(src), "-o", out, "-v")
+    assert "cache hit (source key" not in capsys.readouterr().err
+    assert served == compiled(str(src), "-o", out, "--no-cache")
