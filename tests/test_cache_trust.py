@@ -369,3 +369,31 @@ def test_marshal_failures_of_any_type_are_a_miss() -> None:
         checksum = hashlib.sha256(payload).hexdigest().encode()
         data = code_cache.header() + checksum + b"\n" + payload
         assert code_cache.decode(data) == {}
+
+
+@as_root
+def test_a_native_object_another_user_planted_is_never_loaded(
+    shared: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Attack 1b on the native executor's JIT objects: the attacker plants
+    the object the victim's saxpy would look up (here, garbage that would
+    crash the victim were it loaded); the victim compiles it anew."""
+    from test_native_jit_cache import native_entries, run_fresh
+
+    private = tmp_path / "private"
+    assert run_fresh(private)["jit_cache"] == "miss"
+    folder = private / cache_dir.folder_name()
+    planted = {
+        str(path.relative_to(folder)): _encode(
+            Entry({"data": b"\x7fELF" + b"\xcc" * 4096})
+        )
+        for path in native_entries(private)
+    }
+    assert planted
+    victims = shared / cache_dir.folder_name()
+
+    def plant() -> None:
+        plant_tree(victims, {cache_dir.MARKER: cache_dir.MARKER_TEXT, **planted})
+
+    as_other_user(plant)
+    assert run_fresh(shared)["jit_cache"] == "miss"  # and saxpy's output is right
