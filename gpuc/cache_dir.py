@@ -274,3 +274,60 @@ def write(folder: int, name: str, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def publish_folder(folder: int, name: str, files: dict[str, bytes]) -> None:
+    """Make folder `name` in the open `folder` hold exactly `files` (a folder
+    whose name is a digest of its content: it is made once, whole, by a
+    rename, and used as it is after). Untrusted where the one there is not
+    the current user's or holds other content."""
+    try:
+        fd = open_folder(folder, name, name, create=False)
+    except FileNotFoundError:
+        staging = f"{TEMPORARY}{name}-{os.getpid()}-{os.urandom(4).hex()}"
+        fd = open_folder(folder, staging, staging, create=True)
+        try:
+            for file, data in files.items():
+                write(fd, file, data)
+            os.rename(staging, name, src_dir_fd=folder, dst_dir_fd=folder)
+            return
+        except OSError:
+            for file in files:  # another process published it first
+                try:
+                    os.unlink(file, dir_fd=fd)
+                except OSError:
+                    pass
+            os.rmdir(staging, dir_fd=folder)
+        finally:
+            os.close(fd)
+        fd = open_folder(folder, name, name, create=False)
+    try:
+        if sorted(os.listdir(fd)) != sorted(files) or any(
+            read(fd, file, f"{name}/{file}") != data for file, data in files.items()
+        ):
+            raise refuse(f"{name} does not hold what gpuc would write there")
+    finally:
+        os.close(fd)
+
+
+def private_path(path: str) -> bool:
+    """Whether no other user can rename, replace or write anything on the way
+    to `path` (for a consumer that opens it by name later, as an ICD loader
+    does): every folder from the root down to it belongs to root or the
+    current user, and is writable by others only where it is sticky (/tmp)."""
+    if not supported():
+        return False
+    uid = os.geteuid()
+    current = os.path.realpath(path)
+    while True:
+        try:
+            st = os.lstat(current)
+        except OSError:
+            return False
+        sticky = st.st_mode & 0o1000
+        if st.st_uid not in (0, uid) or (st.st_mode & 0o022 and not sticky):
+            return False
+        parent = os.path.dirname(current)
+        if parent == current:
+            return True
+        current = parent

@@ -397,3 +397,55 @@ def test_a_native_object_another_user_planted_is_never_loaded(
 
     as_other_user(plant)
     assert run_fresh(shared)["jit_cache"] == "miss"  # and saxpy's output is right
+
+
+def test_the_opencl_vendors_folder_is_the_users_alone(
+    tmp_path: Path, shared: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ICD loader loads every library a vendors file names: gpuc's vendors
+    folder lives in its own folder of a private cache directory, shared by
+    processes; where others could swap anything on the way to it (a shared
+    cache directory), each process gets a private temporary one instead."""
+    from gpuc.runtime.opencl import _vendors_dir
+
+    entries = {"gpuc-intel-cpu": "/opt/intel/libintelocl.so"}
+    monkeypatch.setenv("GPUC_CACHE_DIR", str(tmp_path / "cache"))
+    first = _vendors_dir(entries)
+    assert first.parent == Cache().folder and _vendors_dir(entries) == first
+    assert (first / "gpuc-intel-cpu.icd").read_text() == entries[
+        "gpuc-intel-cpu"
+    ] + "\n"
+    monkeypatch.setenv("GPUC_CACHE_DIR", str(shared))
+    private = _vendors_dir(entries)
+    assert not private.is_relative_to(shared)
+    assert stat.S_IMODE(private.stat().st_mode) == 0o700
+    assert sorted(p.name for p in private.iterdir()) == ["gpuc-intel-cpu.icd"]
+
+
+@as_root
+def test_a_vendors_folder_another_user_planted_is_never_used(
+    shared: Path, env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The attacker plants the vendors folder gpuc would make (its name is a
+    digest of what gpuc writes) naming their own library."""
+    from gpuc.runtime.opencl import _vendors_dir
+
+    entries = {"gpuc-intel-cpu": "/opt/intel/libintelocl.so"}
+    with monkeypatch.context() as m:
+        m.setenv("GPUC_CACHE_DIR", str(tmp_path / "probe"))
+        name = _vendors_dir(entries).name
+    victims = shared / cache_dir.folder_name()
+
+    def plant() -> None:
+        plant_tree(
+            victims,
+            {
+                cache_dir.MARKER: cache_dir.MARKER_TEXT,
+                f"{name}/gpuc-intel-cpu.icd": b"/tmp/attacker/libevil.so\n",
+            },
+        )
+
+    as_other_user(plant)
+    used = _vendors_dir(entries)
+    assert not used.is_relative_to(shared)
+    assert (used / "gpuc-intel-cpu.icd").read_text() == entries["gpuc-intel-cpu"] + "\n"
