@@ -7,9 +7,10 @@ the installed gpuc plugins (their code), the target's class and options, the
 given generators' identities and versions, and every option the module does
 not already carry; the files the link read (libdevice) are recorded with the
 entry, and a hit needs them unchanged. Computing it costs the parse and the
-dialect stage; a hit saves translation, LLVM and emission. An entry holds the LLVM IR as translated and as optimized and the
-artefact, so dumps are written on a hit too (the dialect stage runs anyway;
-`link` is reproduced from the stored translated IR).
+dialect stage; a hit saves translation, LLVM and emission. An entry holds the
+LLVM IR as translated and as optimized and the artefact, so dumps are written
+on a hit too (the dialect stage runs anyway; `link` is reproduced from the
+stored translated IR).
 
 In front of it the command line keeps a source key: the input's and the
 libraries' bytes and names, the options as given, the toolchain, the host
