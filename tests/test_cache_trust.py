@@ -449,3 +449,19 @@ def test_a_vendors_folder_another_user_planted_is_never_used(
     used = _vendors_dir(entries)
     assert not used.is_relative_to(shared)
     assert (used / "gpuc-intel-cpu.icd").read_text() == entries["gpuc-intel-cpu"] + "\n"
+
+
+def test_without_posix_owners_the_cache_is_off_not_broken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the checks cannot run (no owners, O_NOFOLLOW or dir_fd: Windows),
+    nothing is read or written, and compiling works as without a cache."""
+    import gpuc
+
+    monkeypatch.setenv("GPUC_CACHE", "1")
+    monkeypatch.setenv("GPUC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache_dir, "supported", lambda: False)
+    source = SAXPY.read_text()
+    assert [gpuc.compile(source, "ptx").cache for _ in range(2)] == ["miss", "miss"]
+    code_cache.write({})
+    assert not (tmp_path / "cache").exists()
