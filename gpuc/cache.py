@@ -3,16 +3,21 @@
 A key is a digest of everything that decides an output (`digest`), built by
 the callers from the parts here: `toolchain()` (gpuc's version and the
 fingerprint of its code, xDSL's and llvmlite's versions and llvmlite's LLVM
-library), `host()` (the machine the native target compiles for), and
-`code_identity` (a generator or target class, with its `version`). The store
-(`Cache`) knows nothing of compilation: `gpuc/caching.py` compiles through it,
-the native executor can keep its JIT objects in it (`native_object_key`).
+library), `host()` (the machine the native target compiles for), `plugins()`
+(every installed gpuc plugin, by the content of its code) and
+`code_identity` (a generator or target class, with its `version`); the files
+a compile's link read are recorded with its entry (`read_inputs`,
+`inputs_hold`). The store (`Cache`) knows nothing of compilation:
+`gpuc/caching.py` compiles through it, the native executor can keep its JIT
+objects in it (`native_object_key`).
 
-Entries are files written atomically (a temporary file, then `os.replace`), so
-several processes can share one directory; an entry that does not read back
-whole (truncated, bit-flipped, another format) is a miss and is replaced. The
-directory is bounded: after each write the least recently used entries (by
-mtime, which a hit refreshes) go until the total fits `max_bytes`.
+Entries live in gpuc's own folder of the cache directory and are read and
+written only through gpuc/cache_dir.py: another user's file is never read,
+no link is followed, a write is atomic, so several processes can share one
+directory. An entry that does not read back whole (truncated, bit-flipped,
+another format) is a miss and is replaced. The directory is bounded: once a
+running count of what was written passes `max_bytes`, the least recently
+used entries (by mtime, which a hit refreshes) go.
 
     GPUC_CACHE=0               no cache (as `cache=False`, `--no-cache`)
     GPUC_CACHE_DIR=D           the directory (default: $XDG_CACHE_HOME/gpuc,
@@ -25,14 +30,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from gpuc.code_cache import cache_directory
+from gpuc import cache_dir
 
 FORMAT = 1
 """The entry format and key schema; a change makes every old entry a miss."""
@@ -61,7 +68,7 @@ def enabled(option: bool | None = None) -> bool:
 
 def default_directory() -> Path:
     """GPUC_CACHE_DIR, else the user cache directory's `gpuc` (XDG)."""
-    return Path(cache_directory())
+    return Path(cache_dir.cache_directory())
 
 
 def default_max_bytes() -> int:
@@ -90,10 +97,29 @@ class CacheInfo:
     entries: int
     bytes: int
     max_bytes: int
+    folder: Path
+    """gpuc's own folder in `directory` (gpuc/cache_dir.py)."""
+
+
+@dataclass
+class Cleared:
+    """What `Cache.clear()` did."""
+
+    entries: int = 0
+    bytes: int = 0
+    code_files: int = 0
+    failed: list[str] = field(default_factory=list)
+    """What could not be removed, and why."""
 
 
 class Cache:
-    """A directory of entries; `hits` and `misses` count this object's lookups."""
+    """A directory of entries; `hits` and `misses` count this object's lookups.
+
+    Everything lives in gpuc's own folder of the directory
+    (`<directory>/gpuc-<layout>-<uid>/`, made 0700 with a marker), opened
+    through gpuc/cache_dir.py: an entry that is not the current user's, or
+    lies where another user may write, is a miss (its reason is in
+    `gpuc.cache_dir.refusals`, which `-v` prints), never read or removed."""
 
     def __init__(
         self, directory: Path | str | None = None, max_bytes: int | None = None
@@ -105,51 +131,55 @@ class Cache:
         self.hits = 0
         self.misses = 0
 
+    @property
+    def folder(self) -> Path:
+        """gpuc's own folder in the directory."""
+        return self.directory / cache_dir.folder_name()
+
     def path(self, kind: str, key: str) -> Path:
         assert kind in KINDS and len(key) > 2, (kind, key)
-        return self.directory / kind / key[:2] / key[2:]
+        return self.folder / kind / key[:2] / key[2:]
+
+    def _open(self, *names: str, create: bool = False) -> AbstractContextManager[int]:
+        """The open folder `names` of gpuc's folder (cache_dir.folders)."""
+        return cache_dir.folders(str(self.directory), names, create)
 
     def get(self, kind: str, key: str) -> Entry | None:
-        """The entry under `key`, or None (absent or corrupt: a corrupt one is
-        removed, so the next write replaces it)."""
-        path = self.path(kind, key)
+        """The entry under `key`, or None (absent, not to be trusted, or
+        corrupt: a corrupt one is removed, so the next write replaces it)."""
+        assert kind in KINDS and len(key) > 2, (kind, key)
         try:
-            data = path.read_bytes()
+            with self._open(kind, key[:2]) as folder:
+                data = cache_dir.read(
+                    folder, key[2:], str(self.path(kind, key)), touch=True
+                )
+                entry = _decode(data)
+                if entry is None:
+                    _unlink(folder, key[2:])
         except OSError:
-            self.misses += 1
-            return None
-        entry = _decode(data)
+            entry = None
         if entry is None:
-            _remove(path)
             self.misses += 1
             return None
-        try:
-            os.utime(path)  # recently used: evicted last
-        except OSError:
-            pass
         self.hits += 1
         return entry
 
     def put(self, kind: str, key: str, entry: Entry) -> bool:
-        """Store `entry` under `key` atomically; False if the directory cannot
-        be written (the cache is an optimization: that is no error)."""
-        import tempfile
-
-        path = self.path(kind, key)
+        """Store `entry` under `key` atomically; False if it was not stored (a
+        directory that cannot be written, or one not to be trusted: the cache
+        is an optimization, that is no error)."""
+        assert kind in KINDS and len(key) > 2, (kind, key)
         data = _encode(entry)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            with self._open(create=True) as top:
+                with _at(top, kind, key[:2], create=True) as folder:
+                    cache_dir.write(folder, key[2:], data)
+                try:
+                    self._account(top, len(data))
+                except OSError:
+                    pass  # stored; the next write counts again
         except OSError:
             return False
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except OSError:
-            _remove(Path(tmp))
-            return False
-        self.evict()
         return True
 
     def get_bytes(self, kind: str, key: str) -> bytes | None:
@@ -160,70 +190,205 @@ class Cache:
     def put_bytes(self, kind: str, key: str, data: bytes) -> bool:
         return self.put(kind, key, Entry({"data": data}))
 
-    def _files(self) -> Iterator[os.DirEntry[str]]:
-        for kind in KINDS:
+    def _account(self, folder: int, size: int) -> None:
+        """Count a write of `size` bytes, and evict once the count passes the
+        bound: a write appends a byte per `GRAIN` bytes to the journal, so the
+        estimate (the total at the last scan, plus the journal's length in
+        grains) costs a stat, and a scan of every entry comes only after a
+        tenth of the bound was written since the last."""
+        fd = cache_dir.open_appending(folder, JOURNAL, str(self.folder / JOURNAL))
+        try:
+            os.write(fd, b"." * -(-size // GRAIN))
+            written = os.fstat(fd).st_size * GRAIN
             try:
-                shards = list(os.scandir(self.directory / kind))
-            except OSError:
-                continue
-            for shard in shards:
-                if shard.is_dir(follow_symlinks=False):
-                    try:
-                        yield from os.scandir(shard.path)
-                    except OSError:
-                        continue
+                counted = int(cache_dir.read(folder, USAGE, USAGE))
+            except (OSError, ValueError):
+                counted = self.max_bytes + 1  # unknown: count again
+            if counted + written > self.max_bytes:
+                self._scan(folder, fd)
+        finally:
+            os.close(fd)
+
+    def _scan(self, folder: int, journal: int) -> None:
+        """Evict down to `LOW_WATER` of the bound and start a new count; one
+        process at a time (another one scanning now will do)."""
+        import fcntl
+
+        try:
+            fcntl.flock(journal, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return
+        try:
+            total = self._evict(folder, int(self.max_bytes * LOW_WATER))
+            cache_dir.write(folder, USAGE, b"%d\n" % total)
+            os.ftruncate(journal, 0)
+        finally:
+            fcntl.flock(journal, fcntl.LOCK_UN)
 
     def evict(self) -> None:
         """Remove the least recently used entries until the total fits
-        `max_bytes`, and temporary files that writers left behind."""
+        `max_bytes`, and temporary files that writers left behind (a write
+        does this by itself once its count passes the bound)."""
+        try:
+            with self._open() as folder:
+                total = self._evict(folder, self.max_bytes)
+                cache_dir.write(folder, USAGE, b"%d\n" % total)
+                _unlink(folder, JOURNAL)
+        except OSError:
+            pass
+
+    def _evict(self, folder: int, bound: int) -> int:
+        """Remove least recently used entries of `folder` until their total is
+        at most `bound`; the total left."""
         now = time.time()
-        entries: list[tuple[float, int, str]] = []
+        entries: list[_File] = []
         total = 0
-        for f in self._files():
-            try:
-                st = f.stat(follow_symlinks=False)
-            except OSError:
+        for f in _files(folder):
+            if f.name.startswith(cache_dir.TEMPORARY):
+                if now - f.mtime > STALE_TEMP_SECONDS:
+                    _unlink_at(folder, f)
                 continue
-            if f.name.startswith(".tmp-"):
-                if now - st.st_mtime > STALE_TEMP_SECONDS:
-                    _remove(Path(f.path))
-                continue
-            entries.append((st.st_mtime, st.st_size, f.path))
-            total += st.st_size
-        if total <= self.max_bytes:
-            return
-        for _mtime, size, path in sorted(entries):
-            _remove(Path(path))
-            total -= size
-            if total <= self.max_bytes:
+            entries.append(f)
+            total += f.size
+        if total <= bound:
+            return total
+        for f in sorted(entries, key=lambda f: (f.mtime, f.kind, f.shard, f.name)):
+            if _unlink_at(folder, f) is None:
+                total -= f.size
+            if total <= bound:
                 break
+        return total
 
     def info(self) -> CacheInfo:
         entries = size = 0
-        for f in self._files():
-            if f.name.startswith(".tmp-"):
-                continue
-            try:
-                size += f.stat(follow_symlinks=False).st_size
-            except OSError:
-                continue
-            entries += 1
-        return CacheInfo(self.directory, entries, size, self.max_bytes)
-
-    def clear(self) -> int:
-        """Remove every entry, and the start-up code cache (`gpuc.code_cache`,
-        not counted); returns how many entries."""
-        removed = 0
-        for f in list(self._files()):
-            if _remove(Path(f.path)):
-                removed += 1
         try:
-            code = list(os.scandir(self.directory / "code"))
+            with self._open() as folder:
+                for f in _files(folder):
+                    if not f.name.startswith(cache_dir.TEMPORARY):
+                        entries += 1
+                        size += f.size
         except OSError:
-            code = []
-        for f in code:
-            _remove(Path(f.path))
-        return removed
+            pass
+        return CacheInfo(self.directory, entries, size, self.max_bytes, self.folder)
+
+    def clear(self) -> Cleared:
+        """Remove every entry and the start-up code cache (`gpuc.code_cache`)
+        from gpuc's folder, never anything else: no file outside it, no link
+        followed. What could not be removed is in `failed`."""
+        done = Cleared()
+        try:
+            with self._open() as folder:
+                _clear(folder, done)
+        except FileNotFoundError:
+            pass  # no folder, nothing to remove
+        except OSError as e:
+            done.failed.append(f"{self.folder}: {e.strerror or e}")
+        return done
+
+
+def _clear(folder: int, done: Cleared) -> None:
+    for f in _files(folder):
+        error = _unlink_at(folder, f)
+        if error is not None:
+            done.failed.append(f"{f.kind}/{f.shard}/{f.name}: {error}")
+        elif not f.name.startswith(cache_dir.TEMPORARY):
+            done.entries += 1
+            done.bytes += f.size
+    for name in (JOURNAL, USAGE):
+        try:
+            os.unlink(name, dir_fd=folder)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            done.failed.append(f"{name}: {e.strerror or e}")
+    for f in _files(folder, ("code",)):
+        error = _unlink_at(folder, f)
+        if error is not None:
+            done.failed.append(f"code/{f.name}: {error}")
+        else:
+            done.code_files += 1
+
+
+JOURNAL = "journal"
+"""A byte per `GRAIN` bytes written since the last count (`Cache._account`)."""
+USAGE = "usage"
+"""The total size of the entries at the last count."""
+GRAIN = 256
+LOW_WATER = 0.9
+"""A write past the bound evicts down to this share of it, so that the next
+scan waits for a tenth of the bound to be written."""
+
+
+@dataclass(frozen=True)
+class _File:
+    """A file in one of the folders of gpuc's folder (`shard` may be '')."""
+
+    kind: str
+    shard: str
+    name: str
+    size: int
+    mtime: float
+
+
+@contextmanager
+def _at(folder: int, *names: str, create: bool = False) -> Iterator[int]:
+    """Folder `names` below the open `folder`, checked (cache_dir.open_folder;
+    made 0700 where `create` and missing)."""
+    fds = [folder]
+    try:
+        for name in names:
+            fds.append(cache_dir.open_folder(fds[-1], name, name, create))
+        yield fds[-1]
+    finally:
+        for fd in fds[1:]:
+            os.close(fd)
+
+
+def _scan_folder(folder: int, kind: str, shard: str) -> list[_File]:
+    """The files (no folders, links as themselves) of `kind/shard`; none where
+    it is absent or not to be trusted."""
+    found: list[_File] = []
+    try:
+        with _at(folder, *(n for n in (kind, shard) if n)) as at:
+            for f in os.scandir(at):
+                try:
+                    st = f.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if not stat.S_ISDIR(st.st_mode):
+                    found.append(_File(kind, shard, f.name, st.st_size, st.st_mtime))
+    except OSError:
+        pass
+    return found
+
+
+def _shards(folder: int, kind: str) -> list[str]:
+    try:
+        with _at(folder, kind) as at:
+            return [f.name for f in os.scandir(at) if f.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
+def _files(folder: int, kinds: tuple[str, ...] = KINDS) -> list[_File]:
+    """Every file in the kinds' shard folders of gpuc's open `folder` (the
+    `code` kind has no shards); never through a link, never in a folder not to
+    be trusted."""
+    found: list[_File] = []
+    for kind in kinds:
+        for shard in _shards(folder, kind) if kind in KINDS else [""]:
+            found.extend(_scan_folder(folder, kind, shard))
+    return found
+
+
+def _unlink_at(folder: int, f: _File) -> str | None:
+    """Remove `f` (a link is removed, not followed); why not, or None."""
+    try:
+        with _at(folder, *(n for n in (f.kind, f.shard) if n)) as at:
+            os.unlink(f.name, dir_fd=at)
+        return None
+    except OSError as e:
+        return e.strerror or str(e)
 
 
 def _encode(entry: Entry) -> bytes:
@@ -261,12 +426,11 @@ def _decode(data: bytes) -> Entry | None:
     return Entry(blobs, meta)
 
 
-def _remove(path: Path) -> bool:
+def _unlink(folder: int, name: str) -> None:
     try:
-        path.unlink()
-        return True
+        os.unlink(name, dir_fd=folder)
     except OSError:
-        return False
+        pass
 
 
 def digest(*parts: object) -> str:
@@ -414,17 +578,125 @@ def host() -> str:
 
 def code_identity(cls: type) -> tuple[object, ...]:
     """A class as a key part: its module and name, its `version` attribute if
-    it has one, and the size and mtime of the file that defines it."""
+    it has one, and the content of the file that defines it."""
     module = sys.modules.get(cls.__module__)
     file = getattr(module, "__file__", None)
-    stat: tuple[int, int] | None = None
-    if file:
+    return (
+        cls.__module__,
+        cls.__qualname__,
+        repr(getattr(cls, "version", None)),
+        file_digest(file) if file else None,
+    )
+
+
+def file_digest(path: str | os.PathLike[str]) -> str | None:
+    """The SHA-256 of a file's content (None if it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
+PLUGIN_GROUPS = ("gpuc.targets", "gpuc.generators")
+"""The entry-point groups of gpuc's plugins."""
+
+
+@cache
+def plugins() -> tuple[object, ...]:
+    """Every installed gpuc plugin (a target or generator registered under
+    `PLUGIN_GROUPS` by any distribution on `sys.path`, editable ones
+    included): its group, name, object, distribution (name and version) and
+    the content of its code (`package_digest`). Another distribution
+    installed, upgraded or removed changes nothing here; a plugin's code
+    edited in place does. Read from the metadata directories' entry_points.txt
+    without importlib.metadata (tens of milliseconds)."""
+    found: set[tuple[object, ...]] = set()
+    for entry in sys.path:
         try:
-            st = os.stat(file)
-            stat = (st.st_size, st.st_mtime_ns)
+            names = sorted(os.listdir(entry or "."))
         except OSError:
-            pass
-    return (cls.__module__, cls.__qualname__, repr(getattr(cls, "version", None)), stat)
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(entry or ".", name, "entry_points.txt")) as f:
+                    text = f.read()
+            except (OSError, UnicodeDecodeError):
+                continue
+            for group, plugin, value in _entry_points(text):
+                if group in PLUGIN_GROUPS:
+                    module = value.partition(":")[0].strip()
+                    found.add((group, plugin, value, name, package_digest(module)))
+    return tuple(sorted(found, key=repr))
+
+
+def _entry_points(text: str) -> Iterator[tuple[str, str, str]]:
+    """(group, name, value) of an entry_points.txt."""
+    group = ""
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("[") and line.endswith("]"):
+            group = line[1:-1].strip()
+        elif "=" in line and not line.startswith(("#", ";")):
+            name, _, value = line.partition("=")
+            yield group, name.strip(), value.strip()
+
+
+def package_digest(module: str) -> str:
+    """The content of the code of the top-level package that holds `module`
+    (every source and extension file in it), found without importing it."""
+    from importlib.machinery import all_suffixes
+    from importlib.util import find_spec
+
+    top = module.split(".")[0]
+    try:
+        spec = find_spec(top)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        return "missing"
+    files: list[str] = []
+    if spec.submodule_search_locations:
+        suffixes = tuple(all_suffixes())
+        for root in sorted(spec.submodule_search_locations):
+            for directory, subdirs, names in os.walk(root):
+                subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
+                files += [
+                    os.path.join(directory, n)
+                    for n in sorted(names)
+                    if n.endswith(suffixes)
+                ]
+    elif spec.origin:
+        files.append(spec.origin)
+    return digest(*((os.path.basename(f), file_digest(f)) for f in files))
+
+
+def read_inputs(functions: Iterator[str] | tuple[str, ...]) -> dict[str, str]:
+    """The identities of the files a compile read beyond its module and code
+    (`Target.link_inputs`): each function ("module:function") called."""
+    from importlib import import_module
+
+    found: dict[str, str] = {}
+    for path in functions:
+        module, _, name = path.partition(":")
+        found[path] = str(getattr(import_module(module), name)())
+    return found
+
+
+def inputs_hold(recorded: object) -> bool:
+    """Whether the files an entry recorded (`read_inputs`, in its meta's
+    "inputs") are the same now: an entry made with another libdevice is a
+    miss. Any failure to tell is a miss."""
+    if recorded is None:
+        return True
+    if not isinstance(recorded, dict):
+        return False
+    try:
+        return read_inputs(tuple(str(k) for k in recorded)) == recorded
+    except Exception:
+        return False
 
 
 def native_object_key(llvm_ir: str, cpu: str, features: str) -> str:

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from gpuc.command import ArgParser, UsageError, write_output
+from gpuc.command import ArgParser, CommandError, UsageError, write_output
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -30,11 +30,12 @@ if TYPE_CHECKING:
     from gpuc.transforms.gpuc_pipeline import AfterPass
 
 NOT_KEYED = frozenset(
-    {"command", "file", "library", "output", "verbose", "no_cache", "jobs"}
+    {"command", "output", "verbose", "no_cache", "jobs"}
     | {"dump_dir", "dump_filter", "print_ir_after_all"}
 )
-"""`gpuc compile` arguments outside the source key: the input and the
-libraries are keyed by their bytes; the others change no output."""
+"""`gpuc compile` arguments outside the source key: they change no output.
+The input's and the libraries' names are keyed with their bytes (line
+tables and run-time checks quote them)."""
 
 
 def add_arguments(c: argparse.ArgumentParser) -> None:
@@ -83,15 +84,51 @@ def cache_command(args: argparse.Namespace) -> None:
         from gpuc import code_cache
 
         code_cache.discard()  # this command's own start-up code stays unsaved
-        removed = cache.clear()
-        print(f"removed {removed} entries from {cache.directory}")
+        cleared = cache.clear()
+        code = (
+            f" and {cleared.code_files} start-up code file(s)"
+            if cleared.code_files
+            else ""
+        )
+        print(
+            f"removed {cleared.entries} entries ({cleared.bytes} bytes){code} "
+            f"from {cache.folder}"
+        )
+        if cleared.failed:
+            shown = "\n  ".join(cleared.failed[:10])
+            more = len(cleared.failed) - 10
+            raise CommandError(
+                f"gpuc: could not remove {len(cleared.failed)} file(s) from "
+                f"{cache.folder}:\n  {shown}"
+                + (f"\n  ... and {more} more" if more > 0 else "")
+            )
         return
     info = cache.info()
     enabled = "on" if _enabled(False) else "off (GPUC_CACHE)"
     print(f"directory: {info.directory}")
+    print(f"folder:    {info.folder}")
     print(f"entries:   {info.entries}")
     print(f"size:      {info.bytes} bytes (limit {info.max_bytes})")
     print(f"cache:     {enabled}")
+    for reason in _refusals():
+        print(f"not used:  {reason}")
+
+
+def _refusals() -> list[str]:
+    """Why something in the cache was not trusted in this process."""
+    from gpuc.cache_dir import refusals
+
+    return list(refusals)
+
+
+def warn_refusals() -> None:
+    """`-v`: what the cache did not trust, and that it compiled instead."""
+    for reason in _refusals():
+        print(
+            f"gpuc: warning: the cache is not used where {reason} "
+            "(see docs/cache.md, 'Who may write the cache')",
+            file=sys.stderr,
+        )
 
 
 def _enabled(no_cache: bool) -> bool:
@@ -100,10 +137,18 @@ def _enabled(no_cache: bool) -> bool:
     return enabled(False if no_cache else None)
 
 
-def source_key_of(argv: Sequence[str]) -> tuple[str, argparse.Namespace] | None:
+Stamps = tuple[tuple[int, int, int, int], ...]
+"""What the files read for a source key were: inode, size, mtime and ctime."""
+_keyed: list[tuple[str, Stamps]] = []
+"""The source key this process computed before compiling (`remember` stores
+the compile under it only where the files did not change meanwhile)."""
+
+
+def source_key_of(argv: Sequence[str]) -> tuple[str, argparse.Namespace, Stamps] | None:
     """The source key of a `gpuc compile` command line, or None where the fast
     path does not apply (not a compile, target flags, stdin, cache off, dumps,
-    validation, an unreadable input: the full path decides)."""
+    validation, an unreadable input: the full path decides); with the stamps
+    of the files read for it."""
     if any(a in ("-h", "--help", "--no-cache") for a in argv) or not _enabled(False):
         return None
     from gpuc.cli import arg_parser
@@ -119,12 +164,7 @@ def source_key_of(argv: Sequence[str]) -> tuple[str, argparse.Namespace] | None:
     if args.dump_dir or os.environ.get("GPUC_DUMP_DIR") or args.emit == "mlir":
         return None
     try:
-        with open(args.file, "rb") as f:
-            text = f.read()
-        libraries = []
-        for lib in args.library:
-            with open(lib, "rb") as f:
-                libraries.append(f.read())
+        read = [_read(name) for name in (args.file, *args.library)]
     except OSError:
         return None
     from gpuc.caching import source_key
@@ -134,7 +174,14 @@ def source_key_of(argv: Sequence[str]) -> tuple[str, argparse.Namespace] | None:
         for name, value in vars(args).items()
         if name not in NOT_KEYED
     )
-    return source_key(text, libraries, keyed), args
+    key = source_key(read[0][0], [data for data, _ in read[1:]], keyed)
+    return key, args, tuple(stamp for _, stamp in read)
+
+
+def _read(path: str) -> tuple[bytes, tuple[int, int, int, int]]:
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        return f.read(), (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def fast_compile(argv: Sequence[str]) -> bool:
@@ -142,8 +189,9 @@ def fast_compile(argv: Sequence[str]) -> bool:
     found = source_key_of(argv)
     if found is None:
         return False
-    key, args = found
-    from gpuc.cache import Cache
+    key, args, stamps = found
+    _keyed.append((key, stamps))
+    from gpuc.cache import Cache, inputs_hold
     from gpuc.caching import read_blob
 
     cache = Cache()
@@ -156,13 +204,16 @@ def fast_compile(argv: Sequence[str]) -> bool:
     if not isinstance(compile_key, str) or not isinstance(blob, str):
         return False
     entry = cache.get("compile", compile_key)
-    output = read_blob(entry, blob) if entry is not None else None
+    if entry is None or not inputs_hold(entry.meta.get("inputs")):
+        return False
+    output = read_blob(entry, blob)
     if output is None:
         return False
     if args.output in (None, "-") and isinstance(output, bytes) and sys.stdout.isatty():
         return False  # the full path says why not
     write_output(args.output, output, "gpuc")
     if args.verbose:
+        warn_refusals()
         notes = source.meta.get("notes") if source else None
         for note in notes if isinstance(notes, list) else []:
             print(f"gpuc: note: {note}", file=sys.stderr)
@@ -180,8 +231,8 @@ def remember(argv: Sequence[str], cache: Cache, cached: Cached, blob: str) -> No
     if cached.key is None:
         return
     found = source_key_of(argv)
-    if found is None:
-        return
+    if found is None or (found[0], found[2]) not in _keyed:
+        return  # not keyed before the compile, or its files changed since
     from gpuc.cache import Entry
 
     meta: dict[str, object] = {
@@ -194,11 +245,14 @@ def remember(argv: Sequence[str], cache: Cache, cached: Cached, blob: str) -> No
 
 def report(cache: Cache | None, cached: Cached) -> None:
     """`-v`: the cache's outcome on stderr."""
+    warn_refusals()
     if cache is None or cached.key is None:
         why = "off" if cache is None else "not used (the output is the dialect stage's)"
         print(f"gpuc: cache {why}", file=sys.stderr)
         return
-    stored = ", stored" if cached.outcome == "miss" else ""
+    stored = ""
+    if cached.outcome == "miss":
+        stored = ", stored" if cached.stored else ", not stored"
     print(
         f"gpuc: cache {cached.outcome} (module key {cached.key[:12]}{stored}) "
         f"in {cache.directory}",

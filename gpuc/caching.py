@@ -3,19 +3,20 @@
 The canonical key is the module after the dialect stage (deferred jobs
 resolved from the module, libraries and generators; dead symbols removed;
 kernels finalized), printed without locations, with the toolchain, the host,
-the installed distributions (so every plugin generator's and target's
-version), the target's class and options, the given generators' identities
-and versions, and every option the module does not already carry. Computing
-it costs the parse and the dialect stage; a hit saves translation, LLVM and
-emission. An entry holds the LLVM IR as translated and as optimized and the
-artefact, so dumps are written on a hit too (the dialect stage runs anyway;
-`link` is reproduced from the stored translated IR).
+the installed gpuc plugins (their code), the target's class and options, the
+given generators' identities and versions, and every option the module does
+not already carry; the files the link read (libdevice) are recorded with the
+entry, and a hit needs them unchanged. Computing it costs the parse and the
+dialect stage; a hit saves translation, LLVM and emission. An entry holds the
+LLVM IR as translated and as optimized and the artefact, so dumps are written
+on a hit too (the dialect stage runs anyway; `link` is reproduced from the
+stored translated IR).
 
 In front of it the command line keeps a source key: the input's and the
-libraries' bytes, the options as given, the toolchain, the host and the
-installed plugins, naming the canonical key. A byte-identical compile then
-reads two entries and loads neither xDSL nor LLVM (`gpuc compile` in
-`gpuc/cli.py`).
+libraries' bytes and names, the options as given, the toolchain, the host
+and the installed plugins, naming the canonical key. A byte-identical
+compile then reads two entries and loads neither xDSL nor LLVM (`gpuc
+compile` in `gpuc/cli.py`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ from gpuc.cache import (
     code_identity,
     digest,
     host,
-    metadata_directories,
+    inputs_hold,
+    plugins,
+    read_inputs,
     toolchain,
 )
 
@@ -61,6 +64,8 @@ class Cached:
     """The canonical key (None when the cache is off)."""
     renders: dict[str, bytes | str] = field(default_factory=dict)
     """The `emits` asked for, by kind."""
+    stored: bool = False
+    """A miss was written to the cache."""
 
 
 IN_THE_MODULE = ("target", "target_options", "exports", "libraries", "generators")
@@ -91,7 +96,6 @@ def compile_key(c: Compilation) -> str:
 
     assert c.module is not None
     target = c.target
-    cache_inputs = getattr(target, "cache_inputs", None)
     generators = tuple(
         (name, code_identity(type(g)), repr(getattr(g, "version", None)))
         for name, g in c.options.generators
@@ -106,13 +110,12 @@ def compile_key(c: Compilation) -> str:
         FORMAT,
         toolchain(),
         host(),
-        metadata_directories(),  # plugin targets' and generators' versions
+        plugins(),  # plugin targets' and generators' code
         code_identity(type(target)),
         str(target.spec()),
         tuple(sorted((k, repr(v)) for k, v in target.options().items())),
         keyed,
         generators,
-        tuple(cache_inputs()) if callable(cache_inputs) else (),
         canonical_text(
             c.module,
             bool(getattr(c.options, "line_info", False))
@@ -182,7 +185,11 @@ def _compile_through(
     key = compile_key(c) if cache is not None else None
     needed = needed_blobs(stop_after, emits)
     entry = cache.get("compile", key) if cache is not None and key else None
-    if entry is not None and all(_has(entry, name) for name in needed):
+    if (
+        entry is not None
+        and all(_has(entry, name) for name in needed)
+        and inputs_hold(entry.meta.get("inputs"))
+    ):
         if dumps is not None:
             dumps.from_entry(c, entry)
         renders = read_hit(c, entry, emits)
@@ -202,8 +209,11 @@ def _compile_through(
     renders = {kind: c.target.render(kind, c) for kind in emits}
     if cache is None or key is None:
         return Cached(c, "off", None, renders)
-    cache.put("compile", key, make_entry(c, translated, renders))
-    return Cached(c, "miss", key, renders)
+    entry = make_entry(c, translated, renders)
+    if translated:
+        entry.meta["inputs"] = read_inputs(c.target.link_inputs(translated[0]))
+    stored = cache.put("compile", key, entry)
+    return Cached(c, "miss", key, renders, stored)
 
 
 def resume(
@@ -297,19 +307,12 @@ def link_reproduced(c: Compilation, translated: str) -> str:
     return str(module)
 
 
-def plugins() -> tuple[object, ...]:
-    """What decides the installed target and generator plugins (the source key
-    cannot see which of them a module uses): the distributions' metadata
-    directories their entry points are read from."""
-    return metadata_directories()
-
-
 def source_key(
     text: bytes, libraries: Sequence[bytes], options: Sequence[object]
 ) -> str:
     """The source key of a command-line compile: the input's and libraries'
     bytes and the options as given (`options`: every parsed flag that can
-    change the output)."""
+    change the output, the input's and libraries' names among them)."""
     return digest(
         "source",
         FORMAT,

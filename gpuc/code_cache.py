@@ -13,17 +13,21 @@ compiling the same text again would give. `save()` (called once the command's
 output is written) stores the code objects compiled this time, so the next
 command starts faster.
 
-The cache is one file under the cache directory (`code/`, next to the compile
-cache's entries), keyed by the text itself and tied to the exact interpreter
-(its `sys.version`): a file of another interpreter, or one that does not
-read back, is ignored and replaced. Like Python's own bytecode cache, it is
-not written under `PYTHONDONTWRITEBYTECODE` (or `python -B`), and
-`GPUC_CODE_CACHE=0` turns it off entirely. The compile cache's switch,
-`GPUC_CACHE=0`, does not: this cache holds no output, only what the Python
-interpreter would compile the same.
+The cache is one file in gpuc's folder of the cache directory (`code/`, next
+to the compile cache's entries; gpuc/cache_dir.py decides whether it may be
+read at all: only the current user's), keyed by the text itself and tied to
+the exact interpreter (its `sys.version`), its payload checked against the
+SHA-256 in its header before `marshal` reads it: a file of another
+interpreter, or one that does not read back whole, is ignored and replaced.
+Like Python's own bytecode cache, it is not written under
+`PYTHONDONTWRITEBYTECODE` (or `python -B`), and `GPUC_CODE_CACHE=0` turns it
+off entirely. The compile cache's switch, `GPUC_CACHE=0`, does not: this
+cache holds no output, only what the Python interpreter would compile the
+same.
 
-This module imports only `os`, `sys` and `marshal` at import time: it runs
-before everything else in a cold start.
+This module imports only `os`, `sys`, `marshal` and gpuc/cache_dir.py at
+import time (`hashlib` when it reads): it runs before everything else in a
+cold start.
 """
 
 from __future__ import annotations
@@ -33,7 +37,11 @@ import os
 import sys
 from types import CodeType
 
-FORMAT = b"gpuc-code 1\n"
+from gpuc.cache_dir import cache_directory, folder_name, folders
+from gpuc.cache_dir import read as read_trusted
+from gpuc.cache_dir import write as write_trusted
+
+FORMAT = b"gpuc-code 2\n"
 """The file's first line; a change of layout makes old files unreadable."""
 MAX_ENTRIES = 8192
 """Past this many stored texts, a save keeps only those this process used (the
@@ -42,29 +50,21 @@ texts of older xDSL or gpuc versions go)."""
 _state: _CodeCache | None = None
 
 
-def cache_directory() -> str:
-    """GPUC_CACHE_DIR, else the user cache directory's `gpuc` (XDG); the
-    compile cache (`gpuc.cache`) lives there too."""
-    moved = os.environ.get("GPUC_CACHE_DIR")
-    if moved:
-        return moved
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    if xdg and os.path.isabs(xdg):
-        return os.path.join(xdg, "gpuc")
-    home = os.path.expanduser("~")
-    if sys.platform == "darwin":
-        return os.path.join(home, "Library", "Caches", "gpuc")
-    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
-        return os.path.join(os.environ["LOCALAPPDATA"], "gpuc", "Cache")
-    return os.path.join(home, ".cache", "gpuc")
+CODE = "code"
+"""The sub-folder of gpuc's folder in the cache directory (gpuc/cache_dir.py)."""
 
 
-def cache_file() -> str:
+def file_name() -> str:
     """The file of this interpreter (its implementation's cache tag and exact
     version, so that two interpreters sharing a cache directory keep a file
     each; the file's header names the build)."""
     tag = sys.implementation.cache_tag or sys.implementation.name
-    return os.path.join(cache_directory(), "code", f"{tag}-{sys.hexversion:x}.marshal")
+    return f"{tag}-{sys.hexversion:x}.marshal"
+
+
+def cache_file() -> str:
+    """Where this interpreter's file is (for messages and tests)."""
+    return os.path.join(cache_directory(), folder_name(), CODE, file_name())
 
 
 def enabled() -> bool:
@@ -79,9 +79,8 @@ def enabled() -> bool:
 class _CodeCache:
     """The stored code objects by source text, and those compiled since."""
 
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.stored = read(path)
+    def __init__(self) -> None:
+        self.stored = read()
         self.compiled: dict[str, CodeType] = {}
         self.used: set[str] = set()
 
@@ -96,11 +95,16 @@ class _CodeCache:
         if not isinstance(source, str):
             exec(source, globals, locals)  # noqa: S102 - code given, nothing to keep
             return
-        code = self.stored.get(source)
-        if not isinstance(code, CodeType):
-            code = compile(source, "<string>", "exec")
-            self.compiled[source] = code
         self.used.add(source)
+        code = self.stored.get(source)
+        if code is not None:
+            try:
+                exec(code, globals, locals)  # noqa: S102 - as compiled from source
+                return
+            except Exception:
+                del self.stored[source]  # any failure is a miss: compile it
+        code = compile(source, "<string>", "exec")
+        self.compiled[source] = code
         exec(code, globals, locals)  # noqa: S102 - what dataclasses runs itself
 
     def save(self) -> None:
@@ -109,43 +113,70 @@ class _CodeCache:
         entries = {**self.stored, **self.compiled}
         if len(entries) > MAX_ENTRIES:
             entries = {text: entries[text] for text in self.used}
-        write(self.path, entries)
+        write(entries)
         self.stored, self.compiled = entries, {}
 
 
-def read(path: str) -> dict[str, CodeType]:
-    """The entries of the file at `path`; none where it is missing, of another
-    interpreter or does not read back whole."""
+def read() -> dict[str, CodeType]:
+    """The entries of this interpreter's file; none where it is missing, not
+    to be trusted (gpuc/cache_dir.py says why under `-v`), or does not read
+    back whole."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        with folders(cache_directory(), (CODE,), create=False) as folder:
+            data = read_trusted(folder, file_name(), cache_file())
     except OSError:
         return {}
-    header = FORMAT + sys.version.encode() + b"\n"
-    if not data.startswith(header):
-        return {}
-    try:
-        entries = marshal.loads(memoryview(data)[len(header) :])
-    except (EOFError, ValueError, TypeError):
-        return {}
-    return entries if isinstance(entries, dict) else {}
+    return decode(data)
 
 
-def write(path: str, entries: dict[str, CodeType]) -> None:
-    """Replace the file at `path` atomically (a failure leaves it as it was)."""
-    directory = os.path.dirname(path)
-    temporary = os.path.join(directory, f".tmp-{os.getpid()}")
-    data = FORMAT + sys.version.encode() + b"\n" + marshal.dumps(entries)
+def header() -> bytes:
+    return FORMAT + sys.version.encode() + b"\n"
+
+
+def decode(data: bytes) -> dict[str, CodeType]:
+    """The entries of a file's bytes: none unless its header names this
+    interpreter and its payload has the SHA-256 the header gives. Corrupted
+    bytecode is never run: a flipped bit fails the checksum, and anything
+    `marshal` raises on what passes it (of any type) is a miss too."""
+    head = header()
+    if not data.startswith(head):
+        return {}
+    end = data.find(b"\n", len(head))
+    if end < 0:
+        return {}
+    payload = memoryview(data)[end + 1 :]
+    import hashlib
+
+    if data[len(head) : end] != hashlib.sha256(payload).hexdigest().encode():
+        return {}
     try:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        with open(temporary, "wb") as f:
-            f.write(data)
-        os.replace(temporary, path)
+        entries = marshal.loads(payload)
+    except Exception:
+        return {}
+    if not isinstance(entries, dict):
+        return {}
+    return {
+        text: code
+        for text, code in entries.items()
+        if isinstance(text, str) and isinstance(code, CodeType)
+    }
+
+
+def encode(entries: dict[str, CodeType]) -> bytes:
+    import hashlib
+
+    payload = marshal.dumps(entries)
+    return header() + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload
+
+
+def write(entries: dict[str, CodeType]) -> None:
+    """Replace this interpreter's file atomically (a failure leaves it as it
+    was; a folder not to be trusted is left alone)."""
+    try:
+        with folders(cache_directory(), (CODE,), create=True) as folder:
+            write_trusted(folder, file_name(), encode(entries))
     except OSError:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
+        pass
 
 
 def install() -> None:
@@ -156,7 +187,7 @@ def install() -> None:
         return
     import dataclasses
 
-    _state = _CodeCache(cache_file())
+    _state = _CodeCache()
     # dataclasses calls the name `exec`: a module global shadows the builtin.
     setattr(dataclasses, "exec", _state.exec)  # noqa: B010 - not a declared attribute
 

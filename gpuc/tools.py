@@ -117,6 +117,18 @@ def libdevice() -> Path:
     )
 
 
+def libdevice_identity() -> str:
+    """libdevice as the compile cache keys it: its path and content digest
+    (`Target.link_inputs`); "missing" where there is none."""
+    from gpuc.cache import file_digest
+
+    try:
+        found = libdevice()
+    except ToolError:
+        return "missing"
+    return f"{found} sha256={file_digest(found)}"
+
+
 @cache
 def cudadevrt() -> Path | None:
     """libcudadevrt.a (the device runtime a kernel launching kernels links

@@ -125,8 +125,8 @@ def test_toolchain_and_host_change_the_key(monkeypatch: pytest.MonkeyPatch) -> N
     with monkeypatch.context() as m:  # a plugin installed or upgraded
         m.setattr(
             gpuc.caching,
-            "metadata_directories",
-            lambda: (("plugin-1.0.dist-info", 1),),
+            "plugins",
+            lambda: (("gpuc.targets", "t", "t:T", "t-1.0.dist-info", "code"),),
         )
         keys.append(key(SAXPY))
     assert key(SAXPY) == base
@@ -206,7 +206,7 @@ def test_hit_runs(cache_dir: Path) -> None:
 
 def test_corrupt_entry_is_replaced(cache_dir: Path) -> None:
     gpuc.compile(SAXPY, "ptx")
-    (entry,) = (p for p in (cache_dir / "compile").rglob("*") if p.is_file())
+    (entry,) = (p for p in (Cache().folder / "compile").rglob("*") if p.is_file())
     good = entry.read_bytes()
     for broken in (good[: len(good) // 2], good[:-1] + b"\x00", b"garbage", b""):
         entry.write_bytes(broken)
@@ -236,7 +236,7 @@ def test_concurrent_writers_never_tear_an_entry(tmp_path: Path) -> None:
     with ctx.Pool(4) as pool:
         results = pool.starmap(_writer, [(str(tmp_path), w, 40) for w in range(4)])
     assert all(len(r) == 40 for r in results)
-    leftovers = [p for p in tmp_path.rglob(".tmp-*")]
+    leftovers = [p for p in tmp_path.rglob(".tmp-*")]  # none, in any folder
     assert leftovers == []
     assert Cache(tmp_path).info().entries == 1
 
@@ -254,6 +254,31 @@ def test_size_bound_evicts_least_recently_used(tmp_path: Path) -> None:
     assert cache.get("compile", keys[-1]) is not None
     assert cache.get("compile", keys[1]) is None
     assert cache.get("compile", keys[0]) is not None
+
+
+def test_a_write_scans_only_once_its_count_passes_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eviction's bookkeeping (issue 23): writes below the bound never list
+    the cache; past it, one scan evicts to 90% of the bound, and the next
+    waits for a tenth of the bound to be written."""
+    scans: list[int] = []
+    real = Cache._evict
+
+    def counted(self: Cache, folder: int, bound: int) -> int:
+        scans.append(bound)
+        return real(self, folder, bound)
+
+    monkeypatch.setattr(Cache, "_evict", counted)
+    cache = Cache(tmp_path, max_bytes=100_000)
+    for i in range(60):
+        cache.put("compile", f"{i:02x}" * 32, Entry({"data": bytes(1000)}))
+    assert scans == [90_000]  # the first write, which found no count
+    scans.clear()
+    for i in range(60, 200):
+        cache.put("compile", f"{i:02x}" * 32, Entry({"data": bytes(1000)}))
+        assert cache.info().bytes <= 100_000
+    assert 1 <= len(scans) <= 20 and set(scans) == {90_000}, scans  # not 140
 
 
 def test_switches_and_directories(

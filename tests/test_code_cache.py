@@ -4,7 +4,9 @@ compiles nothing, and a bad, foreign or unwritable file only costs time."""
 
 from __future__ import annotations
 
+import hashlib
 import os
+import random
 import subprocess
 import sys
 import textwrap
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuc import code_cache
+from gpuc import cache_dir, code_cache
 
 ROOT = Path(__file__).resolve().parent.parent
 GPUC = str(Path(sys.executable).parent / "gpuc")
@@ -85,7 +87,7 @@ def test_dataclasses_through_the_cache_behave_as_compiled_anew(tmp_path: Path) -
     env = environment(tmp_path)
     stored, compiled = run_classes(env)
     assert stored == 0 and compiled > 10  # __init__, __repr__, __eq__, order, ...
-    assert Path(tmp_path, "code").is_dir()
+    assert code_dir(tmp_path).is_dir()
     again_stored, again_compiled = run_classes(env)
     assert again_stored == compiled and again_compiled == 0
 
@@ -104,8 +106,8 @@ def compile_saxpy(env: dict[str, str], out: Path) -> None:
 def test_a_command_keeps_its_code_and_the_next_reuses_it(tmp_path: Path) -> None:
     env = environment(tmp_path / "cache", GPUC_CACHE="0")
     compile_saxpy(env, tmp_path / "first.ptx")
-    (stored,) = Path(tmp_path, "cache", "code").iterdir()
-    entries = code_cache.read(str(stored))
+    (stored,) = code_dir(tmp_path / "cache").iterdir()
+    entries = code_cache.decode(stored.read_bytes())
     assert len(entries) > 200  # xDSL's ops and attributes, gpuc's dialect
     before = stored.stat().st_mtime_ns
     compile_saxpy(env, tmp_path / "second.ptx")
@@ -118,23 +120,61 @@ def test_a_command_keeps_its_code_and_the_next_reuses_it(tmp_path: Path) -> None
     assert first == Path(tmp_path, "uncached.ptx").read_text()
 
 
+def signed(payload: bytes) -> bytes:
+    """A file of this interpreter whose checksum holds."""
+    digest = hashlib.sha256(payload).hexdigest().encode()
+    return code_cache.header() + digest + b"\n" + payload
+
+
 @pytest.mark.parametrize(
     "content",
     [
         b"garbage",
-        code_cache.FORMAT + sys.version.encode() + b"\n" + b"\xff\x00truncated",
+        code_cache.header() + b"0" * 64 + b"\n" + b"\xff\x00truncated",
         code_cache.FORMAT + b"3.99.0 (another interpreter)\n" + b"{}",
-        code_cache.FORMAT + sys.version.encode() + b"\n" + b"N",  # marshal's None
+        signed(b"N"),  # marshal's None
+        signed(b"\xff\x00 not marshal"),  # the checksum holds, marshal fails
     ],
-    ids=["garbage", "truncated", "another-interpreter", "not-a-table"],
+    ids=["garbage", "bad-checksum", "another-interpreter", "not-a-table", "marshal"],
 )
 def test_a_bad_file_is_ignored_and_replaced(tmp_path: Path, content: bytes) -> None:
     env = environment(tmp_path, GPUC_CACHE="0")
-    path = Path(code_cache_file(env))
-    path.parent.mkdir(parents=True)
-    path.write_bytes(content)
+    path = plant(tmp_path, content)
     compile_saxpy(env, tmp_path / "out.ptx")
-    assert len(code_cache.read(str(path))) > 200
+    assert len(code_cache.decode(path.read_bytes())) > 200
+
+
+def plant(directory: Path, content: bytes) -> Path:
+    """`content` as this interpreter's file in gpuc's folder of `directory`."""
+    os.close(cache_dir.open_namespace(str(directory), create=True))
+    code_dir(directory).mkdir(mode=0o700, exist_ok=True)
+    path = code_dir(directory) / code_cache.file_name()
+    path.write_bytes(content)
+    return path
+
+
+def test_every_flipped_bit_is_a_miss(tmp_path: Path) -> None:
+    """A flipped bit anywhere in a good file (the attack that once crashed
+    every command): the file reads as empty, never as other code."""
+    env = environment(tmp_path, GPUC_CACHE="0")
+    compile_saxpy(env, tmp_path / "out.ptx")
+    (path,) = code_dir(tmp_path).iterdir()
+    good = path.read_bytes()
+    assert len(code_cache.decode(good)) > 200
+    rng = random.Random(23)
+    for _ in range(300):
+        bit = rng.randrange(len(good) * 8)
+        flipped = bytearray(good)
+        flipped[bit // 8] ^= 1 << (bit % 8)
+        assert code_cache.decode(bytes(flipped)) == {}
+    flipped = bytearray(good)
+    flipped[len(good) // 2] ^= 0x10
+    path.write_bytes(bytes(flipped))
+    for command in (["--version"], ["cache", "info"]):
+        done = subprocess.run([GPUC, *command], env=env, capture_output=True, text=True)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    compile_saxpy(env, tmp_path / "again.ptx")
+    assert code_cache.decode(path.read_bytes()).keys() >= code_cache.decode(good).keys()
 
 
 def test_nothing_is_written_without_bytecode_or_where_it_cannot_be(
@@ -142,7 +182,7 @@ def test_nothing_is_written_without_bytecode_or_where_it_cannot_be(
 ) -> None:
     env = environment(tmp_path / "cache", GPUC_CACHE="0", PYTHONDONTWRITEBYTECODE="1")
     compile_saxpy(env, tmp_path / "a.ptx")
-    assert not Path(tmp_path, "cache", "code").exists()
+    assert not code_dir(tmp_path / "cache").exists()
     blocked = tmp_path / "a-file"
     blocked.write_text("not a directory")
     compile_saxpy(environment(blocked, GPUC_CACHE="0"), tmp_path / "b.ptx")
@@ -152,24 +192,13 @@ def test_nothing_is_written_without_bytecode_or_where_it_cannot_be(
 def test_cache_clear_removes_the_code_too(tmp_path: Path) -> None:
     env = environment(tmp_path, GPUC_CACHE="0")
     compile_saxpy(env, tmp_path / "out.ptx")
-    assert list(Path(tmp_path, "code").iterdir())
+    assert list(code_dir(tmp_path).iterdir())
     done = subprocess.run(
         [GPUC, "cache", "clear"], env=env, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    assert not list(Path(tmp_path, "code").iterdir())
+    assert not list(code_dir(tmp_path).iterdir())
 
 
-def code_cache_file(env: dict[str, str]) -> str:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "from gpuc import code_cache; print(code_cache.cache_file())",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
+def code_dir(directory: Path) -> Path:
+    return directory / cache_dir.folder_name() / "code"

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gpuc.cache import Cache
+
 EXAMPLES = Path(__file__).parents[1] / "examples"
 
 # One process: compile saxpy (the compile cache off), build an executor,
@@ -55,7 +57,9 @@ def run_fresh(directory: Path, enabled: bool = True) -> dict[str, object]:
 
 
 def native_entries(directory: Path) -> list[Path]:
-    return sorted(p for p in (directory / "native").rglob("*") if p.is_file())
+    return sorted(
+        p for p in (Cache(directory).folder / "native").rglob("*") if p.is_file()
+    )
 
 
 def test_a_second_process_loads_the_object_and_runs_the_same(tmp_path: Path) -> None:
@@ -81,4 +85,4 @@ def test_a_corrupt_entry_is_ignored_and_replaced(tmp_path: Path) -> None:
 
 def test_off_stores_nothing(tmp_path: Path) -> None:
     assert run_fresh(tmp_path, enabled=False)["jit_cache"] == "off"
-    assert not (tmp_path / "native").exists()
+    assert not (Cache(tmp_path).folder / "native").exists()

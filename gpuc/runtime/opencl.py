@@ -63,33 +63,41 @@ def intel_cpu_runtime() -> Path | None:
 
 
 def _vendors_dir(entries: Mapping[str, str]) -> Path:
-    """A directory holding one `.icd` file per entry (name -> library path),
-    under the user's cache when writable; the name hashes the content, so
-    concurrent processes agree on it and a stale directory is never reused."""
+    """A directory holding one `.icd` file per entry (name -> library path):
+    the ICD loader loads every library they name, so it is one no other user
+    can write or swap. It lives in gpuc's own folder of the cache directory
+    (gpuc/cache_dir.py), named by a digest of its content so processes share
+    it, where no other user can rename anything on the way to it (the loader
+    opens it by name); else in a fresh private temporary directory, removed
+    when the process exits."""
+    from gpuc import cache_dir
+
     digest = hashlib.sha256(repr(sorted(entries.items())).encode()).hexdigest()[:16]
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    for root in (cache / "gpuc", Path(tempfile.gettempdir()) / f"gpuc-{os.getuid()}"):
-        target = root / f"opencl-vendors-{digest}"
-        if target.is_dir():
-            return target
-        try:
-            root.mkdir(parents=True, exist_ok=True)
-            staging = Path(tempfile.mkdtemp(dir=root, prefix=".vendors-"))
-            for name, library in entries.items():
-                (staging / f"{name}.icd").write_text(library + "\n")
-            try:
-                staging.rename(target)
-            except OSError:  # another process won the race: use its copy
-                for file in staging.iterdir():
-                    file.unlink()
-                staging.rmdir()
-            return target
-        except OSError:
-            continue
-    raise LaunchError(
-        "could not write an OpenCL vendors directory (the cache and the temporary "
-        "directory are not writable); set OCL_ICD_VENDORS yourself"
-    )
+    name = f"opencl-vendors-{digest}"
+    files = {f"{n}.icd": (library + "\n").encode() for n, library in entries.items()}
+    root = cache_dir.cache_directory()
+    try:
+        with cache_dir.folders(root, (), create=True) as folder:
+            cache_dir.publish_folder(folder, name, files)
+        published = Path(root, cache_dir.folder_name(), name)
+        if cache_dir.private_path(str(published)):
+            return published
+    except OSError:
+        pass
+    try:
+        private = Path(tempfile.mkdtemp(prefix="gpuc-opencl-vendors-"))
+        for file, data in files.items():
+            (private / file).write_bytes(data)
+    except OSError as e:
+        raise LaunchError(
+            f"could not write an OpenCL vendors directory ({e}); set "
+            "OCL_ICD_VENDORS yourself"
+        ) from None
+    import atexit
+    import shutil
+
+    atexit.register(shutil.rmtree, private, ignore_errors=True)
+    return private
 
 
 def point_icd_loader_at_runtimes() -> None:

@@ -340,6 +340,15 @@ class Target(ArgSpecConvertible):
     def link(self, module: llvm.ModuleRef) -> None:
         """Link libraries the translated module needs (before optimization)."""
 
+    def link_inputs(self, translated: str) -> tuple[str, ...]:
+        """The files `link` reads for the module translated to `translated`
+        (LLVM IR text), beyond gpuc's code: the paths ("module:function") of
+        functions that return each file's identity (its path and content
+        digest). They must be light to import (the command line's fast path
+        calls them). The compile cache records their values with the entry
+        and serves it only while they return the same (gpuc/caching.py)."""
+        return ()
+
     def emit(self, module: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes | str:
         """The artefact: PTX text, a SPIR-V binary, an object file."""
         raise NotImplementedError(f"target {self.name!r} must define emit()")

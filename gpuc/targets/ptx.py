@@ -62,6 +62,8 @@ LAUNCH_DEVICE = "__cudaCDP2LaunchDeviceV2"
 PTX_INVALID = re.compile(r"[^A-Za-z0-9_$]")
 
 _LIBDEVICE: list[llvm.ModuleRef] = []
+_CALLS_LIBDEVICE = re.compile(r"^declare [^\n]*@\"?__nv_", re.MULTILINE)
+"""A translated module that declares a libdevice function (`link` links it)."""
 
 
 @dataclass(frozen=True)
@@ -379,6 +381,14 @@ class PTXTarget(WmmaMatrices, RecordingTarget):
         if name in NATIVE_MATH:
             return super().math_function(name, ty)
         return f"__nv_{name}{'f' if str(ty) == 'float' else ''}"
+
+    def link_inputs(self, translated: str) -> tuple[str, ...]:
+        """libdevice, where `link` reads it."""
+        return (
+            ("gpuc.tools:libdevice_identity",)
+            if _CALLS_LIBDEVICE.search(translated)
+            else ()
+        )
 
     def link(self, module: llvm.ModuleRef) -> None:
         """Link libdevice when the module calls it; its functions become internal
