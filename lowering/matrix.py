@@ -1,6 +1,6 @@
 """Translators of the warp matrix ops (dialects/matrix.py).
 
-A target with its own layout lowers them itself (`MatrixTarget`: ptx, to
+A target with its own layout lowers them itself (`Target.matrix_layout`: ptx, to
 NVVM's wmma intrinsics, gpuc/targets/wmma.py; spirv, a tile spread over a
 sub-group of 32 lanes, gpuc/targets/lane_matrices.py). The others (native,
 amdgpu) get the emulation here, correct for any subgroup size: every thread
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Protocol, runtime_checkable
 
 from llvmlite import ir
 
@@ -32,35 +31,17 @@ from gpuc.dialects.matrix import (
     fragment_of,
 )
 from gpuc.lowering.context import FunctionLowering, ModuleLowering, translates
-from gpuc.lowering.subgroup import SubgroupTarget, warp_index
-
-
-@runtime_checkable
-class MatrixTarget(Protocol):
-    """A target that lowers the matrix ops to its own instructions."""
-
-    def fragment_type(self, ml: ModuleLowering, fragment: FragmentType) -> ir.Type:
-        """What a thread holds of `fragment`."""
-        ...
-
-    def matrix_load(self, fl: FunctionLowering, op: MatrixLoadOp) -> ir.Value: ...
-
-    def matrix_store(self, fl: FunctionLowering, op: MatrixStoreOp) -> None: ...
-
-    def matrix_mma(self, fl: FunctionLowering, op: MatrixMmaOp) -> ir.Value: ...
-
-    def matrix_splat(self, fl: FunctionLowering, op: MatrixSplatOp) -> ir.Value: ...
-
-    def matrix_elementwise(
-        self, fl: FunctionLowering, op: MatrixElementwiseOp
-    ) -> ir.Value: ...
+from gpuc.lowering.subgroup import warp_index
 
 
 def fragment_type(fragment: FragmentType, ml: ModuleLowering) -> ir.Type:
-    """The LLVM type of a fragment value on `ml`'s target: the emulation's
-    array of row vectors, `[rows x <cols x T>]`."""
-    if isinstance(ml.target, MatrixTarget):
-        return ml.target.fragment_type(ml, fragment)
+    """The LLVM type of a fragment value on `ml`'s target."""
+    return ml.target.fragment_type(ml, fragment)
+
+
+def tile_type(ml: ModuleLowering, fragment: FragmentType) -> ir.Type:
+    """The emulation's fragment: the whole tile as an array of row vectors,
+    `[rows x <cols x T>]`."""
     row = ir.VectorType(ml.type(fragment.element), fragment.cols.data)
     return ir.ArrayType(row, fragment.rows.data)
 
@@ -177,7 +158,7 @@ def emulate_store(fl: FunctionLowering, op: MatrixStoreOp) -> None:
     target = fl.target
     cols = fragment.cols.data
     one = _index(fl, 1)
-    if isinstance(target, SubgroupTarget):
+    if target.subgroup_collectives:
         lane = target.subgroup_index(fl, "lane_id")
         size = target.subgroup_index(fl, "subgroup_size")
     else:
@@ -281,57 +262,47 @@ def emulate_elementwise(fl: FunctionLowering, op: MatrixElementwiseOp) -> ir.Val
     return _pack(fl, out, result)
 
 
-def _matrix_target(fl: FunctionLowering) -> MatrixTarget | None:
-    """The target's matrix hooks, if it has them. Its matrix ops are
-    collectives (wmma's intrinsics, sub-group shuffles), so the helpers that
-    reach one are `convergent`, as those reaching a barrier are: LLVM must
-    not move their calls into divergent control flow."""
-    target = fl.target
-    if not isinstance(target, MatrixTarget):
-        return None
+def _mark_convergent(fl: FunctionLowering) -> None:
+    """On a target with its own fragment layout (`Target.matrix_layout`) the
+    matrix ops are collectives (wmma's intrinsics, sub-group shuffles), so
+    the helpers that reach one are `convergent`, as those reaching a barrier
+    are: LLVM must not move their calls into divergent control flow."""
+    if not fl.target.matrix_layout:
+        return
     for name in using_fragments(fl.ml):
         fn = fl.ml.functions.get(name)
         if fn is not None and name not in fl.ml.records:
             fn.attributes.add("convergent")
-    return target
 
 
 @translates(MatrixLoadOp)
 def translate_matrix_load(op: MatrixLoadOp, fl: FunctionLowering) -> None:
-    target = _matrix_target(fl)
-    fl.set(op, emulate_load(fl, op) if target is None else target.matrix_load(fl, op))
+    _mark_convergent(fl)
+    fl.set(op, fl.target.matrix_load(fl, op))
 
 
 @translates(MatrixStoreOp)
 def translate_matrix_store(op: MatrixStoreOp, fl: FunctionLowering) -> None:
-    target = _matrix_target(fl)
-    if target is None:
-        emulate_store(fl, op)
-    else:
-        target.matrix_store(fl, op)
+    _mark_convergent(fl)
+    fl.target.matrix_store(fl, op)
 
 
 @translates(MatrixMmaOp)
 def translate_matrix_mma(op: MatrixMmaOp, fl: FunctionLowering) -> None:
-    target = _matrix_target(fl)
-    fl.set(op, emulate_mma(fl, op) if target is None else target.matrix_mma(fl, op))
+    _mark_convergent(fl)
+    fl.set(op, fl.target.matrix_mma(fl, op))
 
 
 @translates(MatrixSplatOp)
 def translate_matrix_splat(op: MatrixSplatOp, fl: FunctionLowering) -> None:
-    target = _matrix_target(fl)
-    fl.set(op, emulate_splat(fl, op) if target is None else target.matrix_splat(fl, op))
+    _mark_convergent(fl)
+    fl.set(op, fl.target.matrix_splat(fl, op))
 
 
 @translates(MatrixElementwiseOp)
 def translate_matrix_elementwise(op: MatrixElementwiseOp, fl: FunctionLowering) -> None:
-    target = _matrix_target(fl)
-    value = (
-        emulate_elementwise(fl, op)
-        if target is None
-        else target.matrix_elementwise(fl, op)
-    )
-    fl.set(op, value)
+    _mark_convergent(fl)
+    fl.set(op, fl.target.matrix_elementwise(fl, op))
 
 
 WARP = 32

@@ -2,9 +2,9 @@
 
 What a shuffle means is computed here once, in integer arithmetic every target
 shares (`shuffle_source`): which lane each thread reads and whether it exists.
-A target then only reads another lane's value (`SubgroupTarget.read_lane`:
+A target then only reads another lane's value (`Target.read_lane`:
 `shfl.sync.idx` on ptx, `sub_group_shuffle` on spirv), reduces
-(`SubgroupTarget.subgroup_reduce`) and votes (`vote`, `ballot`). The
+(`Target.subgroup_reduce`) and votes (`vote`, `ballot`). The
 native target runs collectives in its work-group functions itself
 (gpuc/targets/work_items.py), with the same arithmetic, folding in lane order
 (`lane_first`, `lane_step`); the subgroup index ops there, and on ptx, are
@@ -14,7 +14,7 @@ computed from the thread index (`warp_index`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING
 
 from llvmlite import ir
 from xdsl.ir import Operation
@@ -35,6 +35,9 @@ from gpuc.dialects.subgroup import (
 )
 from gpuc.lowering.context import FunctionLowering, translates
 
+if TYPE_CHECKING:
+    from gpuc.targets.base import Target
+
 INDEX_KINDS: dict[type[SubgroupIndexOp], str] = {
     SubgroupIdOp: "subgroup_id",
     SubgroupSizeOp: "subgroup_size",
@@ -44,44 +47,8 @@ WARP_LANES = 32
 """Lanes of a subgroup where the target fixes it (ptx, native)."""
 
 
-@runtime_checkable
-class SubgroupTarget(Protocol):
-    """What a target provides to lower subgroup collectives."""
-
-    def subgroup_index(self, fl: FunctionLowering, kind: str) -> ir.Value:
-        """`kind` (subgroup_id, subgroup_size, num_subgroups, lane_id or
-        max_subgroup_size, the size every subgroup but a block's last has) as
-        an `index` value."""
-        ...
-
-    def read_lane(
-        self, fl: FunctionLowering, op: Operation, value: ir.Value, lane: ir.Value
-    ) -> ir.Value:
-        """`value` of subgroup lane `lane` (an i32 every thread computes)."""
-        ...
-
-    def subgroup_reduce(
-        self, fl: FunctionLowering, op: Operation, kind: ReduceKind, value: ir.Value
-    ) -> ir.Value:
-        """The reduction of `value` over the thread's subgroup."""
-        ...
-
-    def vote(
-        self, fl: FunctionLowering, op: Operation, kind: VoteKind, value: ir.Value
-    ) -> ir.Value:
-        """Whether the i1 `value` holds for any (all) of the subgroup's threads."""
-        ...
-
-    def ballot(
-        self, fl: FunctionLowering, op: Operation, value: ir.Value, width: int
-    ) -> ir.Value:
-        """An i`width` whose bit i is lane i's `value` (lanes from `width` on
-        left out)."""
-        ...
-
-
 def warp_index(fl: FunctionLowering, kind: str, lanes: int = WARP_LANES) -> ir.Value:
-    """`kind` (as `SubgroupTarget.subgroup_index`) for subgroups of `lanes`
+    """`kind` (as `Target.subgroup_index`) for subgroups of `lanes`
     consecutive threads in linear thread order (x fastest), as CUDA's warps."""
     b, target = fl.builder, fl.target
     width = ir.Constant(fl.ml.index_type, lanes)
@@ -297,7 +264,7 @@ def subgroup_lanes_mask(b: ir.IRBuilder, size: ir.Value, width: int) -> ir.Value
 def shuffle_tree_reduce(
     fl: FunctionLowering,
     op: Operation,
-    target: SubgroupTarget,
+    target: Target,
     kind: ReduceKind,
     value: ir.Value,
     lanes: int = WARP_LANES,
@@ -322,13 +289,13 @@ def shuffle_tree_reduce(
     return target.read_lane(fl, op, value, ir.Constant(i32, 0))
 
 
-def _target(fl: FunctionLowering, op: Operation) -> SubgroupTarget | None:
+def _target(fl: FunctionLowering, op: Operation) -> Target | None:
     """The target's subgroup hooks; None for a target that runs collectives
     outside this translation (native: an internal helper's translation never
     runs, its calls are inlined into the kernel's work-group function, which
     lowers the op itself)."""
     target = fl.target
-    if isinstance(target, SubgroupTarget):
+    if target.subgroup_collectives:
         return target
     if not fl.func.is_kernel and fl.fn.linkage == "internal":
         return None
@@ -374,12 +341,7 @@ def translate_subgroup_reduce(op: SubgroupReduceOp, fl: FunctionLowering) -> Non
 
 @translates(SubgroupIdOp, SubgroupSizeOp, NumSubgroupsOp)
 def translate_subgroup_index(op: SubgroupIndexOp, fl: FunctionLowering) -> None:
-    target = fl.target
-    kind = INDEX_KINDS[type(op)]
-    if isinstance(target, SubgroupTarget):
-        fl.set(op, target.subgroup_index(fl, kind))
-    else:
-        fl.set(op, warp_index(fl, kind))
+    fl.set(op, fl.target.subgroup_index(fl, INDEX_KINDS[type(op)]))
 
 
 @translates(VoteOp)

@@ -86,6 +86,7 @@ class AMDGPUTarget(RecordingTarget):
     """`arch`: the GPU processor, e.g. gfx90a (MI200), gfx942 (MI300), gfx1100
     (RDNA 3)."""
 
+    subgroup_collectives: ClassVar[bool] = True
     name: ClassVar[str] = "amdgpu"
     triple: ClassVar[str] = "amdgcn-amd-amdhsa"
     address_spaces: ClassVar[dict[AddressSpace, int]] = {

@@ -38,8 +38,17 @@ if TYPE_CHECKING:
     from gpuc.dialects.attrs import MemoryOrder
     from gpuc.dialects.fence import FenceScope
     from gpuc.dialects.functions import LaunchOp
+    from gpuc.dialects.matrix import (
+        FragmentType,
+        MatrixElementwiseOp,
+        MatrixLoadOp,
+        MatrixMmaOp,
+        MatrixSplatOp,
+        MatrixStoreOp,
+    )
     from gpuc.dialects.memory import SharedAllocOp
     from gpuc.dialects.printf import PrintfOp
+    from gpuc.dialects.subgroup import ReduceKind, VoteKind
     from gpuc.driver import Compilation
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
 
@@ -309,6 +318,88 @@ class Target(ArgSpecConvertible):
         """Order the thread's memory accesses at `scope` as `ordering` says.
         Default: the target cannot."""
         raise OpError(op, f"the {self.name} target cannot lower '{op.name}'")
+
+    # Subgroups and warp matrices (lowering/subgroup.py, lowering/matrix.py).
+
+    subgroup_collectives: ClassVar[bool] = False
+    """Whether `read_lane`, `subgroup_reduce`, `vote` and `ballot` lower the
+    subgroup collectives where they stand. The native target runs a block's
+    threads one after another and lowers them in its work-group functions
+    (gpuc/targets/work_items.py) instead."""
+
+    def subgroup_index(self, fl: FunctionLowering, kind: str) -> ir.Value:
+        """`kind` (subgroup_id, subgroup_size, num_subgroups, lane_id or
+        max_subgroup_size, the size every subgroup but a block's last has) as
+        an `index` value. Default: CUDA's warps of 32 threads in linear
+        thread order."""
+        from gpuc.lowering.subgroup import warp_index
+
+        return warp_index(fl, kind)
+
+    def read_lane(
+        self, fl: FunctionLowering, op: Operation, value: ir.Value, lane: ir.Value
+    ) -> ir.Value:
+        """`value` of subgroup lane `lane` (an i32 every thread computes)."""
+        raise OpError(op, f"the {self.name} target cannot lower '{op.name}'")
+
+    def subgroup_reduce(
+        self, fl: FunctionLowering, op: Operation, kind: ReduceKind, value: ir.Value
+    ) -> ir.Value:
+        """The reduction of `value` over the thread's subgroup."""
+        raise OpError(op, f"the {self.name} target cannot lower '{op.name}'")
+
+    def vote(
+        self, fl: FunctionLowering, op: Operation, kind: VoteKind, value: ir.Value
+    ) -> ir.Value:
+        """Whether the i1 `value` holds for any (all) of the subgroup's threads."""
+        raise OpError(op, f"the {self.name} target cannot lower '{op.name}'")
+
+    def ballot(
+        self, fl: FunctionLowering, op: Operation, value: ir.Value, width: int
+    ) -> ir.Value:
+        """An i`width` whose bit i is lane i's `value` (lanes from `width` on
+        left out)."""
+        raise OpError(op, f"the {self.name} target cannot lower '{op.name}'")
+
+    matrix_layout: ClassVar[bool] = False
+    """Whether the target spreads a matrix fragment over a subgroup's lanes
+    with a layout of its own (ptx's wmma, spirv's lane matrices): its matrix
+    ops are then collectives, and the helpers reaching one are `convergent`.
+    Otherwise every thread holds whole tiles: the defaults below, the
+    emulation of lowering/matrix.py."""
+
+    def fragment_type(self, ml: ModuleLowering, fragment: FragmentType) -> ir.Type:
+        """What a thread holds of `fragment`."""
+        from gpuc.lowering.matrix import tile_type
+
+        return tile_type(ml, fragment)
+
+    def matrix_load(self, fl: FunctionLowering, op: MatrixLoadOp) -> ir.Value:
+        from gpuc.lowering.matrix import emulate_load
+
+        return emulate_load(fl, op)
+
+    def matrix_store(self, fl: FunctionLowering, op: MatrixStoreOp) -> None:
+        from gpuc.lowering.matrix import emulate_store
+
+        emulate_store(fl, op)
+
+    def matrix_mma(self, fl: FunctionLowering, op: MatrixMmaOp) -> ir.Value:
+        from gpuc.lowering.matrix import emulate_mma
+
+        return emulate_mma(fl, op)
+
+    def matrix_splat(self, fl: FunctionLowering, op: MatrixSplatOp) -> ir.Value:
+        from gpuc.lowering.matrix import emulate_splat
+
+        return emulate_splat(fl, op)
+
+    def matrix_elementwise(
+        self, fl: FunctionLowering, op: MatrixElementwiseOp
+    ) -> ir.Value:
+        from gpuc.lowering.matrix import emulate_elementwise
+
+        return emulate_elementwise(fl, op)
 
     checked_mode: ClassVar[bool] = False
     """Whether the target has a checked mode (`--checked`), in which

@@ -14,7 +14,7 @@ Scalar code per lane, which a SIMD runtime maps onto its vector lanes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from gpuc.dialects.matrix import (
     ElementwiseKind,
@@ -26,6 +26,7 @@ from gpuc.dialects.matrix import (
     MatrixStoreOp,
     fragment_of,
 )
+from gpuc.targets.base import Target
 
 if TYPE_CHECKING:
     from llvmlite import ir
@@ -40,9 +41,12 @@ def _per_lane(fragment: FragmentType) -> int:
     return fragment.count // LANES
 
 
-class LaneMatrices:
-    """The `MatrixTarget` hooks (lowering/matrix.py) for a target with
-    sub-group shuffles and sub-groups of 32 lanes."""
+class LaneMatrices(Target):
+    """The matrix hooks of `Target` (lowering/matrix.py) for a target with
+    sub-group shuffles and sub-groups of 32 lanes: a tile spread over a
+    sub-group's lanes."""
+
+    matrix_layout: ClassVar[bool] = True
 
     def fragment_type(self, ml: ModuleLowering, fragment: FragmentType) -> ir.Type:
         from llvmlite import ir
@@ -50,10 +54,7 @@ class LaneMatrices:
         return ir.VectorType(ml.type(fragment.element), _per_lane(fragment))
 
     def _lane(self, fl: FunctionLowering) -> ir.Value:
-
-        subgroup_index = getattr(self, "subgroup_index")  # noqa: B009  # SubgroupTarget
-        lane: ir.Value = subgroup_index(fl, "lane_id")
-        return lane
+        return self.subgroup_index(fl, "lane_id")
 
     def _addresses(
         self, fl: FunctionLowering, op: MatrixLoadOp | MatrixStoreOp
@@ -107,7 +108,7 @@ class LaneMatrices:
         from llvmlite import ir
 
         b = fl.builder
-        read_lane = getattr(self, "read_lane")  # noqa: B009  # SubgroupTarget
+        read_lane = self.read_lane
         f32 = ir.FloatType()
         a, bv, c = fl.get(op.a), fl.get(op.b), fl.get(op.c)
         k_count = fragment_of(op.a).cols.data

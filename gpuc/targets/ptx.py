@@ -71,6 +71,7 @@ class PTXTarget(WmmaMatrices, RecordingTarget):
     """`sm`: compute capability (90 is sm_90); `ptx_isa`: PTX ISA version as
     major*10+minor (78 is 7.8), by default the lowest one the sm needs."""
 
+    subgroup_collectives: ClassVar[bool] = True
     name: ClassVar[str] = "ptx"
     triple: ClassVar[str] = "nvptx64-nvidia-cuda"
     address_spaces: ClassVar[dict[AddressSpace, int]] = {

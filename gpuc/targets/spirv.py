@@ -118,6 +118,7 @@ INTEGER_WIDTHS = (1, 8, 16, 32, 64)
 
 @dataclass(frozen=True)
 class SPIRVTarget(LaneMatrices, RecordingTarget):
+    subgroup_collectives: ClassVar[bool] = True
     name: ClassVar[str] = "spirv"
     triple: ClassVar[str] = "spirv64-unknown-unknown"
     address_spaces: ClassVar[dict[AddressSpace, int]] = {

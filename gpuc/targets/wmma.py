@@ -11,7 +11,7 @@ thread's registers of two fragments of one type hold the same elements.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import Float16Type
 
@@ -25,6 +25,7 @@ from gpuc.dialects.matrix import (
     MatrixStoreOp,
     fragment_of,
 )
+from gpuc.targets.base import Target
 
 if TYPE_CHECKING:
     from llvmlite import ir
@@ -53,8 +54,11 @@ def _layout(flag: object) -> str:
     return "col" if flag is not None else "row"
 
 
-class WmmaMatrices:
-    """The `MatrixTarget` hooks (lowering/matrix.py) of the ptx target."""
+class WmmaMatrices(Target):
+    """The matrix hooks of `Target` (lowering/matrix.py) of the ptx target:
+    NVVM's wmma intrinsics."""
+
+    matrix_layout: ClassVar[bool] = True
 
     def fragment_type(self, ml: ModuleLowering, fragment: FragmentType) -> ir.Type:
         from llvmlite import ir
