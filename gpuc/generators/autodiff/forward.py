@@ -224,7 +224,7 @@ class Forward:
             if not is_float(op.value.type):
                 return True
             kind = op.kind.data
-            if kind not in (AtomicKind.ADD, AtomicKind.XCHG):
+            if kind not in (AtomicKind.ADD, AtomicKind.EXCHANGE):
                 raise no_rule(op, MODE)
             shadow = self.shadow(op, op.ptr)
             tangent = b.value(

@@ -15,7 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, scf
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue, Use
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace
@@ -116,67 +118,93 @@ class Recomputed:
                     "the old value an atomic returned; use the atomic's result "
                     "outside loops only",
                 )
-            if isinstance(n, WRITES | BarrierOp):
+            if isinstance(n, (*WRITES, BarrierOp)):
                 n.detach()
                 n.erase()
             elif isinstance(n, LoadOp):
                 self.add(n, s)
 
     def finish(self, body: Block) -> None:
-        """Remove what the adjoint does not use; check the loads it does."""
+        """Remove what the adjoint does not use; check the loads it does.
 
-        def alive(op: Operation) -> bool:
-            block = op.parent_block()
-            while block is not None and block is not body:
-                parent = block.parent_op()
-                block = parent.parent_block() if parent is not None else None
-            return block is body
-
+        A recomputed op is needed when the adjoint code uses one of its
+        results, or a needed op does; a store when a needed load reads its
+        allocation; a barrier when its group keeps a store; a region op when
+        it holds a needed op."""
         records = [(n, s, g) for g in self.groups for n, s in g.ops]
+        recorded = {n for n, _s, _g in records}
+
+        def owner(user: Operation) -> Operation | None:
+            current: Operation | None = user
+            while current is not None:
+                if current in recorded:
+                    return current
+                current = current.parent_op()
+            return None
+
+        needed: set[Operation] = set()
+
+        def used(use: Use, by: Operation) -> bool:
+            """Whether `use` of a result of `by` needs it: a recomputed
+            `scf.if` yields it only for the result that is used."""
+            user = use.operation
+            parent = user.parent_op()
+            if (
+                isinstance(user, scf.YieldOp)
+                and isinstance(parent, scf.IfOp)
+                and parent in recorded
+            ):
+                return any(used(u, parent) for u in parent.results[use.index].uses)
+            o = owner(user)
+            return o is None or (o is not by and o in needed)
+
         changed = True
         while changed:
             changed = False
-            for n, _s, _g in reversed(records):
-                if not alive(n) or isinstance(n, StoreOp | BarrierOp):
-                    continue
-                if any(r.uses for r in n.results):
-                    continue
-                if any(
-                    isinstance(o, StoreOp | BarrierOp) for o in n.walk() if o is not n
-                ):
-                    continue
-                n.detach()
-                n.erase()
-                changed = True
-            needed = {
+            roots = {
                 root_of(s.ptr)[0]
                 for n, s, _g in records
-                if isinstance(n, LoadOp) and alive(n) and n.result.uses
+                if n in needed and isinstance(s, LoadOp)
             }
-            for n, s, _g in records:
-                if (
-                    isinstance(n, StoreOp)
-                    and alive(n)
-                    and root_of(s.ptr)[0] not in needed
-                ):
-                    n.detach()
-                    n.erase()
+            for n, s, g in records:
+                if n in needed:
+                    continue
+                if isinstance(n, StoreOp):
+                    need = root_of(s.ptr)[0] in roots  # type: ignore[attr-defined]
+                elif isinstance(n, BarrierOp):
+                    need = any(
+                        isinstance(o, StoreOp) and o in needed for o, _s in g.ops
+                    )
+                else:
+                    need = any(used(use, n) for r in n.results for use in r.uses)
+                if need:
                     changed = True
-            for g in self.groups:
-                stores = any(isinstance(n, StoreOp) and alive(n) for n, _s in g.ops)
-                for n, _s in g.ops:
-                    if isinstance(n, BarrierOp) and alive(n) and not stores:
-                        n.detach()
-                        n.erase()
-                        changed = True
-        for n, s, g in records:
+                    current: Operation | None = n
+                    while current is not None:
+                        if current in recorded:
+                            needed.add(current)
+                        current = current.parent_op()
+        for n, _s, _g in records:
             if (
-                isinstance(n, LoadOp)
-                and isinstance(s, LoadOp)
-                and alive(n)
-                and n.result.uses
+                n not in needed
+                and n.parent is not None
+                and n.parent_block() is not None
             ):
+                for r in n.results:
+                    for use in list(r.uses):
+                        zero = arith.ConstantOp(
+                            FloatAttr(0.0, r.type)
+                            if isinstance(r.type, AnyFloat)
+                            else IntegerAttr(0, r.type)  # type: ignore[arg-type]
+                        )
+                        Rewriter.insert_op(zero, InsertPoint.before(use.operation))
+                        use.operation.operands[use.index] = zero.result
+                n.detach()
+                n.erase(safe_erase=False)
+        for n, s, g in records:
+            if n in needed and isinstance(n, LoadOp) and isinstance(s, LoadOp):
                 self.check(s, g.replay)
+        del body
 
     def check(self, load: LoadOp, replay: bool) -> None:
         root, space = root_of(load.ptr)

@@ -104,6 +104,8 @@ class Reverse:
         self.shadows: dict[SSAValue, SSAValue] = {}
         """Source pointer -> its shadow, for arguments and allocations."""
         self.recomputed = Recomputed(source)
+        self.replaying = False
+        """Replaying loop-carried values: registers only, no memory writes."""
         self.count_keys: dict[Operation, SSAValue] = {}
         """scf.while -> the stand-in under which envs hold its iteration count."""
 
@@ -243,8 +245,12 @@ class Reverse:
                         "returned; use the atomic's result outside loops only",
                     )
                 return None
-            if isinstance(op, StoreOp) and root_of(op.ptr)[1] is None:
+            if isinstance(op, StoreOp) and (
+                self.replaying or root_of(op.ptr)[1] is None
+            ):
                 return None  # memory the caller sees: written once, by the primal sweep
+            if isinstance(op, BarrierOp) and self.replaying:
+                return None
             if is_call(op) and any(isinstance(v.type, PtrType) for v in op.operands):
                 raise self.call_with_pointers(op)
         new = self.copy(op, b, env, recompute)
@@ -321,10 +327,8 @@ class Reverse:
                     benv[v] if v in benv else self.value(v, benv, inner, op)
                     for v in y.arguments
                 ]
-                for nested in region.block.ops:
-                    for r in nested.results:
-                        if r in benv and not isinstance(r.type, PtrType):
-                            cached[k].append(r)
+                own = benv.maps[0]  # type: ignore[attr-defined]
+                cached[k] = [v for v in own if not isinstance(v.type, PtrType)]
             built.append((block, inner, yielded, benv))
         types = [r.type for r in op.results] + [v.type for v in cached[0] + cached[1]]
         regions: list[Region] = []
@@ -687,7 +691,9 @@ class Reverse:
         inner = Emitter(block)
         renv: Env = ChainMap(dict(zip(src.args, args, strict=True)), env)
         group = self.recomputed.group(replay=True)
+        replaying, self.replaying = self.replaying, True
         y = self.primal_ops(src, inner, renv, recompute=True)
+        self.replaying = replaying
         self.recomputed.end(group)
         assert isinstance(y, scf.YieldOp)
         return [self.value(v, renv, inner, y) for v in y.arguments]
@@ -724,7 +730,9 @@ class Reverse:
         for s, r in zip(before_src.args, rblock.args[1:], strict=True):
             renv[s] = r
         group = self.recomputed.group(replay=True)
+        replaying, self.replaying = self.replaying, True
         self.primal_ops(before_src, Emitter(rblock), renv, recompute=True)
+        self.replaying = replaying
         self.recomputed.end(group)
         out = self.replay_body(after_src, list(rblock.args[1:]), renv, rblock)
         Emitter(rblock).op(scf.YieldOp(*out))
