@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import StringAttr
 
-from gpuc.dialects.attrs import InlineHint
+from gpuc.dialects.attrs import InlineHint, InlineHintAttr
 from gpuc.dialects.functions import FuncOp
 from gpuc.generators import Generator, GeneratorRequest, flag_value
 from gpuc.generators.autodiff.conventions import forward_type, reverse_type
@@ -86,18 +86,15 @@ class Autodiff(Generator):
         if mode == "forward":
             from gpuc.generators.autodiff.forward import Forward
 
-            func = Forward(source, flags["primal"]).build(name)
+            func = Forward(source, flags["primal"], flags["always_inline"]).build(name)
         else:
             from gpuc.generators.autodiff.reverse import Reverse
 
-            func = Reverse(source, flags["seed"]).build(name)
-        if flags["always_inline"]:
-            func.inline = None
-            from gpuc.dialects.attrs import InlineHintAttr
-
-            func.inline = InlineHintAttr(InlineHint.ALWAYS_INLINE)
-        elif source.inline_hint is not None:
-            from gpuc.dialects.attrs import InlineHintAttr
-
-            func.inline = InlineHintAttr(source.inline_hint)
+            func = Reverse(source, flags["seed"], flags["always_inline"]).build(name)
+        # always_inline reaches the callees' derivative jobs too, but never
+        # overrides a function's own no_inline.
+        hint = source.inline_hint
+        if flags["always_inline"] and hint != InlineHint.NO_INLINE:
+            hint = InlineHint.ALWAYS_INLINE
+        func.inline = InlineHintAttr(hint) if hint is not None else None
         return func

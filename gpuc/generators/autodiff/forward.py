@@ -54,8 +54,9 @@ def _tracked(t: Attribute) -> bool:
 
 
 class Forward:
-    def __init__(self, source: FuncOp, primal: bool):
+    def __init__(self, source: FuncOp, primal: bool, always_inline: bool):
         self.source = source
+        self.always_inline = always_inline
         self.primal = primal
         self.vals: dict[SSAValue, SSAValue] = {}
         self.tans: dict[SSAValue, SSAValue] = {}
@@ -256,7 +257,11 @@ class Forward:
                 args.append(self.shadow(op, v))
         floats = [r for r in op.results if is_float(r.type)]
         types = [r.type for r in op.results] + [r.type for r in floats]
-        call = b.op(derivative_call(op, MODE, args, types, primal=True))
+        call = b.op(
+            derivative_call(
+                op, MODE, args, types, primal=True, always_inline=self.always_inline
+            )
+        )
         n = len(op.results)
         for i, r in enumerate(op.results):
             self.vals[r] = call.results[i]

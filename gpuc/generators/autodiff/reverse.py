@@ -98,8 +98,9 @@ def free_floats(op: Operation) -> list[SSAValue]:
 
 
 class Reverse:
-    def __init__(self, source: FuncOp, seed: bool):
+    def __init__(self, source: FuncOp, seed: bool, always_inline: bool):
         self.source = source
+        self.always_inline = always_inline
         self.seed = seed
         self.shadows: dict[SSAValue, SSAValue] = {}
         """Source pointer -> its shadow, for arguments and allocations."""
@@ -571,7 +572,14 @@ class Reverse:
             )
         ]
         call = b.op(
-            derivative_call(op, MODE, args, [v.type for v in floats], seed=True)
+            derivative_call(
+                op,
+                MODE,
+                args,
+                [v.type for v in floats],
+                seed=True,
+                always_inline=self.always_inline,
+            )
         )
         for v, d in zip(floats, call.results, strict=True):
             self.accumulate(adj, v, d, b)
