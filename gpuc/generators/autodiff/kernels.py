@@ -13,18 +13,22 @@ from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Block, Region, SSAValue
 
 from gpuc.diagnostics import OpError
-from gpuc.dialects.attrs import AddressSpace, AtomicKind, Dim, PtrType, Role
-from gpuc.dialects.deferred import DeferredCallOp
+from gpuc.dialects.attrs import AddressSpace, Dim, PtrType, Role
+from gpuc.dialects.deferred import DeferredCallOp, DeferredKernelOp
 from gpuc.dialects.functions import FuncOp, ReturnOp
 from gpuc.dialects.index import GlobalIdOp
-from gpuc.dialects.memory import AtomicRMWOp, LoadOp, StoreOp
+from gpuc.dialects.memory import LoadOp, StoreOp
 from gpuc.generators.autodiff.common import derivative_job
 from gpuc.generators.autodiff.conventions import forward_type, reverse_type
 from gpuc.generators.autodiff.rules import Emitter
 
 
-def derivative_kernel(source: FuncOp, mode: str, name: str) -> FuncOp:
-    """The kernel `name` that launches the `mode` derivative of `source`."""
+def derivative_kernel(
+    source: FuncOp, mode: str, name: str
+) -> FuncOp | DeferredKernelOp:
+    """The kernel `name` that launches the `mode` derivative of `source`: a
+    `gpuc.deferred_kernel` for a kernel, an element-wise kernel for a device
+    function."""
     job_type = (
         forward_type(source.function_type, False)
         if mode == "forward"
@@ -33,28 +37,7 @@ def derivative_kernel(source: FuncOp, mode: str, name: str) -> FuncOp:
     job = derivative_job(None, mode, always_inline=True)
     source_name = source.sym_name.data
     if source.is_kernel:
-        extra = (
-            [PtrType(t, AddressSpace.GLOBAL) for t in job_type.outputs.data]
-            if mode == "reverse"
-            else []
-        )
-        block = Block(arg_types=[*job_type.inputs.data, *extra])
-        b = Emitter(block)
-        call = b.op(
-            DeferredCallOp(
-                source_name,
-                job,
-                block.args[: len(job_type.inputs.data)],
-                job_type.outputs.data,
-            )
-        )
-        zero = b.int_const(0, IndexType())
-        for adjoint, into in zip(
-            call.results, block.args[len(job_type.inputs.data) :], strict=True
-        ):
-            b.op(AtomicRMWOp(AtomicKind.ADD, into, adjoint, zero))
-        b.op(ReturnOp())
-        return FuncOp(name, (block.arg_types, ()), Role.KERNEL, Region(block))
+        return DeferredKernelOp(name, source_name, job, job_type)
     for t in job_type.inputs.data:
         if isinstance(t, PtrType):
             raise OpError(
