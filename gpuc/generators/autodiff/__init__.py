@@ -34,6 +34,8 @@ class Autodiff(Generator):
     name: ClassVar[str] = "autodiff"
 
     def generate(self, request: GeneratorRequest) -> FuncOp | None:
+        if request.job.generator_name != self.name or request.source_func is None:
+            return None  # only jobs that name it, on a function that exists
         params = request.params
         unknown = sorted(set(params) - set(PARAMS))
         if unknown:
@@ -62,8 +64,6 @@ class Autodiff(Generator):
         if flags["primal"] and mode != "forward":
             raise ValueError("'primal' belongs to forward mode")
         source = request.source_func
-        if source is None:
-            return None
         source_type = source.function_type
         floats = [t for t in source_type.outputs.data if is_float(t)]
         if mode == "reverse" and len(floats) > 1 and not flags["seed"]:
