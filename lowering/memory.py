@@ -14,7 +14,7 @@ from llvmlite import ir
 from xdsl.ir import Operation, SSAValue
 
 from gpuc.dialects.analysis import alloc_layout, element_bytes
-from gpuc.dialects.attrs import AtomicKind, MemoryOrder
+from gpuc.dialects.attrs import AddressSpace, AtomicKind, MemoryOrder
 from gpuc.dialects.memory import (
     AddrSpaceCastOp,
     AtomicCmpXchgOp,
@@ -60,6 +60,13 @@ FLOAT_ATOMICS = {
     AtomicKind.EXCHANGE: "xchg",
 }
 CAS_COMBINE = {"fmin": "llvm.minnum", "fmax": "llvm.maxnum"}
+PLAIN_SHARED = {
+    "add": lambda b, old, value: b.add(old, value),
+    "fadd": lambda b, old, value: b.fadd(old, value),
+    "xchg": lambda b, old, value: value,
+}
+"""Atomics on shared memory done as plain read-modify-writes where the target
+says one thread owns a block's shared memory (`Target.block_owns_shared`)."""
 
 
 @runtime_checkable
@@ -167,6 +174,16 @@ def translate_atomic_rmw(op: AtomicRMWOp, fl: FunctionLowering) -> None:
     ptr = accessed(fl, op, op.ptr, op.index)
     ordering = ORDERINGS[op.memory_order]
     value = fl.get(op.value)
+    if (
+        fl.target.block_owns_shared
+        and ptr_type_of(op.ptr).address_space == AddressSpace.SHARED
+        and kind in PLAIN_SHARED
+    ):
+        b = fl.builder
+        old = b.load(ptr, typ=value.type)
+        b.store(PLAIN_SHARED[kind](b, old, value), ptr)
+        fl.set(op, old)
+        return
     scoped = scope(fl) + ordering
     if (
         kind in fl.target.cas_atomics

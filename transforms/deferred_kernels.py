@@ -1,42 +1,104 @@
 """`gpuc.deferred_kernel` expanded into the kernel it declares (run first by
 `resolve-deferred`): the job's parameters, then one global pointer per result
 of the job; each thread calls the job (a `gpuc.deferred_call`, resolved like
-any other) and adds each result into its pointer's element 0 atomically."""
+any other) and its results are summed into the pointers' element 0: within
+the block in shared memory first, then by one atomic add per block."""
 
 from __future__ import annotations
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
-from xdsl.ir import Block, Operation, Region
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
-from gpuc.dialects.attrs import AddressSpace, AtomicKind, PtrType, Role
+from gpuc.dialects.attrs import AddressSpace, AtomicKind, Dim, PtrType, Role
 from gpuc.dialects.deferred import DeferredCallOp, DeferredKernelOp
 from gpuc.dialects.functions import FuncOp, ReturnOp
-from gpuc.dialects.memory import AtomicRMWOp
+from gpuc.dialects.index import BarrierOp, ThreadIdOp
+from gpuc.dialects.memory import AtomicRMWOp, LoadOp, SharedAllocOp, StoreOp
+
+
+def _first_thread(ops: list[Operation]) -> SSAValue:
+    """Whether this is thread (0, 0, 0) of its block (ops appended to `ops`)."""
+    zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
+    ops.append(zero)
+    first: SSAValue | None = None
+    for dim in (Dim.X, Dim.Y, Dim.Z):
+        tid = ThreadIdOp(dim)
+        eq = arith.CmpiOp(tid, zero, "eq")
+        ops += [tid, eq]
+        if first is None:
+            first = eq.result
+        else:
+            both = arith.AndIOp(first, eq)
+            ops.append(both)
+            first = both.result
+    assert first is not None
+    return first
+
+
+def _if(cond: SSAValue, body: list[Operation]) -> scf.IfOp:
+    return scf.IfOp(cond, [], Region(Block([*body, scf.YieldOp()])))
 
 
 def kernel_of(op: DeferredKernelOp) -> FuncOp:
     """The kernel `op` declares."""
     signature = op.signature
     inputs = signature.inputs.data
-    into = [PtrType(t, AddressSpace.GLOBAL) for t in signature.outputs.data]
+    outputs = signature.outputs.data
+    into = [PtrType(t, AddressSpace.GLOBAL) for t in outputs]
     block = Block(arg_types=[*inputs, *into])
-    call = DeferredCallOp(
-        op.source, op.job, block.args[: len(inputs)], signature.outputs.data
-    )
+    ops: list[Operation] = []
+    sums = [SharedAllocOp(t, 1) for t in outputs]
+    ops += sums
+    if outputs:
+        first = _first_thread(ops)
+        zeros = [
+            arith.ConstantOp.from_int_and_width(0, t)
+            if not _is_float(t)
+            else arith.ConstantOp(_float_zero(t))
+            for t in outputs
+        ]
+        ops.append(
+            _if(
+                first,
+                [*zeros, *(StoreOp(z, s) for z, s in zip(zeros, sums, strict=True))],
+            )
+        )
+        ops.append(BarrierOp())
+    call = DeferredCallOp(op.source, op.job, block.args[: len(inputs)], outputs)
     call.location = op.location
-    ops: list[Operation] = [call]
-    if into:
-        zero = arith.ConstantOp(IntegerAttr(0, IndexType()))
-        ops.append(zero)
-        for result, ptr in zip(call.results, block.args[len(inputs) :], strict=True):
-            ops.append(AtomicRMWOp(AtomicKind.ADD, ptr, result, zero))
+    ops.append(call)
+    if outputs:
+        ops += [
+            AtomicRMWOp(AtomicKind.ADD, s, r)
+            for s, r in zip(sums, call.results, strict=True)
+        ]
+        ops.append(BarrierOp())
+        totals = [LoadOp(s) for s in sums]
+        adds = [
+            AtomicRMWOp(AtomicKind.ADD, p, t)
+            for p, t in zip(block.args[len(inputs) :], totals, strict=True)
+        ]
+        ops.append(_if(first, [*totals, *adds]))
     ops.append(ReturnOp())
     block.add_ops(ops)
     kernel = FuncOp(op.sym_name.data, (block.arg_types, ()), Role.KERNEL, Region(block))
     kernel.location = op.location
     return kernel
+
+
+def _is_float(t: object) -> bool:
+    from xdsl.dialects.builtin import AnyFloat
+
+    return isinstance(t, AnyFloat)
+
+
+def _float_zero(t: object) -> IntegerAttr:
+    from xdsl.dialects.builtin import AnyFloat, FloatAttr
+
+    assert isinstance(t, AnyFloat)
+    return FloatAttr(0.0, t)  # type: ignore[return-value]
 
 
 def expand_deferred_kernels(module: ModuleOp) -> None:

@@ -30,7 +30,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace, AtomicKind, Dim, PtrType
 from gpuc.dialects.functions import FuncOp, ReturnOp
-from gpuc.dialects.index import BarrierOp, BlockDimOp, ThreadIdOp
+from gpuc.dialects.index import BarrierOp, BlockDimOp, GlobalIdOp, GridDimOp, ThreadIdOp
 from gpuc.dialects.memory import (
     AddrSpaceCastOp,
     AtomicCmpXchgOp,
@@ -483,8 +483,50 @@ class Reverse:
         if self.single_writer(op):
             old = b.value(LoadOp(shadow, *index))
             b.op(StoreOp(b.add(old, value), shadow, *index))
+        elif self.own_element(op):
+            # Plain where the launch is one-dimensional (each thread its own
+            # element), atomic otherwise: a uniform branch.
+            plain, atomic = Block(), Block()
+            p = Emitter(plain)
+            old = p.value(LoadOp(shadow, *index))
+            p.op(StoreOp(p.add(old, value), shadow, *index))
+            p.op(scf.YieldOp())
+            Emitter(atomic).op(AtomicRMWOp(AtomicKind.ADD, shadow, value, *index))
+            Emitter(atomic).op(scf.YieldOp())
+            b.op(scf.IfOp(self.one_dimensional(b), [], Region(plain), Region(atomic)))
         else:
             b.op(AtomicRMWOp(AtomicKind.ADD, shadow, value, *index))
+
+    def own_element(self, op: LoadOp | AtomicRMWOp) -> bool:
+        """Whether every access of the function to `op`'s argument is at
+        element `gpuc.global_id x` of the argument itself: in a launch whose
+        y and z extents are 1, no two threads share an element."""
+        root, space = root_of(op.ptr)
+        if root is None or space is not None:
+            return False
+        accesses = [
+            o
+            for o in self.source.walk()
+            if isinstance(o, LoadOp | StoreOp | AtomicRMWOp | AtomicCmpXchgOp)
+            and root_of(o.ptr)[0] == root
+        ]
+        return all(
+            o.ptr == root
+            and o.index is not None
+            and isinstance(o.index.owner, GlobalIdOp)
+            and o.index.owner.dimension.data == Dim.X
+            for o in accesses
+        )
+
+    def one_dimensional(self, b: Emitter) -> SSAValue:
+        """Whether the launch's y and z extents (blocks times threads) are 1."""
+        extent = None
+        for dim in (Dim.Y, Dim.Z):
+            for op in (GridDimOp(dim), BlockDimOp(dim)):
+                v = b.value(op)
+                extent = v if extent is None else b.value(arith.MuliOp(extent, v))
+        assert extent is not None
+        return b.value(arith.CmpiOp(extent, b.int_const(1, IndexType()), "eq"))
 
     def single_writer(self, op: LoadOp | AtomicRMWOp) -> bool:
         """Whether only this thread updates the shadow at `op`'s address:

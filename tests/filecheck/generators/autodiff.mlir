@@ -67,17 +67,26 @@ gpuc.func private @inner(%a: f32) -> f32 helper {
 
 // A kernel's reverse derivative, launched by the host as @scale_grad: the
 // shadow of each float pointer follows it; the adjoint of the float scalar
-// is added into one more pointer. A load's adjoint is added to the shadow
-// atomically: other threads may have read the same element.
+// is summed over the block in shared memory, then added into one more
+// pointer once per block. A load's adjoint is added to the shadow atomically
+// unless the launch is one-dimensional (each thread its own element).
 // CHECK-LABEL: gpuc.func @scale_grad(%0: f32, %1: !gpuc.ptr<f32, global>, %2: !gpuc.ptr<f32, global>, %3: !gpuc.ptr<f32, global>, %4: !gpuc.ptr<f32, global>, %5: !gpuc.ptr<f32, global>) kernel {
-// CHECK-NEXT:    %6 = gpuc.call @scale.helper.autodiff.mode_reverse(%0, %1, %2, %3, %4) : (f32, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>) -> f32
-// CHECK-NEXT:    %7 = arith.constant 0 : index
-// CHECK-NEXT:    %8 = gpuc.atomic_rmw add %5[%7], %6 : !gpuc.ptr<f32, global>
+// CHECK-NEXT:    %6 = gpuc.shared_alloc 1 : !gpuc.ptr<f32, shared>
+// CHECK:         gpuc.barrier
+// CHECK-NEXT:    %17 = gpuc.call @scale.helper.autodiff.mode_reverse(%0, %1, %2, %3, %4) : (f32, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>) -> f32
+// CHECK-NEXT:    %18 = gpuc.atomic_rmw add %6, %17 : !gpuc.ptr<f32, shared>
+// CHECK-NEXT:    gpuc.barrier
+// CHECK-NEXT:    scf.if %15 {
+// CHECK-NEXT:      %19 = gpuc.load %6 : !gpuc.ptr<f32, shared>
+// CHECK-NEXT:      %20 = gpuc.atomic_rmw add %5, %19 : !gpuc.ptr<f32, global>
 // CHECK-LABEL: gpuc.func private @scale.helper.autodiff.mode_reverse(%a: f32, %x: !gpuc.ptr<f32, global>, %dx: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>, %dy: !gpuc.ptr<f32, global>) -> f32 helper {
 // CHECK:         %[[D:.*]] = gpuc.load %dy[%i] : !gpuc.ptr<f32, global>
 // CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    gpuc.store %[[Z]], %dy[%i] : !gpuc.ptr<f32, global>
-// CHECK:         gpuc.atomic_rmw add %dx[%i], %{{.*}} : !gpuc.ptr<f32, global>
+// CHECK:         scf.if %{{.*}} {
+// CHECK:           gpuc.store %{{.*}}, %dx[%i] : !gpuc.ptr<f32, global>
+// CHECK:         } else {
+// CHECK-NEXT:      gpuc.atomic_rmw add %dx[%i], %{{.*}} : !gpuc.ptr<f32, global>
 gpuc.deferred_kernel @scale_grad = @scale #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}> : (f32, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>) -> f32
 gpuc.func @scale(%a: f32, %x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>) kernel {
   %i = gpuc.global_id x
