@@ -51,7 +51,7 @@ def matmul(
     k: int,
 ):  # type: ignore[valid-type]
     i, j = wp.tid()
-    s = float(0.0)
+    s = 0.0
     for t in range(k):
         s += a[i * k + t] * b[t * n + j]
     c[i * n + j] = s
@@ -108,7 +108,9 @@ def main() -> None:
             )
             wp.synchronize_device("cpu")
 
-        named = {k: v for k, v in zip(keys, inputs) if isinstance(v, wp.array)}
+        named = {
+            k: v for k, v in zip(keys, inputs, strict=False) if isinstance(v, wp.array)
+        }
         out[f"{name}:forward_s"] = np.array(timed(forward, rounds))
         out[f"{name}:adjoint_s"] = np.array(timed(adjoint, rounds))
         for g in grads:

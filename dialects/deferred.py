@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from typing import TypeAlias
 
 from xdsl.dialects.builtin import (
+    AnyFloat,
     FlatSymbolRefAttrConstr,
     FunctionType,
     IndexType,
-    AnyFloat,
     IntegerType,
     StringAttr,
     SymbolNameConstraint,

@@ -59,8 +59,8 @@ def derivative_module(
     """`source` parsed, with the derivative kernel `<name>_<mode>` added."""
     from xdsl.dialects.builtin import ModuleOp
 
-    from gpuc.driver import OptionError, load_module
     from gpuc.dialects.functions import FuncOp
+    from gpuc.driver import OptionError, load_module
     from gpuc.generators.autodiff.kernels import derivative_kernel
 
     module = load_module(source.clone() if isinstance(source, ModuleOp) else source)

@@ -74,8 +74,10 @@ def objective(
 ) -> float:
     values, _ = _primal_args(args, np.float64, offsets, h)
     _run(mod, name, launch, values)
-    outs = [v for a, v in zip(args, values) if isinstance(a, Out)]
-    return float(sum(np.dot(w.ravel(), o.ravel()) for w, o in zip(weights, outs)))
+    outs = [v for a, v in zip(args, values, strict=True) if isinstance(a, Out)]
+    return float(
+        sum(np.dot(w.ravel(), o.ravel()) for w, o in zip(weights, outs, strict=True))
+    )
 
 
 def directions(args: list[Arg], rng: np.random.Generator) -> list:
@@ -153,7 +155,7 @@ def derivative(
     shadows: list[np.ndarray] = []
     scalars: list[np.ndarray] = []
     k = w = 0
-    for a, val in zip(args, values):
+    for a, val in zip(args, values, strict=True):
         call.append(val)
         if isinstance(a, In | Out):
             if mode == "reverse":
@@ -179,11 +181,14 @@ def derivative(
     if mode == "forward":
         outs = [
             s
-            for a, s in zip([a for a in args if isinstance(a, In | Out)], shadows)
+            for a, s in zip(
+                [a for a in args if isinstance(a, In | Out)], shadows, strict=True
+            )
             if isinstance(a, Out)
         ]
         terms = [
-            wt.ravel() * o.astype(np.float64).ravel() for wt, o in zip(weights, outs)
+            wt.ravel() * o.astype(np.float64).ravel()
+            for wt, o in zip(weights, outs, strict=True)
         ]
     else:
         grads: list = []
@@ -193,6 +198,6 @@ def derivative(
                 grads.append(next(it_s).astype(np.float64))
             elif isinstance(a, float):
                 grads.append(float(next(it_c)[0]))
-        terms = [np.ravel(g * d) for g, d in zip(grads, v)]
+        terms = [np.ravel(g * d) for g, d in zip(grads, v, strict=True)]
     total = np.concatenate([np.atleast_1d(t) for t in terms])
     return float(total.sum()), float(np.abs(total).sum())

@@ -203,8 +203,8 @@ def test_device_function_derivatives_match_numpy(target: str) -> None:
 
 
 def _resolved(text: str) -> str:
-    from gpuc.opt import main  # noqa: F401  (the command's parser and passes)
     from gpuc.context import make_context
+    from gpuc.opt import main  # noqa: F401  (the command's parser and passes)
     from gpuc.transforms.foreign.text import parse_foreign_module
     from gpuc.transforms.resolve_deferred import resolve_deferred
 
@@ -228,7 +228,7 @@ gpuc.func @k(%x: !gpuc.ptr<f32, global>, %n: i32) kernel {
   gpuc.store %t, %x[%i] : !gpuc.ptr<f32, global>
   gpuc.return
 }
-"""
+"""  # noqa: E501
 )
 
 
@@ -239,7 +239,8 @@ def test_forward_and_reverse_jobs_have_distinct_names_and_the_conventions_types(
     assert "@poly.helper.autodiff.mode_reverse(%x: f32) -> f32 helper" in text
     assert "@poly.helper.autodiff.mode_forward(%x: f32, %dx: f32) -> f32 helper" in text
     assert re.search(
-        r"@pair\.helper\.autodiff\.mode_reverse\(%x: f32, %y: f32, %k: i32\) -> \(f32, f32\)",
+        r"@pair\.helper\.autodiff\.mode_reverse"
+        r"\(%x: f32, %y: f32, %k: i32\) -> \(f32, f32\)",
         text,
     )
 
@@ -261,7 +262,7 @@ gpuc.func @k(%x: !gpuc.ptr<f32, global>) kernel {
   gpuc.store %d, %x[%i] : !gpuc.ptr<f32, global>
   gpuc.return
 }
-"""
+"""  # noqa: E501
 
 
 def test_a_callee_derivative_is_a_job_of_its_own() -> None:
@@ -347,7 +348,7 @@ gpuc.func @k(%x: !gpuc.ptr<f32, global>) kernel {{
   gpuc.store %d, %x : !gpuc.ptr<f32, global>
   gpuc.return
 }}
-"""
+"""  # noqa: E501
 
 
 SQUARE = "  %r = arith.mulf %a, %a : f32\n  gpuc.return %r : f32"
@@ -374,7 +375,11 @@ def test_bad_jobs_are_diagnostics_listing_what_is_accepted(
 
 
 def test_an_op_without_a_rule_is_a_located_diagnostic_naming_op_and_job() -> None:
-    body = "  %b = arith.bitcast %a : f32 to i32\n  %r = arith.bitcast %b : i32 to f32\n  gpuc.return %r : f32"
+    body = (
+        "  %b = arith.bitcast %a : f32 to i32\n"
+        "  %r = arith.bitcast %b : i32 to f32\n"
+        "  gpuc.return %r : f32"
+    )
     text = _diagnostic(_job(body, "(%a: f32) -> f32", '{mode = "reverse"}'))
     assert "<source>:4:8: error: 'arith.bitcast' op" in text
     assert 'job @f #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}>' in text
@@ -389,17 +394,17 @@ def test_an_op_without_a_rule_is_a_located_diagnostic_naming_op_and_job() -> Non
 
 
 def test_max_atomic_has_no_rule() -> None:
-    text = f"""
-gpuc.func @k(%x: !gpuc.ptr<f32, global>, %v: f32) kernel {{
+    text = """
+gpuc.func @k(%x: !gpuc.ptr<f32, global>, %v: f32) kernel {
   %o = gpuc.atomic_rmw max %x, %v : !gpuc.ptr<f32, global>
   gpuc.return
-}}
-gpuc.func @g(%x: !gpuc.ptr<f32, global>, %dx: !gpuc.ptr<f32, global>, %v: f32, %dv: !gpuc.ptr<f32, global>) kernel {{
-  %d = gpuc.deferred_call @k(%x, %dx, %v) #gpuc.job<helper, generator = "autodiff" {{mode = "reverse"}}> : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, f32) -> f32
+}
+gpuc.func @g(%x: !gpuc.ptr<f32, global>, %dx: !gpuc.ptr<f32, global>, %v: f32, %dv: !gpuc.ptr<f32, global>) kernel {
+  %d = gpuc.deferred_call @k(%x, %dx, %v) #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}> : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, f32) -> f32
   gpuc.store %d, %dv : !gpuc.ptr<f32, global>
   gpuc.return
-}}
-"""
+}
+"""  # noqa: E501
     message = _diagnostic(text)
     assert "<source>:3:8: error: 'gpuc.atomic_rmw' op" in message
     assert "has no derivative rule for 'gpuc.atomic_rmw'" in message
@@ -417,7 +422,7 @@ gpuc.func @k(%x: !gpuc.ptr<f32, global>) kernel {
   gpuc.store %d, %x : !gpuc.ptr<f32, global>
   gpuc.return
 }
-"""
+"""  # noqa: E501
     assert (
         "reverse mode needs one adjoint seed for each: add 'seed = true'"
         in _diagnostic(text)
@@ -446,7 +451,7 @@ gpuc.func @k(%x: !gpuc.ptr<vector<4xf32>, global>, %y: !gpuc.ptr<f32, global>) k
   gpuc.store %d, %y : !gpuc.ptr<f32, global>
   gpuc.return
 }
-"""
+"""  # noqa: E501
     assert "not vectors or pointers to pointers" in _diagnostic(text)
 
 
@@ -468,7 +473,7 @@ gpuc.func @g(%x: !gpuc.ptr<f32, global>, %dx: !gpuc.ptr<f32, global>, %n: index)
   gpuc.deferred_call @k(%x, %dx, %n) #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}> : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, index) -> ()
   gpuc.return
 }
-"""
+"""  # noqa: E501
     message = _diagnostic(text)
     assert "<source>:6:10: error: 'gpuc.load' op" in message
     assert "recomputes this load inside a loop" in message

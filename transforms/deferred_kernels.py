@@ -7,8 +7,15 @@ the block in shared memory first, then by one atomic add per block."""
 from __future__ import annotations
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
 from gpuc.dialects.attrs import AddressSpace, AtomicKind, Dim, PtrType, Role
@@ -53,12 +60,7 @@ def kernel_of(op: DeferredKernelOp) -> FuncOp:
     ops += sums
     if outputs:
         first = _first_thread(ops)
-        zeros = [
-            arith.ConstantOp.from_int_and_width(0, t)
-            if not _is_float(t)
-            else arith.ConstantOp(_float_zero(t))
-            for t in outputs
-        ]
+        zeros = [arith.ConstantOp(_zero(t)) for t in outputs]
         ops.append(
             _if(
                 first,
@@ -88,17 +90,11 @@ def kernel_of(op: DeferredKernelOp) -> FuncOp:
     return kernel
 
 
-def _is_float(t: object) -> bool:
-    from xdsl.dialects.builtin import AnyFloat
-
-    return isinstance(t, AnyFloat)
-
-
-def _float_zero(t: object) -> IntegerAttr:
-    from xdsl.dialects.builtin import AnyFloat, FloatAttr
-
-    assert isinstance(t, AnyFloat)
-    return FloatAttr(0.0, t)  # type: ignore[return-value]
+def _zero(t: Attribute) -> FloatAttr | IntegerAttr:
+    if isinstance(t, AnyFloat):
+        return FloatAttr(0.0, t)
+    assert isinstance(t, IntegerType)
+    return IntegerAttr(0, t)
 
 
 def expand_deferred_kernels(module: ModuleOp) -> None:

@@ -25,6 +25,7 @@ from gpuc.dialects.memory import (
     PrivateAllocOp,
     SharedAllocOp,
     StoreOp,
+    ptr_type_of,
 )
 from gpuc.generators.autodiff.common import (
     check_bitcast,
@@ -193,16 +194,19 @@ class Forward:
 
     def memory(self, op: Operation, new: Operation, b: Emitter) -> bool:
         """Differentiate a memory op; False if `op` is none."""
-        index = lambda o: [self.vals[o.index]] if o.index is not None else []  # noqa: E731
+
+        def index(o: LoadOp | StoreOp | AtomicRMWOp) -> SSAValue | None:
+            return self.vals[o.index] if o.index is not None else None
+
         if isinstance(op, LoadOp):
             if is_float(op.result.type):
                 shadow = self.shadow(op, op.ptr)
-                self.tans[op.result] = b.value(LoadOp(shadow, *index(op)))
+                self.tans[op.result] = b.value(LoadOp(shadow, index(op)))
             return True
         if isinstance(op, StoreOp):
             if is_float(op.value.type):
                 shadow = self.shadow(op, op.ptr)
-                b.op(StoreOp(self.tangent(op.value, b), shadow, *index(op)))
+                b.op(StoreOp(self.tangent(op.value, b), shadow, index(op)))
             return True
         if isinstance(op, OffsetOp):
             if op.ptr in self.tans:
@@ -212,7 +216,7 @@ class Forward:
             return True
         if isinstance(op, AddrSpaceCastOp):
             if op.source in self.tans:
-                space = op.result.type.address_space  # type: ignore[attr-defined]
+                space = ptr_type_of(op.result).address_space
                 self.tans[op.result] = b.value(
                     AddrSpaceCastOp(self.tans[op.source], space)
                 )
@@ -233,7 +237,7 @@ class Forward:
                     kind,
                     shadow,
                     self.tangent(op.value, b),
-                    *index(op),
+                    index(op),
                     ordering=op.memory_order,
                 )
             )

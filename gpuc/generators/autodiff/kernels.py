@@ -55,12 +55,14 @@ def derivative_kernel(
     n = b.value(arith.IndexCastOp(block.args[-1], IndexType()))
     inside = b.value(arith.CmpiOp(i, n, "ult"))
     then = Block()
-    t = Emitter(then)
-    args: list[SSAValue] = [t.value(LoadOp(p, i)) for p in block.args[: len(inputs)]]
-    call = t.op(DeferredCallOp(source_name, job, args, job_type.outputs.data))
+    inner = Emitter(then)
+    args: list[SSAValue] = [
+        inner.value(LoadOp(p, i)) for p in block.args[: len(inputs)]
+    ]
+    call = inner.op(DeferredCallOp(source_name, job, args, job_type.outputs.data))
     for value, into in zip(call.results, block.args[len(inputs) : -1], strict=True):
-        t.op(StoreOp(value, into, i))
-    t.op(scf.YieldOp())
+        inner.op(StoreOp(value, into, i))
+    inner.op(scf.YieldOp())
     b.op(scf.IfOp(inside, [], Region(then)))
     b.op(ReturnOp())
 

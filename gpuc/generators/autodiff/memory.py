@@ -15,9 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue, Use
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import Rewriter
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace
@@ -33,6 +32,7 @@ from gpuc.dialects.memory import (
     SharedAllocOp,
     StoreOp,
 )
+from gpuc.generators.autodiff.rules import Emitter
 
 WRITES = (StoreOp, AtomicRMWOp, AtomicCmpXchgOp)
 LOOPS = (scf.ForOp, scf.WhileOp)
@@ -119,8 +119,7 @@ class Recomputed:
                     "outside loops only",
                 )
             if isinstance(n, (*WRITES, BarrierOp)):
-                n.detach()
-                n.erase()
+                Rewriter.erase_op(n)
             elif isinstance(n, LoadOp):
                 self.add(n, s)
 
@@ -192,15 +191,11 @@ class Recomputed:
             ):
                 for r in n.results:
                     for use in list(r.uses):
-                        zero = arith.ConstantOp(
-                            FloatAttr(0.0, r.type)
-                            if isinstance(r.type, AnyFloat)
-                            else IntegerAttr(0, r.type)  # type: ignore[arg-type]
-                        )
-                        Rewriter.insert_op(zero, InsertPoint.before(use.operation))
-                        use.operation.operands[use.index] = zero.result
-                n.detach()
-                n.erase(safe_erase=False)
+                        zero = Emitter(
+                            use.operation.parent_block() or Block(), use.operation
+                        ).zero(r.type)
+                        use.operation.operands[use.index] = zero
+                Rewriter.erase_op(n, safe_erase=False)
         for n, s, g in records:
             if n in needed and isinstance(n, LoadOp) and isinstance(s, LoadOp):
                 self.check(s, g.replay)

@@ -25,7 +25,7 @@ from collections.abc import MutableMapping
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace, AtomicKind, Dim, PtrType
@@ -40,6 +40,7 @@ from gpuc.dialects.memory import (
     PrivateAllocOp,
     SharedAllocOp,
     StoreOp,
+    ptr_type_of,
 )
 from gpuc.generators.autodiff.common import (
     check_bitcast,
@@ -178,7 +179,8 @@ class Reverse:
             return new.results[0]
         raise OpError(
             where,
-            "autodiff (reverse mode): internal error, a value the adjoint needs is not available",
+            "autodiff (reverse mode): internal error, a value the adjoint needs "
+            "is not available",
         )
 
     def shadow(self, ptr: SSAValue, env: Env, b: Emitter, where: Operation) -> SSAValue:
@@ -191,7 +193,9 @@ class Reverse:
             return b.value(OffsetOp(base, self.value(owner.index, env, b, where)))
         if isinstance(owner, AddrSpaceCastOp):
             base = self.shadow(owner.source, env, b, where)
-            return b.value(AddrSpaceCastOp(base, owner.result.type.address_space))  # type: ignore[attr-defined]
+            return b.value(
+                AddrSpaceCastOp(base, ptr_type_of(owner.result).address_space)
+            )
         if isinstance(owner, arith.SelectOp):
             t = self.shadow(owner.operands[1], env, b, where)
             f = self.shadow(owner.operands[2], env, b, where)
@@ -207,8 +211,8 @@ class Reverse:
 
     def index(
         self, op: LoadOp | StoreOp | AtomicRMWOp, env: Env, b: Emitter
-    ) -> list[SSAValue]:
-        return [self.value(op.index, env, b, op)] if op.index is not None else []
+    ) -> SSAValue | None:
+        return self.value(op.index, env, b, op) if op.index is not None else None
 
     # -- the primal sweep ---------------------------------------------------
 
@@ -401,8 +405,8 @@ class Reverse:
         new = b.op(
             scf.WhileOp(inits, [*op.result_types, index], Region(before), Region(after))
         )
-        for r, n in zip(op.results, new.results, strict=False):
-            env[r] = n
+        for r, res in zip(op.results, new.results, strict=False):
+            env[r] = res
         env[self.count_key(op)] = new.results[-1]
         if recompute:
             self.recomputed.add(new, op)
@@ -481,21 +485,21 @@ class Reverse:
         shadow = self.shadow(op.ptr, env, b, op)
         index = self.index(op, env, b)
         if self.single_writer(op):
-            old = b.value(LoadOp(shadow, *index))
-            b.op(StoreOp(b.add(old, value), shadow, *index))
+            old = b.value(LoadOp(shadow, index))
+            b.op(StoreOp(b.add(old, value), shadow, index))
         elif self.own_element(op):
             # Plain where the launch is one-dimensional (each thread its own
             # element), atomic otherwise: a uniform branch.
             plain, atomic = Block(), Block()
             p = Emitter(plain)
-            old = p.value(LoadOp(shadow, *index))
-            p.op(StoreOp(p.add(old, value), shadow, *index))
+            old = p.value(LoadOp(shadow, index))
+            p.op(StoreOp(p.add(old, value), shadow, index))
             p.op(scf.YieldOp())
-            Emitter(atomic).op(AtomicRMWOp(AtomicKind.ADD, shadow, value, *index))
+            Emitter(atomic).op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
             Emitter(atomic).op(scf.YieldOp())
             b.op(scf.IfOp(self.one_dimensional(b), [], Region(plain), Region(atomic)))
         else:
-            b.op(AtomicRMWOp(AtomicKind.ADD, shadow, value, *index))
+            b.op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
 
     def own_element(self, op: LoadOp | AtomicRMWOp) -> bool:
         """Whether every access of the function to `op`'s argument is at
@@ -559,8 +563,8 @@ class Reverse:
             if is_float(op.value.type):
                 shadow = self.shadow(op.ptr, env, b, op)
                 index = self.index(op, env, b)
-                d = b.value(LoadOp(shadow, *index))
-                b.op(StoreOp(b.zero(d.type), shadow, *index))
+                d = b.value(LoadOp(shadow, index))
+                b.op(StoreOp(b.zero(d.type), shadow, index))
                 if not isinstance(op.value.owner, arith.ConstantOp):
                     self.accumulate(adj, op.value, d, b)
             return True
@@ -572,7 +576,7 @@ class Reverse:
             shadow = self.shadow(op.ptr, env, b, op)
             index = self.index(op, env, b)
             a = adj.pop(op.result, None)
-            d = b.value(LoadOp(shadow, *index))
+            d = b.value(LoadOp(shadow, index))
             self.accumulate(adj, op.value, d, b)
             if a is not None:
                 self.add_to_shadow(op, a, env, b)
@@ -673,7 +677,7 @@ class Reverse:
     ) -> tuple[scf.ForOp, Block, SSAValue]:
         """`for k in [0, count)` carrying `seeds` then the adjoints of `free`
         (taken out of `adj`); returns the loop, its body and `count - 1 - k`."""
-        inits = seeds + [adj.pop(v, None) or b.zero(v.type) for v in free]
+        inits = seeds + [_take(adj, v) or b.zero(v.type) for v in free]
         zero, one = b.int_const(0, count.type), b.int_const(1, count.type)
         block = Block(arg_types=[count.type, *(v.type for v in inits)])
         inner = Emitter(block)
@@ -687,7 +691,7 @@ class Reverse:
         floats = [i for i, a in enumerate(op.iter_args) if is_float(a.type)]
         free = free_floats(op)
         seeds = [
-            adj.pop(op.results[i], None) or b.zero(op.results[i].type) for i in floats
+            _take(adj, op.results[i]) or b.zero(op.results[i].type) for i in floats
         ]
         count = self.trip_count(op, env, b)
         loop, block, it = self.reversed_loop(count, seeds, free, adj, b)
@@ -759,7 +763,8 @@ class Reverse:
         Emitter(block).op(scf.YieldOp(*out))
         inits = [self.value(a, env, b, op) for a in op.iter_args]
         lb, step = self.value(op.lb, env, b, op), self.value(op.step, env, b, op)
-        replay = b.op(scf.ForOp(lb, iv, step, inits, block))
+        replay = scf.ForOp(lb, iv, step, inits, block)
+        b.op(replay)
         self.recomputed.add(replay, op)
         return replay
 
@@ -768,7 +773,7 @@ class Reverse:
         floats = [i for i, a in enumerate(op.arguments) if is_float(a.type)]
         free = free_floats(op)
         seeds = [
-            adj.pop(op.results[i], None) or b.zero(op.results[i].type) for i in floats
+            _take(adj, op.results[i]) or b.zero(op.results[i].type) for i in floats
         ]
         count = env[self.count_key(op)]
         loop, block, it = self.reversed_loop(count, seeds, free, adj, b)
@@ -777,8 +782,10 @@ class Reverse:
         index = IndexType()
         rblock = Block(arg_types=[index, *(a.type for a in after_src.args)])
         renv: Env = ChainMap({}, env)
-        for s, r in zip(before_src.args, rblock.args[1:], strict=True):
-            renv[s] = r
+        for before_arg, carried_arg in zip(
+            before_src.args, rblock.args[1:], strict=True
+        ):
+            renv[before_arg] = carried_arg
         group = self.recomputed.group(replay=True)
         replaying, self.replaying = self.replaying, True
         self.primal_ops(before_src, Emitter(rblock), renv, recompute=True)
@@ -791,11 +798,11 @@ class Reverse:
         replay = inner.op(scf.ForOp(zero, it, one, inits, rblock))
         self.recomputed.add(replay, op)
         benv: Env = ChainMap({}, env)
-        for s, a, r in zip(
+        for before_arg, after_arg, carried in zip(
             before_src.args, after_src.args, replay.results, strict=True
         ):
-            benv[s] = r
-            benv[a] = r
+            benv[before_arg] = carried
+            benv[after_arg] = carried
         group = self.recomputed.group()
         self.primal_ops(before_src, inner, benv, recompute=True)
         self.primal_ops(after_src, inner, benv, recompute=True)
@@ -810,3 +817,8 @@ class Reverse:
             self.accumulate(adj, op.arguments[i], loop.results[k], b)
         for v, r in zip(free, loop.results[len(floats) :], strict=True):
             self.accumulate(adj, v, r, b)
+
+
+def _take(adj: Adj, v: SSAValue) -> SSAValue | None:
+    """`v`'s adjoint, taken out of `adj` (None: it has none)."""
+    return adj.pop(v, None)

@@ -17,7 +17,13 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+)
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -60,6 +66,7 @@ class Emitter:
         return self.value(arith.ConstantOp(FloatAttr(value, type)))
 
     def int_const(self, value: int, type: Attribute) -> SSAValue:
+        assert isinstance(type, IntegerType | IndexType)
         return self.value(arith.ConstantOp(IntegerAttr(value, type)))
 
     def zero(self, type: Attribute) -> SSAValue:
@@ -88,6 +95,7 @@ class Emitter:
             return value
         if partial is MINUS_ONE:
             return self.neg(value)
+        assert isinstance(partial, SSAValue)
         return self.mul(partial, value)
 
     def accumulate(self, total: SSAValue | None, term: SSAValue) -> SSAValue:
@@ -247,6 +255,7 @@ def _fpowi(
     n = x[1]
     n_minus_1 = b.value(arith.SubiOp(n, b.int_const(1, n.type)))
     lower = b.value(math.FPowIOp(x[0], n_minus_1))
+    assert isinstance(r.type, AnyFloat)
     return [b.mul(b.value(arith.SIToFPOp(n, r.type)), lower), ONE]
 
 
