@@ -51,7 +51,7 @@ def matmul(
     k: int,
 ):  # type: ignore[valid-type]
     i, j = wp.tid()
-    s = 0.0
+    s = float(0.0)  # noqa: UP018  (Warp: a variable the loop may change)
     for t in range(k):
         s += a[i * k + t] * b[t * n + j]
     c[i * n + j] = s

@@ -481,3 +481,14 @@ gpuc.func @g(%x: !gpuc.ptr<f32, global>, %dx: !gpuc.ptr<f32, global>, %n: index)
 
 def test_f64_twin_is_well_formed() -> None:
     assert "f64" in to_f64(K.LOOP) and "f32" not in to_f64(K.LOOP)
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+@pytest.mark.parametrize("name", ["saxpy", "stencil2d", "matmul", "reduce"])
+def test_derivative_kernels_compile_for_ptx_and_amdgpu(name: str, mode: str) -> None:
+    """ptxas accepts the derivative kernels' PTX; ld.lld links amdgpu's."""
+    make = gpuc.autodiff.forward if mode == "forward" else gpuc.autodiff.reverse
+    ptx = make(example(name), name, target="ptx", cache=False, validate=True)
+    assert isinstance(ptx.artefact, str) and f".entry {name}_{mode}" in ptx.artefact
+    amdgpu = make(example(name), name, target="amdgpu", cache=False)
+    assert isinstance(amdgpu.artefact, bytes)
