@@ -492,3 +492,33 @@ def test_derivative_kernels_compile_for_ptx_and_amdgpu(name: str, mode: str) -> 
     assert isinstance(ptx.artefact, str) and f".entry {name}_{mode}" in ptx.artefact
     amdgpu = make(example(name), name, target="amdgpu", cache=False)
     assert isinstance(amdgpu.artefact, bytes)
+
+
+HALF = """
+gpuc.func @h(%x: f16) -> f16 helper {
+  %x2 = arith.mulf %x, %x : f16
+  %c = arith.constant 3.0 : f16
+  %r = arith.mulf %x2, %c : f16
+  %w = arith.extf %r : f16 to f32
+  %s = math.sin %w : f32
+  %t = arith.truncf %s : f32 to f16
+  gpuc.return %t : f16
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["native", "spirv"])
+def test_f16_is_differentiated_in_its_own_type(target: str) -> None:
+    """d/dx sin(3 x^2) = 6 x cos(3 x^2), through f16 ops and extf/truncf; the
+    tolerance is a few f16 roundings of the terms (2^-11 each)."""
+    if target == "spirv":
+        pytest.importorskip("pyopencl")
+    rng = np.random.default_rng(zlib.crc32(f"{BASE_SEED}:f16:{target}".encode()))
+    x = rng.uniform(0.1, 0.9, 64).astype(np.float16)
+    out = np.full(64, np.nan, np.float16)
+    mod = gpuc.autodiff.reverse(HALF, "h", target=target, cache=False)
+    mod["h_reverse"][(1,), (64,)](x, out, np.int32(64))
+    x64 = x.astype(np.float64)
+    want = 6 * x64 * np.cos(3 * x64**2)
+    tol = 6 * 2.0**-11 * (6 * x64 + np.abs(want))
+    assert np.all(np.abs(out.astype(np.float64) - want) <= tol)
