@@ -123,6 +123,9 @@ class ModuleLowering:
         self.hidden: dict[str, tuple[ir.Type, ...]] = {}
         """Function -> parameter types the target prepends (the native state)."""
         self.index_type = ir.IntType(target.index_bits())
+        self.alias_scopes: dict[Any, Any] = {}
+        """Address space -> its LLVM alias-scope list, where the target keeps
+        shared and global memory apart by scopes (lowering/memory.py)."""
         self.debug: LineTables | None = (
             LineTables(self, optimized=optimized) if line_info else None
         )

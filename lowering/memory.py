@@ -108,6 +108,31 @@ def alignment(ptr: SSAValue) -> int:
     return min(int(element_bytes(ptr_type_of(ptr).element)), MAX_ACCESS_ALIGNMENT)
 
 
+def tag_space(fl: FunctionLowering, access: ir.Instruction, ptr: SSAValue) -> None:
+    """Tell LLVM that a block's shared memory and global memory never alias
+    where the target's address spaces cannot say so (native: all are 0, and
+    shared memory is a buffer of the executor's own): alias scopes."""
+    if not fl.target.block_owns_shared:
+        return
+    space = ptr_type_of(ptr).address_space
+    if space not in (AddressSpace.SHARED, AddressSpace.GLOBAL):
+        return
+    ml = fl.ml
+    if not ml.alias_scopes:
+        module = ml.llvm
+        domain = module.add_metadata([ir.MetaDataString(module, "gpuc.memory")])
+        scopes = {
+            s: module.add_metadata(
+                [module.add_metadata([ir.MetaDataString(module, f"gpuc.{s}"), domain])]
+            )
+            for s in (AddressSpace.SHARED, AddressSpace.GLOBAL)
+        }
+        ml.alias_scopes.update(scopes)
+    other = AddressSpace.GLOBAL if space == AddressSpace.SHARED else AddressSpace.SHARED
+    access.set_metadata("alias.scope", ml.alias_scopes[space])
+    access.set_metadata("noalias", ml.alias_scopes[other])
+
+
 @translates(LoadOp)
 def translate_load(op: LoadOp, fl: FunctionLowering) -> None:
     load = fl.builder.load(
@@ -115,14 +140,16 @@ def translate_load(op: LoadOp, fl: FunctionLowering) -> None:
         typ=fl.type(op.result.type),
         align=alignment(op.ptr),
     )
+    tag_space(fl, load, op.ptr)
     fl.set(op, load)
 
 
 @translates(StoreOp)
 def translate_store(op: StoreOp, fl: FunctionLowering) -> None:
-    fl.builder.store(
+    store = fl.builder.store(
         fl.get(op.value), accessed(fl, op, op.ptr, op.index), align=alignment(op.ptr)
     )
+    tag_space(fl, store, op.ptr)
 
 
 @translates(OffsetOp)
@@ -181,7 +208,8 @@ def translate_atomic_rmw(op: AtomicRMWOp, fl: FunctionLowering) -> None:
     ):
         b = fl.builder
         old = b.load(ptr, typ=value.type)
-        b.store(PLAIN_SHARED[kind](b, old, value), ptr)
+        tag_space(fl, old, op.ptr)
+        tag_space(fl, b.store(PLAIN_SHARED[kind](b, old, value), ptr), op.ptr)
         fl.set(op, old)
         return
     scoped = scope(fl) + ordering
