@@ -188,3 +188,39 @@ gpuc.func @softmax(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>) kerne
   gpuc.return
 }
 """
+
+POINTER_HELPERS = """
+// Helpers that take pointers (inlined by reverse mode, jobs in forward mode):
+// y[i] = x[i] * exp(x[i]) through @scale_into, and y[i] += sin(x[i]) by a
+// deferred call of @add_sine.
+gpuc.func private @scale_into(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                              %i: index) helper {
+  %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+  %e = math.exp %v : f32
+  %p = arith.mulf %v, %e : f32
+  gpuc.store %p, %y[%i] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+gpuc.func private @add_sine(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                            %i: index) helper {
+  %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+  %s = math.sin %v : f32
+  %w = gpuc.load %y[%i] : !gpuc.ptr<f32, global>
+  %r = arith.addf %w, %s : f32
+  gpuc.store %r, %y[%i] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+gpuc.func @pointer_helpers(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                           %n: i32) kernel {
+  %i = gpuc.global_id x
+  %ni = arith.index_cast %n : i32 to index
+  %in = arith.cmpi ult, %i, %ni : index
+  scf.if %in {
+    gpuc.call @scale_into(%x, %y, %i)
+        : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, index) -> ()
+    gpuc.deferred_call @add_sine(%x, %y, %i) #gpuc.job<helper>
+        : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, index) -> ()
+  }
+  gpuc.return
+}
+"""

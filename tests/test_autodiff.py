@@ -103,6 +103,7 @@ KERNELS = {
     "branches": (K.BRANCHES, *elementwise(200)),
     "helpers": (K.HELPERS, *elementwise(200)),
     "softmax": (K.SOFTMAX, (5, 64), _softmax),
+    "pointer_helpers": (K.POINTER_HELPERS, *elementwise(200)),
 }
 
 

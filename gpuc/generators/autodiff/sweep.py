@@ -39,6 +39,7 @@ from gpuc.generators.autodiff.common import (
 from gpuc.generators.autodiff.conventions import (
     is_duplicated,
 )
+from gpuc.generators.autodiff.inlining import with_pointer_calls_inlined
 from gpuc.generators.autodiff.memory import Recomputed, root_of
 from gpuc.generators.autodiff.rules import (
     Emitter,
@@ -86,12 +87,12 @@ def take(adj: Adj, v: SSAValue) -> SSAValue | None:
 
 class PrimalSweep:
     def __init__(self, source: FuncOp, seed: bool, always_inline: bool):
-        self.source = source
+        self.source = with_pointer_calls_inlined(source)
         self.always_inline = always_inline
         self.seed = seed
         self.shadows: dict[SSAValue, SSAValue] = {}
         """Source pointer -> its shadow, for arguments and allocations."""
-        self.recomputed = Recomputed(source)
+        self.recomputed = Recomputed(self.source)
         self.replaying = False
         """Replaying loop-carried values: registers only, no memory writes."""
         self.count_keys: dict[Operation, SSAValue] = {}
