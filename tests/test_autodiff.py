@@ -523,3 +523,51 @@ def test_f16_is_differentiated_in_its_own_type(target: str) -> None:
     want = 6 * x64 * np.cos(3 * x64**2)
     tol = 6 * 2.0**-11 * (6 * x64 + np.abs(want))
     assert np.all(np.abs(out.astype(np.float64) - want) <= tol)
+
+
+CHAIN_SEED = (
+    K.HELPERS.split("gpuc.func @helpers")[0]
+    + """
+gpuc.func @chain(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                 %n: i32) kernel {
+  %i = gpuc.global_id x
+  %ni = arith.index_cast %n : i32 to index
+  %in = arith.cmpi ult, %i, %ni : index
+  scf.if %in {
+    %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+    %two = arith.constant 2 : i32
+    %d = gpuc.deferred_call @h1(%v, %two)
+        #gpuc.job<helper, generator = "autodiff" {mode = "reverse", always_inline}>
+        : (f32, i32) -> f32
+    gpuc.store %d, %y[%i] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+"""
+)
+
+
+def test_the_seed_with_a_chain_of_helpers_leaves_one_function() -> None:
+    """The always-inline derivative and every helper job it drew in (the
+    callees' derivatives and their primal calls) are inlined and removed at
+    the dialect level: one OpFunction in SPIR-V, one .entry and no .func in
+    PTX; and the derivative matches central differences of numpy's f64."""
+    spirv = compile_module(CHAIN_SEED, "spirv", validate=True, cache=False).artefact
+    assert isinstance(spirv, bytes)
+    assert run_spirv_dis(spirv).count(" OpFunction ") == 1
+    ptx = compile_module(CHAIN_SEED, "ptx", validate=True, cache=False).artefact
+    assert isinstance(ptx, str) and ".func" not in ptx
+    rng = np.random.default_rng(zlib.crc32(f"{BASE_SEED}:chain".encode()))
+    x = rng.uniform(0.5, 2.0, 100).astype(np.float32)
+    y = np.full(100, np.nan, np.float32)
+    gpuc.compile(CHAIN_SEED, "native", cache=False)["chain"][(2,), (64,)](
+        x, y, np.int32(100)
+    )
+
+    def h1(a: np.ndarray) -> np.ndarray:
+        b = 2 * a
+        return np.tanh(np.sqrt(b) * b) / b + np.log(a)
+
+    x64, h = x.astype(np.float64), 1e-6
+    fd = (h1(x64 + h) - h1(x64 - h)) / (2 * h)
+    np.testing.assert_allclose(y, fd, rtol=1e-4, atol=1e-5)

@@ -10,7 +10,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import InlineHint, JobAttr, PtrType, Role
 from gpuc.dialects.deferred import DeferredCallOp
-from gpuc.dialects.functions import CallOp
+from gpuc.dialects.functions import CallOp, FuncOp
+from gpuc.dialects.symbols import lookup_in
 from gpuc.generators.autodiff.conventions import is_duplicated
 from gpuc.generators.autodiff.rules import is_float
 
@@ -47,6 +48,14 @@ def callee(op: Operation, mode: str) -> tuple[str, InlineHint | None]:
             "module or a library defines",
         )
     return op.source.root_reference.data, op.job.inline_hint
+
+
+def function_named(near: FuncOp, name: str) -> FuncOp | None:
+    """The function `name` of the symbol table holding `near` (the module or
+    library of the function being differentiated), if there is one."""
+    table = near.parent_op()
+    found = lookup_in(table, name) if table is not None else None
+    return found if isinstance(found, FuncOp) else None
 
 
 def derivative_job(hint: InlineHint | None, mode: str, **flags: bool) -> JobAttr:

@@ -14,7 +14,7 @@ from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import PtrType
 from gpuc.dialects.deferred import DeferredCallOp
 from gpuc.dialects.functions import CallOp, FuncOp
-from gpuc.generators.autodiff.common import is_call
+from gpuc.generators.autodiff.common import function_named, is_call
 from gpuc.transforms.inliner import inline_call
 
 MAX_DEPTH = 16
@@ -31,19 +31,13 @@ def with_pointer_calls_inlined(source: FuncOp) -> FuncOp:
     copy (located as the original) with those calls inlined."""
     if not any(_takes_pointers(op) for op in source.walk()):
         return source
-    table = source.parent_op()
-    funcs = (
-        {op.sym_name.data: op for op in table.walk() if isinstance(op, FuncOp)}
-        if table is not None
-        else {}
-    )
     func = source.clone()
     for _ in range(MAX_DEPTH):
         calls = [op for op in func.walk() if _takes_pointers(op)]
         if not calls:
             return func
         for op in calls:
-            inline_call(_plain(op), _callee(op, funcs))
+            inline_call(_plain(op), _callee(op, source))
     raise OpError(
         next(op for op in func.walk() if _takes_pointers(op)),
         f"autodiff (reverse mode) inlines the helpers that take pointers, and "
@@ -52,13 +46,13 @@ def with_pointer_calls_inlined(source: FuncOp) -> FuncOp:
     )
 
 
-def _callee(op: Operation, funcs: dict[str, FuncOp]) -> FuncOp:
+def _callee(op: Operation, source: FuncOp) -> FuncOp:
     name = (
         op.callee.root_reference.data
         if isinstance(op, CallOp)
         else op.source.root_reference.data  # type: ignore[attr-defined]
     )
-    callee = funcs.get(name)
+    callee = function_named(source, name)
     if callee is None or callee.is_declaration or len(callee.body.blocks) != 1:
         raise OpError(
             op,

@@ -19,7 +19,8 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from gpuc.diagnostics import OpError
-from gpuc.dialects.attrs import Dim, PtrType
+from gpuc.dialects.attrs import Dim, InlineHint, JobAttr, PtrType, Role
+from gpuc.dialects.deferred import DeferredCallOp
 from gpuc.dialects.functions import FuncOp, ReturnOp
 from gpuc.dialects.index import BarrierOp, BlockDimOp, ThreadIdOp
 from gpuc.dialects.memory import (
@@ -34,6 +35,8 @@ from gpuc.dialects.memory import (
     ptr_type_of,
 )
 from gpuc.generators.autodiff.common import (
+    callee,
+    function_named,
     is_call,
 )
 from gpuc.generators.autodiff.conventions import (
@@ -80,6 +83,10 @@ def free_floats(op: Operation) -> list[SSAValue]:
     return list(seen)
 
 
+def _generated(op: Operation) -> bool:
+    return isinstance(op, DeferredCallOp) and op.job.generator_name is not None
+
+
 def take(adj: Adj, v: SSAValue) -> SSAValue | None:
     """`v`'s adjoint, taken out of `adj` (None: it has none)."""
     return adj.pop(v, None)
@@ -87,6 +94,7 @@ def take(adj: Adj, v: SSAValue) -> SSAValue | None:
 
 class PrimalSweep:
     def __init__(self, source: FuncOp, seed: bool, always_inline: bool):
+        self.original = source
         self.source = with_pointer_calls_inlined(source)
         self.always_inline = always_inline
         self.seed = seed
@@ -208,10 +216,35 @@ class PrimalSweep:
                 return None
             if is_call(op) and any(isinstance(v.type, PtrType) for v in op.operands):
                 raise self.call_with_pointers(op)
+        if self.always_inline and is_call(op) and not _generated(op):
+            return self.inlined_call(op, b, env, recompute)
         new = self.copy(op, b, env, recompute)
         if recompute and isinstance(op, scf.ForOp):
             self.recomputed.strip(new, op)
         return None
+
+    def inlined_call(
+        self, op: Operation, b: Emitter, env: Env, recompute: bool
+    ) -> None:
+        """A call in a derivative marked always-inline: the callee as an
+        always-inline helper job (so nothing of it is left after inlining),
+        unless the callee is `no_inline`."""
+        name, hint = callee(op, MODE)
+        found = function_named(self.original, name)
+        if hint is None and found is not None and found.inline_hint is None:
+            hint = InlineHint.ALWAYS_INLINE
+        if hint != InlineHint.ALWAYS_INLINE:
+            self.copy(op, b, env, recompute)
+            return
+        args = [self.value(v, env, b, op) for v in op.operands]
+        call = DeferredCallOp(name, JobAttr(Role.HELPER, hint), args, op.result_types)
+        call.location = op.location
+        b.op(call)
+        for old, res in zip(op.results, call.results, strict=True):
+            res.name_hint = old.name_hint
+            env[old] = res
+        if recompute:
+            self.recomputed.add(call, op)
 
     def allocation(
         self, op: SharedAllocOp | PrivateAllocOp, b: Emitter, env: Env

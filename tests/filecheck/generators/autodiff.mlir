@@ -36,11 +36,12 @@ gpuc.func private @sq(%a: f32) -> f32 helper {
 
 // A callee's derivative is a job of its own: forward mode asks for the
 // primal results too (primal = true), reverse mode passes the incoming
-// adjoint (seed = true). always_inline reaches the callees' jobs.
+// adjoint (seed = true). always_inline reaches the callees' jobs, and makes
+// the primal call of reverse mode an always-inline job too.
 // CHECK-LABEL: gpuc.func private @outer.helper.autodiff.always_inline.mode_forward(%a: f32, %da: f32) -> f32 helper always_inline {
 // CHECK-NEXT:    %0, %1 = gpuc.call @inner.helper.autodiff.always_inline.mode_forward.primal(%a, %da) : (f32, f32) -> (f32, f32)
 // CHECK-LABEL: gpuc.func private @outer.helper.autodiff.always_inline.mode_reverse(%a: f32) -> f32 helper always_inline {
-// CHECK-NEXT:    %r = gpuc.call @inner(%a) : (f32) -> f32
+// CHECK-NEXT:    %r = gpuc.call @inner.helper.always_inline(%a) : (f32) -> f32
 // CHECK:         gpuc.call @inner.helper.autodiff.always_inline.mode_reverse.seed(%a, %{{.*}}) : (f32, f32) -> f32
 // CHECK-LABEL: gpuc.func private @inner.helper.autodiff.always_inline.mode_forward.primal(%a: f32, %da: f32) -> (f32, f32) helper always_inline {
 // CHECK:         gpuc.return %s, %{{.*}} : f32, f32
