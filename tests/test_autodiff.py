@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import subprocess
 import sys
 import zlib
 from pathlib import Path
@@ -571,3 +572,35 @@ def test_the_seed_with_a_chain_of_helpers_leaves_one_function() -> None:
     x64, h = x.astype(np.float64), 1e-6
     fd = (h1(x64 + h) - h1(x64 - h)) / (2 * h)
     np.testing.assert_allclose(y, fd, rtol=1e-4, atol=1e-5)
+
+
+def test_the_cli_reports_what_autodiff_cannot_do_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """`gpuc compile` of a module whose derivative job cannot be made: the
+    located diagnostic, exit status 1, no output file."""
+    source = tmp_path / "bad.mlir"
+    source.write_text(
+        _job(
+            "  %b = arith.bitcast %a : f32 to i32\n"
+            "  %r = arith.bitcast %b : i32 to f32\n"
+            "  gpuc.return %r : f32",
+            "(%a: f32) -> f32",
+            '{mode = "reverse"}',
+        )
+    )
+    out = tmp_path / "out.ptx"
+    result = subprocess.run(
+        [sys.executable, "-m", "gpuc.cli", "compile", str(source), "-o", str(out)],
+        capture_output=True,
+    )
+    assert result.returncode == 1
+    text = result.stderr.decode()
+    assert "Traceback" not in text
+    assert f"{source}:4:8: error: 'arith.bitcast' op generator 'autodiff'" in text
+    assert not out.exists()
+
+
+def test_gpuc_autodiff_names_what_it_needs() -> None:
+    with pytest.raises(gpuc.OptionError, match="defines no gpuc.func @nope"):
+        gpuc.autodiff.reverse(FUNCTIONS, "nope", target="native")
