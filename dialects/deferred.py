@@ -11,9 +11,13 @@ from collections.abc import Sequence
 from typing import TypeAlias
 
 from xdsl.dialects.builtin import (
+    AnyFloat,
     FlatSymbolRefAttrConstr,
     FunctionType,
     IndexType,
+    IntegerType,
+    StringAttr,
+    SymbolNameConstraint,
     SymbolRefAttr,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -23,6 +27,7 @@ from xdsl.irdl import (
     irdl_op_definition,
     prop_def,
     result_def,
+    traits_def,
     var_operand_def,
     var_result_def,
 )
@@ -35,6 +40,7 @@ from xdsl.irdl.declarative_assembly_format import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.traits import SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
 from gpuc.dialects.attrs import FuncPtrType, JobAttr, Role
@@ -193,6 +199,68 @@ class DeferredLaunchOp(IRDLOperation):
                 "a deferred launch's job must be a kernel (#gpuc.job<kernel>); "
                 "to call a helper use gpuc.deferred_call"
             )
+
+
+@irdl_op_definition
+class DeferredKernelOp(IRDLOperation):
+    """A kernel the host launches whose body is one helper job.
+
+    `gpuc.deferred_kernel @name = @src #gpuc.job<helper, ...> : (T) -> (R)`
+
+    `resolve-deferred` replaces it with the kernel `@name`: its parameters are
+    the job's, then one `!gpuc.ptr<R, global>` per result of the job; each
+    thread calls the job with its arguments and adds each result into its
+    pointer's element 0 atomically. This is how the host launches a kernel's
+    derivative (docs/autodiff.md): the job of an `autodiff` generator on a
+    kernel, with the kernel's grid.
+    """
+
+    name = "gpuc.deferred_kernel"
+    sym_name = prop_def(SymbolNameConstraint())
+    source = prop_def(FlatSymbolRefAttrConstr)
+    job = prop_def(JobAttr)
+    function_type = prop_def(FunctionType)
+    traits = traits_def(SymbolOpInterface())
+    custom_directives = (JobConfig,)
+    assembly_format = (
+        "$sym_name `=` $source custom<JobConfig>($job) attr-dict `:` $function_type"
+    )
+
+    def __init__(
+        self,
+        name: str,
+        source: str | SymbolRefAttr,
+        job: JobAttr,
+        signature: FunctionType,
+    ):
+        if isinstance(source, str):
+            source = SymbolRefAttr(source)
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "source": source,
+                "job": job,
+                "function_type": signature,
+            }
+        )
+
+    @property
+    def signature(self) -> FunctionType:
+        return self.function_type
+
+    def verify_(self) -> None:
+        if self.job.job_role != Role.HELPER:
+            raise VerifyException(
+                "a deferred kernel's job must be a helper (#gpuc.job<helper, ...>): "
+                "the kernel calls it; to launch a kernel job from the device use "
+                "gpuc.deferred_launch"
+            )
+        for t in self.function_type.outputs.data:
+            if not isinstance(t, IntegerType | AnyFloat):
+                raise VerifyException(
+                    f"the job returns {t}; a deferred kernel adds each result into "
+                    "a pointer atomically, so results are integers or floats"
+                )
 
 
 DeferredOp: TypeAlias = DeferredCallOp | DeferredAddrOp | DeferredLaunchOp

@@ -17,7 +17,12 @@ from gpuc.dialects.attrs import (
     RoleAttr,
     TargetAttr,
 )
-from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
+from gpuc.dialects.deferred import (
+    DeferredAddrOp,
+    DeferredCallOp,
+    DeferredKernelOp,
+    DeferredLaunchOp,
+)
 from gpuc.dialects.fence import FenceOp, FenceScopeAttr
 from gpuc.dialects.functions import (
     CallIndirectOp,
@@ -82,6 +87,7 @@ GPUC = Dialect(
         DeferredCallOp,
         DeferredAddrOp,
         DeferredLaunchOp,
+        DeferredKernelOp,
         LoadOp,
         StoreOp,
         OffsetOp,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from llvmlite import ir
 from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.analysis import ModuleFacts, module_facts
@@ -123,6 +123,9 @@ class ModuleLowering:
         self.hidden: dict[str, tuple[ir.Type, ...]] = {}
         """Function -> parameter types the target prepends (the native state)."""
         self.index_type = ir.IntType(target.index_bits())
+        self.alias_scopes: dict[Any, Any] = {}
+        """Address space -> its LLVM alias-scope list, where the target keeps
+        shared and global memory apart by scopes (lowering/memory.py)."""
         self.debug: LineTables | None = (
             LineTables(self, optimized=optimized) if line_info else None
         )
@@ -136,21 +139,25 @@ class ModuleLowering:
         """Call-graph facts (state and barrier users, shared-memory layout)."""
         return module_facts(self.module)
 
+    def result_type(self, types: Sequence[Attribute]) -> ir.Type:
+        """What a function returning `types` returns in LLVM: void, the one
+        value, or a literal struct of several (as reverse-mode derivatives
+        return one adjoint per active argument)."""
+        if not types:
+            return ir.VoidType()
+        if len(types) == 1:
+            return self.type(types[0])
+        return ir.LiteralStructType([self.type(t) for t in types])
+
     def declare(self, func: FuncOp) -> ir.Function:
         """The llvmlite function of `func`: types, linkage, inlining attributes."""
         signature = func.function_type
-        results = [self.type(t) for t in signature.outputs.data]
-        if len(results) > 1:
-            raise OpError(
-                func,
-                "functions with several results cannot be lowered; "
-                "return a single value or write through a pointer",
-            )
+        result = self.result_type(signature.outputs.data)
         params = [
             *self.hidden.get(func.sym_name.data, ()),
             *(self.type(t) for t in signature.inputs.data),
         ]
-        fnty = ir.FunctionType(results[0] if results else ir.VoidType(), params)
+        fnty = ir.FunctionType(result, params)
         record = self.records.get(func.sym_name.data)
         symbol = (
             record.symbol.data

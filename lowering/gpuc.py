@@ -49,10 +49,27 @@ class IndirectCallee:
         return str(self.pointer.get_reference())
 
 
+def set_results(
+    op: CallOp | CallIndirectOp, call: ir.Value, fl: FunctionLowering
+) -> None:
+    """Bind a call's results: the value, or the members of the struct that a
+    function with several results returns."""
+    if len(op.res) > 1:
+        fl.set(op, *(fl.builder.extract_value(call, i) for i in range(len(op.res))))
+    elif op.res:
+        fl.set(op, call)
+
+
 @translates(ReturnOp)
 def translate_return(op: ReturnOp, fl: FunctionLowering) -> None:
-    if op.arguments:
-        fl.builder.ret(fl.get(op.arguments[0]))
+    values = fl.operands(op)
+    if len(values) > 1:
+        packed: ir.Value = ir.Constant(fl.fn.return_value.type, ir.Undefined)
+        for i, value in enumerate(values):
+            packed = fl.builder.insert_value(packed, value, i)
+        fl.builder.ret(packed)
+    elif values:
+        fl.builder.ret(values[0])
     else:
         fl.builder.ret_void()
 
@@ -63,8 +80,7 @@ def translate_call(op: CallOp, fl: FunctionLowering) -> None:
     callee = fl.ml.functions[name]
     hidden = fl.target.hidden_call_args(fl, name)
     call = fl.builder.call(callee, [*hidden, *fl.operands(op)])
-    if op.res:
-        fl.set(op, call)
+    set_results(op, call, fl)
     if hidden:
         fl.target.after_call(fl, name)
 
@@ -79,9 +95,8 @@ def translate_call_indirect(op: CallIndirectOp, fl: FunctionLowering) -> None:
     callee_type = op.callee.type
     assert isinstance(callee_type, FuncPtrType)
     signature = callee_type.signature
-    results = [fl.type(t) for t in signature.outputs.data]
     fnty = ir.FunctionType(
-        results[0] if results else ir.VoidType(),
+        fl.ml.result_type(signature.outputs.data),
         [fl.type(t) for t in signature.inputs.data],
     )
     callee = IndirectCallee(fl.get(op.callee), fnty)
@@ -90,8 +105,7 @@ def translate_call_indirect(op: CallIndirectOp, fl: FunctionLowering) -> None:
     )
     if INDIRECT in fl.ml.facts.barrier:  # some function whose address is taken syncs
         call.attributes.add("convergent")
-    if op.res:
-        fl.set(op, call)
+    set_results(op, call, fl)
 
 
 @translates(LaunchOp)

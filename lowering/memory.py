@@ -12,7 +12,7 @@ from llvmlite import ir
 from xdsl.ir import Operation, SSAValue
 
 from gpuc.dialects.analysis import alloc_layout, element_bytes
-from gpuc.dialects.attrs import AtomicKind, MemoryOrder
+from gpuc.dialects.attrs import AddressSpace, AtomicKind, MemoryOrder
 from gpuc.dialects.memory import (
     AddrSpaceCastOp,
     AtomicCmpXchgOp,
@@ -58,6 +58,13 @@ FLOAT_ATOMICS = {
     AtomicKind.EXCHANGE: "xchg",
 }
 CAS_COMBINE = {"fmin": "llvm.minnum", "fmax": "llvm.maxnum"}
+PLAIN_SHARED = {
+    "add": lambda b, old, value: b.add(old, value),
+    "fadd": lambda b, old, value: b.fadd(old, value),
+    "xchg": lambda b, old, value: value,
+}
+"""Atomics on shared memory done as plain read-modify-writes where the target
+says one thread owns a block's shared memory (`Target.block_owns_shared`)."""
 
 
 def address(fl: FunctionLowering, ptr: SSAValue, index: SSAValue | None) -> ir.Value:
@@ -89,6 +96,31 @@ def alignment(ptr: SSAValue) -> int:
     return min(int(element_bytes(ptr_type_of(ptr).element)), MAX_ACCESS_ALIGNMENT)
 
 
+def tag_space(fl: FunctionLowering, access: ir.Instruction, ptr: SSAValue) -> None:
+    """Tell LLVM that a block's shared memory and global memory never alias
+    where the target's address spaces cannot say so (native: all are 0, and
+    shared memory is a buffer of the executor's own): alias scopes."""
+    if not fl.target.block_owns_shared:
+        return
+    space = ptr_type_of(ptr).address_space
+    if space not in (AddressSpace.SHARED, AddressSpace.GLOBAL):
+        return
+    ml = fl.ml
+    if not ml.alias_scopes:
+        module = ml.llvm
+        domain = module.add_metadata([ir.MetaDataString(module, "gpuc.memory")])
+        scopes = {
+            s: module.add_metadata(
+                [module.add_metadata([ir.MetaDataString(module, f"gpuc.{s}"), domain])]
+            )
+            for s in (AddressSpace.SHARED, AddressSpace.GLOBAL)
+        }
+        ml.alias_scopes.update(scopes)
+    other = AddressSpace.GLOBAL if space == AddressSpace.SHARED else AddressSpace.SHARED
+    access.set_metadata("alias.scope", ml.alias_scopes[space])
+    access.set_metadata("noalias", ml.alias_scopes[other])
+
+
 @translates(LoadOp)
 def translate_load(op: LoadOp, fl: FunctionLowering) -> None:
     load = fl.builder.load(
@@ -96,14 +128,16 @@ def translate_load(op: LoadOp, fl: FunctionLowering) -> None:
         typ=fl.type(op.result.type),
         align=alignment(op.ptr),
     )
+    tag_space(fl, load, op.ptr)
     fl.set(op, load)
 
 
 @translates(StoreOp)
 def translate_store(op: StoreOp, fl: FunctionLowering) -> None:
-    fl.builder.store(
+    store = fl.builder.store(
         fl.get(op.value), accessed(fl, op, op.ptr, op.index), align=alignment(op.ptr)
     )
+    tag_space(fl, store, op.ptr)
 
 
 @translates(OffsetOp)
@@ -155,6 +189,17 @@ def translate_atomic_rmw(op: AtomicRMWOp, fl: FunctionLowering) -> None:
     ptr = accessed(fl, op, op.ptr, op.index)
     ordering = ORDERINGS[op.memory_order]
     value = fl.get(op.value)
+    if (
+        fl.target.block_owns_shared
+        and ptr_type_of(op.ptr).address_space == AddressSpace.SHARED
+        and kind in PLAIN_SHARED
+    ):
+        b = fl.builder
+        old = b.load(ptr, typ=value.type)
+        tag_space(fl, old, op.ptr)
+        tag_space(fl, b.store(PLAIN_SHARED[kind](b, old, value), ptr), op.ptr)
+        fl.set(op, old)
+        return
     scoped = scope(fl) + ordering
     if (
         kind in fl.target.cas_atomics

@@ -45,7 +45,12 @@ from gpuc.dialects.attrs import (
     PtrType,
     Role,
 )
-from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredLaunchOp
+from gpuc.dialects.deferred import (
+    DeferredAddrOp,
+    DeferredCallOp,
+    DeferredKernelOp,
+    DeferredLaunchOp,
+)
 from gpuc.dialects.fence import FenceOp, FenceScope
 from gpuc.dialects.functions import (
     CallIndirectOp,
@@ -241,7 +246,15 @@ def build_every_op() -> ModuleOp:
         visibility="private",
         inline=InlineHint.NO_INLINE,
     )
-    return ModuleOp([kernel, child, helper, declaration, multi])
+    grad = DeferredKernelOp(
+        "grad",
+        "h",
+        JobAttr(
+            Role.HELPER, generator="autodiff", params={"mode": StringAttr("reverse")}
+        ),
+        F32_TO_F32,
+    )
+    return ModuleOp([kernel, child, helper, declaration, multi, grad])
 
 
 # The documented text format, one line per op, as the printer must write it.
@@ -300,6 +313,7 @@ builtin.module {
   }
   gpuc.func private @decl(f32) -> f32 helper
   gpuc.func private @multi(f32, i32) -> (f32, i32) helper no_inline
+  gpuc.deferred_kernel @grad = @h #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}> : (f32) -> f32
 }"""  # noqa: E501
 
 

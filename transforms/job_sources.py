@@ -142,6 +142,11 @@ class JobSources:
         )
         try:
             func = generator.generate(request)
+        except OpError as e:
+            # A generator that cannot handle an op of the source says so at it.
+            raise OpError(
+                e.op, f"generator '{name}' on job {job.describe()}: {e.message}"
+            ) from None
         except Exception as e:
             raise OpError(
                 op,

@@ -1,5 +1,7 @@
 """`resolve-deferred`: materialize the job of every deferred op and rewrite the
-op into its plain counterpart (`gpuc.call`, `gpuc.func_addr`, `gpuc.launch`).
+op into its plain counterpart (`gpuc.call`, `gpuc.func_addr`, `gpuc.launch`);
+a `gpuc.deferred_kernel` first becomes the kernel it declares
+(deferred_kernels.py).
 
 Runs to a fixpoint over a worklist: a materialized body may hold deferred ops
 of its own, and self-recursion or cycles (a -> b -> c -> a) end because the
@@ -32,6 +34,7 @@ from gpuc.dialects.symbols import build_table, nearest_table, symbol_name
 from gpuc.explain.record import active_recorder
 from gpuc.generators import Generator, Generators
 from gpuc.libraries import Library, LibrarySource, load_libraries
+from gpuc.transforms.deferred_kernels import expand_deferred_kernels
 from gpuc.transforms.job_sources import (
     Found,
     JobSources,
@@ -80,6 +83,7 @@ class _Resolver:
     def run(self, module: ModuleOp) -> None:
         if self.recorder is not None:
             self.recorder.input_module(module)
+        expand_deferred_kernels(module)
         self.worklist.extend(deferred_ops(module))
         while self.worklist:
             op = self.worklist.popleft()

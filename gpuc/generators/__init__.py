@@ -9,7 +9,8 @@ materializes those like any other. The resolver names the function and sets
 its role and visibility; the generator decides the body and, when the job
 gives none, the inline hint.
 
-gpuc ships `mock_autodiff`. Third parties register theirs under the Python
+gpuc ships `autodiff` (docs/autodiff.md) and `mock_autodiff`. Third parties
+register theirs under the Python
 entry point group `gpuc.generators` (name = "module:Class" or an instance):
 
     [project.entry-points."gpuc.generators"]
@@ -38,6 +39,7 @@ from gpuc.registry import lazy
 ENTRY_POINT_GROUP = "gpuc.generators"
 
 SHIPPED: dict[str, str] = {
+    "autodiff": "gpuc.generators.autodiff:Autodiff",
     "mock_autodiff": "gpuc.generators.mock_autodiff:MockAutodiff",
 }
 

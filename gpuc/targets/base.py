@@ -123,6 +123,10 @@ class Target(ArgSpecConvertible):
     """(LLVM atomic kind, LLVM type) pairs made compare-exchange loops too."""
     """`atomicrmw` operations the back-end cannot select: gpuc emits a
     compare-exchange loop for them instead."""
+    block_owns_shared: ClassVar[bool] = False
+    """One OS thread runs each block whole, and nothing else touches that
+    block's shared memory meanwhile: an add or exchange on shared memory is a
+    plain read-modify-write (the native target's work-group functions)."""
     narrowest_atomic_bits: ClassVar[int] = 8
     """The narrowest memory an atomic updates: a bf16 atomic on a target whose
     atomics are wider exchanges the 32-bit word holding it

@@ -57,6 +57,8 @@ class NativeTarget(Target):
     listing: ClassVar[str] = "asm"
     executor: ClassVar[str | None] = "gpuc.runtime.native:NativeExecutor"
     quotes_locations: ClassVar[bool] = True  # work-group functions' errors
+    block_owns_shared: ClassVar[bool] = True
+    """An OS thread runs each block whole (docs/native-abi.md)."""
     checked_mode: ClassVar[bool] = True
     """Compiles in checked mode (`gpuc.compile(..., checked=True)`)."""
     static_shared_limit: ClassVar[str] = (

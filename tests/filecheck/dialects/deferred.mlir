@@ -54,3 +54,8 @@ gpuc.func @launches(%n: index, %x: !gpuc.ptr<f32, global>) kernel {
 // A job configuration is an ordinary attribute: it can sit anywhere.
 // CHECK-LABEL: gpuc.func private @tagged() helper attributes {job = #gpuc.job<helper, always_inline>, jobs = [#gpuc.job<kernel>, #gpuc.job<helper, generator = "g" {n = 3 : i32}>]}
 gpuc.func private @tagged() helper attributes {job = #gpuc.job<helper, always_inline>, jobs = [#gpuc.job<kernel>, #gpuc.job<helper, generator = "g" {n = 3 : i32}>]}
+
+// A kernel the host launches, whose body is one helper job.
+// CHECK: gpuc.deferred_kernel @grad = @src #gpuc.job<helper, generator = "autodiff" {mode = "reverse", always_inline}> : (f32, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>) -> f32
+// GENERIC: "gpuc.deferred_kernel"() <{sym_name = "grad", source = @src, job = #gpuc.job<helper, generator = "autodiff" {mode = "reverse", always_inline}>, function_type = (f32, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>) -> f32}> : () -> ()
+gpuc.deferred_kernel @grad = @src #gpuc.job<helper, generator = "autodiff" {mode = "reverse", always_inline}> : (f32, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>) -> f32

@@ -47,3 +47,13 @@ gpuc.func @k(%a: f32) kernel {
   %r = "gpuc.deferred_call"(%a) <{source = @src, job = "helper"}> : (f32) -> f32
   gpuc.return
 }
+
+// -----
+
+// CHECK: deferred_invalid.mlir:[[# @LINE + 1]]:1: error: 'gpuc.deferred_kernel' op a deferred kernel's job must be a helper (#gpuc.job<helper, ...>): the kernel calls it; to launch a kernel job from the device use gpuc.deferred_launch
+gpuc.deferred_kernel @k = @src #gpuc.job<kernel> : (f32) -> ()
+
+// -----
+
+// CHECK: deferred_invalid.mlir:[[# @LINE + 1]]:1: error: 'gpuc.deferred_kernel' op the job returns !gpuc.ptr<f32, global>; a deferred kernel adds each result into a pointer atomically, so results are integers or floats
+gpuc.deferred_kernel @k = @src #gpuc.job<helper> : (f32) -> !gpuc.ptr<f32, global>

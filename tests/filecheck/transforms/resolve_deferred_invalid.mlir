@@ -6,7 +6,7 @@
 // NOLIB: error: cannot read library '{{.*}}no_such_library.mlir': No such file or directory
 
 gpuc.func @k(%x: f32) kernel {
-  // CHECK: resolve_deferred_invalid.mlir:[[# @LINE + 1]]:8: error: 'gpuc.deferred_call' op job source @nowhere not found: looked in the module (not defined), in the libraries (none given) and asked the generators (mock_autodiff, none made it); define it, or pass a library that defines it
+  // CHECK: resolve_deferred_invalid.mlir:[[# @LINE + 1]]:8: error: 'gpuc.deferred_call' op job source @nowhere not found: looked in the module (not defined), in the libraries (none given) and asked the generators (autodiff, mock_autodiff, none made it); define it, or pass a library that defines it
   %r = gpuc.deferred_call @nowhere(%x) #gpuc.job<helper> : (f32) -> f32
   gpuc.return
 }
@@ -57,7 +57,7 @@ gpuc.func @h(%x: f32) -> f32 helper {
 // -----
 
 gpuc.func @k(%x: f32) kernel {
-  // CHECK: [[# @LINE + 1]]:8: error: 'gpuc.deferred_call' op unknown generator 'nope'; known generators: mock_autodiff (third parties register theirs under the 'gpuc.generators' entry point group)
+  // CHECK: [[# @LINE + 1]]:8: error: 'gpuc.deferred_call' op unknown generator 'nope'; known generators: autodiff, mock_autodiff (third parties register theirs under the 'gpuc.generators' entry point group)
   %r = gpuc.deferred_call @h(%x) #gpuc.job<helper, generator = "nope"> : (f32) -> f32
   gpuc.return
 }

@@ -1,0 +1,346 @@
+"""Reverse mode: the function (the primal sweep), then the adjoint sweep.
+
+The primal sweep copies the function. Values the adjoint sweep needs are
+kept in registers: those of the function's own block directly, those made
+inside an `scf.if` as extra results of the `scf.if` (its cache). A loop is
+reversed by running its iterations backwards and *recomputing* each one's
+values from its induction variable (and, when the adjoint needs them, its
+loop-carried values, replayed from the start: quadratic in the trip count).
+A recomputed load must read what the primal read: memory.py checks that and
+refuses the function otherwise. `scf.while` counts its iterations. The
+primal sweep is sweep.py, the adjoint of loops loops.py.
+
+Adjoints of floating-point values live in registers; adjoints of memory live
+in shadows: a load's adjoint is added to its shadow, a store's adjoint reads
+and zeroes it. Shadow additions are atomic except into private memory, at
+an address this thread also stores to in the same block (a data-race-free
+function: no other thread touches it), or, in a one-dimensional launch, at
+element `gpuc.global_id x` of an argument accessed nowhere else. Shared
+allocations get zeroed shadow allocations; barriers are replayed in reverse
+order. A call asks for the callee's reverse derivative with `seed = true` as
+a job of its own.
+"""
+
+from __future__ import annotations
+
+from collections import ChainMap
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from gpuc.diagnostics import OpError
+from gpuc.dialects.attrs import AddressSpace, AtomicKind, Dim, PtrType
+from gpuc.dialects.functions import FuncOp, ReturnOp
+from gpuc.dialects.index import BarrierOp, BlockDimOp, GlobalIdOp, GridDimOp
+from gpuc.dialects.memory import (
+    AddrSpaceCastOp,
+    AtomicCmpXchgOp,
+    AtomicRMWOp,
+    LoadOp,
+    OffsetOp,
+    PrivateAllocOp,
+    SharedAllocOp,
+    StoreOp,
+)
+from gpuc.generators.autodiff.common import (
+    check_bitcast,
+    derivative_call,
+    involves_floats,
+    is_call,
+    no_rule,
+)
+from gpuc.generators.autodiff.conventions import (
+    check_types,
+    is_duplicated,
+    reverse_type,
+)
+from gpuc.generators.autodiff.loops import LoopAdjoints
+from gpuc.generators.autodiff.memory import root_of
+from gpuc.generators.autodiff.rules import (
+    CONSTANTS_FROM_INTEGERS,
+    CONVERSIONS,
+    RULES,
+    Emitter,
+    is_float,
+)
+from gpuc.generators.autodiff.sweep import MODE, Adj, Env, free_floats
+
+
+class Reverse(LoopAdjoints):
+    def build(self, name: str) -> FuncOp:
+        source_type = self.source.function_type
+        check_types(self.source, source_type.inputs.data, "an argument")
+        check_types(self.source, source_type.outputs.data, "a result")
+        if len(self.source.body.blocks) != 1:
+            raise OpError(
+                self.source,
+                "autodiff differentiates structured control flow (scf); this "
+                "function has several blocks: run lift-cf, or write it with scf ops",
+            )
+        new_type = reverse_type(source_type, self.seed)
+        body = Block(arg_types=new_type.inputs.data)
+        args = iter(body.args)
+        env: dict[SSAValue, SSAValue] = {}
+        src_args = self.source.body.block.args
+        for arg in src_args:
+            new = next(args)
+            new.name_hint = arg.name_hint
+            env[arg] = new
+            if is_duplicated(arg.type):
+                shadow = next(args)
+                shadow.name_hint = f"d{arg.name_hint}" if arg.name_hint else None
+                self.shadows[arg] = shadow
+        b = Emitter(body)
+        terminator = self.primal_ops(self.source.body.block, b, env, recompute=False)
+        assert isinstance(terminator, ReturnOp)
+        adj: Adj = {}
+        for v in terminator.arguments:
+            if is_float(v.type):
+                seed = next(args) if self.seed else b.const(1.0, v.type)
+                self.accumulate(adj, v, seed, b)
+        self.adjoint_ops(self.source.body.block, b, env, adj)
+        results = [adj.get(a) or b.zero(a.type) for a in src_args if is_float(a.type)]
+        b.op(ReturnOp(*results))
+        self.recomputed.finish(body)
+        return FuncOp(name, new_type, self.source.role.data, Region(body))
+
+    # -- the adjoint sweep --------------------------------------------------
+
+    def adjoint_ops(self, block: Block, b: Emitter, env: Env, adj: Adj) -> None:
+        for op in reversed(list(block.ops)):
+            if not isinstance(op, ReturnOp | scf.YieldOp | scf.ConditionOp):
+                self.adjoint_op(op, b, env, adj)
+
+    def adjoint_op(self, op: Operation, b: Emitter, env: Env, adj: Adj) -> None:
+        if isinstance(op, scf.IfOp):
+            return self.adjoint_if(op, b, env, adj)
+        if isinstance(op, scf.ForOp):
+            return self.adjoint_for(op, b, env, adj)
+        if isinstance(op, scf.WhileOp):
+            return self.adjoint_while(op, b, env, adj)
+        if isinstance(op, BarrierOp):
+            b.op(BarrierOp())
+            return None
+        if is_call(op):
+            return self.adjoint_call(op, b, env, adj)
+        if self.adjoint_memory(op, b, env, adj):
+            return None
+        if op.regions:
+            if involves_floats(op) or any(involves_floats(o) for o in op.walk()):
+                raise no_rule(op, MODE)
+            return None
+        check_bitcast(op, MODE, any(is_float(v.type) for v in op.operands))
+        if not involves_floats(op) or isinstance(
+            op, (arith.ConstantOp, *CONSTANTS_FROM_INTEGERS)
+        ):
+            return None
+        if not any(is_float(r.type) for r in op.results):
+            return None  # comparisons and casts to integers
+        if isinstance(op, arith.SelectOp):
+            if not is_float(op.result.type):
+                return None
+            a = adj.pop(op.result, None)
+            if a is not None:
+                c = self.value(op.operands[0], env, b, op)
+                zero = b.zero(a.type)
+                self.accumulate(
+                    adj, op.operands[1], b.value(arith.SelectOp(c, a, zero)), b
+                )
+                self.accumulate(
+                    adj, op.operands[2], b.value(arith.SelectOp(c, zero, a)), b
+                )
+            return None
+        if isinstance(op, CONVERSIONS):
+            a = adj.pop(op.results[0], None)
+            if a is not None:
+                back = arith.TruncFOp if isinstance(op, arith.ExtFOp) else arith.ExtFOp
+                self.accumulate(
+                    adj, op.operands[0], b.value(back(a, op.operands[0].type)), b
+                )
+            return None
+        rule = RULES.get(type(op))
+        if rule is None or len(op.results) != 1:
+            raise no_rule(op, MODE)
+        a = adj.pop(op.results[0], None)
+        if a is None:
+            return None
+        operands = [self.value(v, env, b, op) for v in op.operands]
+        partials = rule(op, operands, self.value(op.results[0], env, b, op), b)
+        for v, partial in zip(op.operands, partials, strict=True):
+            if is_float(v.type) and not isinstance(v.owner, arith.ConstantOp):
+                self.accumulate(adj, v, b.scale(partial, a), b)
+        return None
+
+    def add_to_shadow(
+        self, op: LoadOp | AtomicRMWOp, value: SSAValue, env: Env, b: Emitter
+    ) -> None:
+        shadow = self.shadow(op.ptr, env, b, op)
+        index = self.index(op, env, b)
+        if self.single_writer(op):
+            old = b.value(LoadOp(shadow, index))
+            b.op(StoreOp(b.add(old, value), shadow, index))
+        elif self.own_element(op):
+            # Plain where the launch is one-dimensional (each thread its own
+            # element), atomic otherwise: a uniform branch.
+            plain, atomic = Block(), Block()
+            p = Emitter(plain)
+            old = p.value(LoadOp(shadow, index))
+            p.op(StoreOp(p.add(old, value), shadow, index))
+            p.op(scf.YieldOp())
+            Emitter(atomic).op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
+            Emitter(atomic).op(scf.YieldOp())
+            b.op(scf.IfOp(self.one_dimensional(b), [], Region(plain), Region(atomic)))
+        else:
+            b.op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
+
+    def own_element(self, op: LoadOp | AtomicRMWOp) -> bool:
+        """Whether every access of the function to `op`'s argument is at
+        element `gpuc.global_id x` of the argument itself: in a launch whose
+        y and z extents are 1, no two threads share an element."""
+        root, space = root_of(op.ptr)
+        if root is None or space is not None:
+            return False
+        accesses = [
+            o
+            for o in self.source.walk()
+            if isinstance(o, LoadOp | StoreOp | AtomicRMWOp | AtomicCmpXchgOp)
+            and root_of(o.ptr)[0] == root
+        ]
+        return all(
+            o.ptr == root
+            and o.index is not None
+            and isinstance(o.index.owner, GlobalIdOp)
+            and o.index.owner.dimension.data == Dim.X
+            for o in accesses
+        )
+
+    def one_dimensional(self, b: Emitter) -> SSAValue:
+        """Whether the launch's y and z extents (blocks times threads) are 1."""
+        extent = None
+        for dim in (Dim.Y, Dim.Z):
+            for op in (GridDimOp(dim), BlockDimOp(dim)):
+                v = b.value(op)
+                extent = v if extent is None else b.value(arith.MuliOp(extent, v))
+        assert extent is not None
+        return b.value(arith.CmpiOp(extent, b.int_const(1, IndexType()), "eq"))
+
+    def single_writer(self, op: LoadOp | AtomicRMWOp) -> bool:
+        """Whether only this thread updates the shadow at `op`'s address:
+        private memory, or global memory this thread stores to at the same
+        address in the same block (another thread touching it would race
+        with that store in the primal function)."""
+        space = root_of(op.ptr)[1]
+        if space == AddressSpace.LOCAL:
+            return True
+        ptr_type = op.ptr.type
+        if (
+            not isinstance(ptr_type, PtrType)
+            or ptr_type.address_space != AddressSpace.GLOBAL
+        ):
+            return False
+        block = op.parent_block()
+        return block is not None and any(
+            isinstance(o, StoreOp) and o.ptr == op.ptr and o.index == op.index
+            for o in block.ops
+        )
+
+    def adjoint_memory(self, op: Operation, b: Emitter, env: Env, adj: Adj) -> bool:
+        if isinstance(op, LoadOp):
+            if is_float(op.result.type):
+                a = adj.pop(op.result, None)
+                if a is not None:
+                    self.add_to_shadow(op, a, env, b)
+            return True
+        if isinstance(op, StoreOp):
+            if is_float(op.value.type):
+                shadow = self.shadow(op.ptr, env, b, op)
+                index = self.index(op, env, b)
+                d = b.value(LoadOp(shadow, index))
+                b.op(StoreOp(b.zero(d.type), shadow, index))
+                if not isinstance(op.value.owner, arith.ConstantOp):
+                    self.accumulate(adj, op.value, d, b)
+            return True
+        if isinstance(op, AtomicRMWOp):
+            if not is_float(op.value.type):
+                return True
+            if op.kind.data != AtomicKind.ADD:
+                raise no_rule(op, MODE)
+            shadow = self.shadow(op.ptr, env, b, op)
+            index = self.index(op, env, b)
+            a = adj.pop(op.result, None)
+            d = b.value(LoadOp(shadow, index))
+            self.accumulate(adj, op.value, d, b)
+            if a is not None:
+                self.add_to_shadow(op, a, env, b)
+            return True
+        return isinstance(
+            op,
+            OffsetOp
+            | AddrSpaceCastOp
+            | SharedAllocOp
+            | PrivateAllocOp
+            | AtomicCmpXchgOp,
+        )
+
+    def adjoint_call(self, op: Operation, b: Emitter, env: Env, adj: Adj) -> None:
+        if not involves_floats(op):
+            return
+        check_types(
+            op, [v.type for v in (*op.operands, *op.results)], "an operand or result"
+        )
+        if any(isinstance(v.type, PtrType) for v in op.operands):
+            raise self.call_with_pointers(op)
+        seeds = [adj.pop(r, None) for r in op.results if is_float(r.type)]
+        floats = [v for v in op.operands if is_float(v.type)]
+        if not floats or all(s is None for s in seeds):
+            return
+        args = [self.value(v, env, b, op) for v in op.operands]
+        args += [
+            s if s is not None else b.const(0.0, r.type)
+            for s, r in zip(
+                seeds, [r for r in op.results if is_float(r.type)], strict=True
+            )
+        ]
+        call = b.op(
+            derivative_call(
+                op,
+                MODE,
+                args,
+                [v.type for v in floats],
+                seed=True,
+                always_inline=self.always_inline,
+            )
+        )
+        for v, d in zip(floats, call.results, strict=True):
+            self.accumulate(adj, v, d, b)
+
+    def adjoint_if(self, op: scf.IfOp, b: Emitter, env: Env, adj: Adj) -> None:
+        free = free_floats(op)
+        seeds = [adj.pop(r, None) for r in op.results]
+        regions: list[Region] = []
+        for region in (op.true_region, op.false_region):
+            block = Block()
+            inner = Emitter(block)
+            inner_adj: Adj = {}
+            if region.blocks:
+                y = region.block.last_op
+                assert isinstance(y, scf.YieldOp)
+                for v, s in zip(y.arguments, seeds, strict=True):
+                    if s is not None:
+                        self.accumulate(inner_adj, v, s, inner)
+                self.adjoint_ops(region.block, inner, ChainMap({}, env), inner_adj)
+            inner.op(
+                scf.YieldOp(*[inner_adj.get(v) or inner.zero(v.type) for v in free])
+            )
+            regions.append(Region(block))
+        new = b.op(
+            scf.IfOp(
+                self.value(op.cond, env, b, op),
+                [v.type for v in free],
+                regions[0],
+                regions[1],
+            )
+        )
+        for v, r in zip(free, new.results, strict=True):
+            self.accumulate(adj, v, r, b)

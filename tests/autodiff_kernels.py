@@ -1,0 +1,226 @@
+"""Kernels written to exercise autodiff: loop-carried values, nested
+conditionals, helpers three deep, recursion through no_inline helpers,
+softmax with shared memory. Each is f32 text; tests make the f64 twin."""
+
+LOOP = """
+// y[i] = the 6th iterate of acc = acc * x + sin(acc), from acc = x; and a
+// while loop: z[i] = x grown by 1.5 * v + 0.25 until past 4.
+gpuc.func @loop(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                %z: !gpuc.ptr<f32, global>, %n: i32) kernel {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %i = gpuc.global_id x
+  %ni = arith.index_cast %n : i32 to index
+  %in = arith.cmpi ult, %i, %ni : index
+  scf.if %in {
+    %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+    %acc = scf.for %j = %c0 to %c6 step %c1 iter_args(%a = %v) -> (f32) {
+      %m = arith.mulf %a, %v : f32
+      %s = math.sin %a : f32
+      %r = arith.addf %m, %s : f32
+      scf.yield %r : f32
+    }
+    gpuc.store %acc, %y[%i] : !gpuc.ptr<f32, global>
+    %limit = arith.constant 4.0 : f32
+    %grow = arith.constant 1.5 : f32
+    %step = arith.constant 0.25 : f32
+    %av = math.absf %v : f32
+    %w = scf.while (%u = %av) : (f32) -> f32 {
+      %small = arith.cmpf olt, %u, %limit : f32
+      scf.condition(%small) %u : f32
+    } do {
+    ^bb0(%u: f32):
+      %g = arith.mulf %u, %grow : f32
+      %g2 = arith.addf %g, %step : f32
+      scf.yield %g2 : f32
+    }
+    gpuc.store %w, %z[%i] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+"""
+
+BRANCHES = """
+// Nested conditionals: y[i] = x > 0 ? (x > 1 ? x * x : exp(x)) : -x * cos(x).
+gpuc.func @branches(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                    %n: i32) kernel {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %i = gpuc.global_id x
+  %ni = arith.index_cast %n : i32 to index
+  %in = arith.cmpi ult, %i, %ni : index
+  scf.if %in {
+    %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+    %pos = arith.cmpf ogt, %v, %zero : f32
+    %r = scf.if %pos -> (f32) {
+      %big = arith.cmpf ogt, %v, %one : f32
+      %p = scf.if %big -> (f32) {
+        %sq = arith.mulf %v, %v : f32
+        scf.yield %sq : f32
+      } else {
+        %e = math.exp %v : f32
+        scf.yield %e : f32
+      }
+      scf.yield %p : f32
+    } else {
+      %c = math.cos %v : f32
+      %nv = arith.negf %v : f32
+      %q = arith.mulf %nv, %c : f32
+      scf.yield %q : f32
+    }
+    %t = arith.select %pos, %r, %v : f32
+    gpuc.store %t, %y[%i] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+"""
+
+HELPERS = """
+// Helpers three deep, called plainly and as deferred jobs.
+gpuc.func private @h3(%a: f32, %b: f32) -> f32 helper {
+  %p = arith.mulf %a, %b : f32
+  %t = math.tanh %p : f32
+  gpuc.return %t : f32
+}
+gpuc.func private @h2(%a: f32) -> f32 helper {
+  %s = math.sqrt %a : f32
+  %r = gpuc.call @h3(%s, %a) : (f32, f32) -> f32
+  %d = arith.divf %r, %a : f32
+  gpuc.return %d : f32
+}
+gpuc.func private @h1(%a: f32, %k: i32) -> f32 helper {
+  %kf = arith.sitofp %k : i32 to f32
+  %m = arith.mulf %a, %kf : f32
+  %r = gpuc.deferred_call @h2(%m) #gpuc.job<helper> : (f32) -> f32
+  %l = math.log %a : f32
+  %s = arith.addf %r, %l : f32
+  gpuc.return %s : f32
+}
+gpuc.func @helpers(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                   %n: i32) kernel {
+  %i = gpuc.global_id x
+  %ni = arith.index_cast %n : i32 to index
+  %in = arith.cmpi ult, %i, %ni : index
+  scf.if %in {
+    %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+    %a = math.absf %v : f32
+    %c = arith.constant 0.5 : f32
+    %p = arith.addf %a, %c : f32
+    %two = arith.constant 2 : i32
+    %r = gpuc.call @h1(%p, %two) : (f32, i32) -> f32
+    gpuc.store %r, %y[%i] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+"""
+
+RECURSION = """
+// Recursion through a no_inline helper: y[i] = x^(2 + i % 3) by rpow.
+gpuc.func private @rpow(%x: f32, %k: i32) -> f32 helper no_inline {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %done = arith.cmpi eq, %k, %c0 : i32
+  %r = scf.if %done -> (f32) {
+    %one = arith.constant 1.0 : f32
+    scf.yield %one : f32
+  } else {
+    %k1 = arith.subi %k, %c1 : i32
+    %rest = gpuc.call @rpow(%x, %k1) : (f32, i32) -> f32
+    %p = arith.mulf %x, %rest : f32
+    scf.yield %p : f32
+  }
+  gpuc.return %r : f32
+}
+gpuc.func @recursion(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                     %n: i32) kernel {
+  %i = gpuc.global_id x
+  %ni = arith.index_cast %n : i32 to index
+  %in = arith.cmpi ult, %i, %ni : index
+  scf.if %in {
+    %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+    %c3 = arith.constant 3 : index
+    %m = arith.remui %i, %c3 : index
+    %mi = arith.index_cast %m : index to i32
+    %c2 = arith.constant 2 : i32
+    %k = arith.addi %mi, %c2 : i32
+    %r = gpuc.call @rpow(%v, %k) : (f32, i32) -> f32
+    gpuc.store %r, %y[%i] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+"""
+
+SOFTMAX = """
+// softmax of each row of 64 f32, one block of 64 threads per row:
+// y = exp(x - max(x)) / sum(exp(x - max(x))), through shared memory.
+gpuc.func @softmax(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>) kernel {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %values = gpuc.shared_alloc 64 : !gpuc.ptr<f32, shared>
+  %exps = gpuc.shared_alloc 64 : !gpuc.ptr<f32, shared>
+  %t = gpuc.thread_id x
+  %row = gpuc.block_id x
+  %base = arith.muli %row, %c64 : index
+  %idx = arith.addi %base, %t : index
+  %v = gpuc.load %x[%idx] : !gpuc.ptr<f32, global>
+  gpuc.store %v, %values[%t] : !gpuc.ptr<f32, shared>
+  gpuc.barrier
+  %first = gpuc.load %values[%c0] : !gpuc.ptr<f32, shared>
+  %mx = scf.for %j = %c1 to %c64 step %c1 iter_args(%m = %first) -> (f32) {
+    %e = gpuc.load %values[%j] : !gpuc.ptr<f32, shared>
+    %m2 = arith.maximumf %m, %e : f32
+    scf.yield %m2 : f32
+  }
+  %shifted = arith.subf %v, %mx : f32
+  %ex = math.exp %shifted : f32
+  gpuc.store %ex, %exps[%t] : !gpuc.ptr<f32, shared>
+  gpuc.barrier
+  %zero = arith.constant 0.0 : f32
+  %sum = scf.for %j = %c0 to %c64 step %c1 iter_args(%s = %zero) -> (f32) {
+    %e = gpuc.load %exps[%j] : !gpuc.ptr<f32, shared>
+    %s2 = arith.addf %s, %e : f32
+    scf.yield %s2 : f32
+  }
+  %out = arith.divf %ex, %sum : f32
+  gpuc.store %out, %y[%idx] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+"""
+
+POINTER_HELPERS = """
+// Helpers that take pointers (inlined by reverse mode, jobs in forward mode):
+// y[i] = x[i] * exp(x[i]) through @scale_into, and y[i] += sin(x[i]) by a
+// deferred call of @add_sine.
+gpuc.func private @scale_into(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                              %i: index) helper {
+  %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+  %e = math.exp %v : f32
+  %p = arith.mulf %v, %e : f32
+  gpuc.store %p, %y[%i] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+gpuc.func private @add_sine(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                            %i: index) helper {
+  %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+  %s = math.sin %v : f32
+  %w = gpuc.load %y[%i] : !gpuc.ptr<f32, global>
+  %r = arith.addf %w, %s : f32
+  gpuc.store %r, %y[%i] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+gpuc.func @pointer_helpers(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                           %n: i32) kernel {
+  %i = gpuc.global_id x
+  %ni = arith.index_cast %n : i32 to index
+  %in = arith.cmpi ult, %i, %ni : index
+  scf.if %in {
+    gpuc.call @scale_into(%x, %y, %i)
+        : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, index) -> ()
+    gpuc.deferred_call @add_sine(%x, %y, %i) #gpuc.job<helper>
+        : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, index) -> ()
+  }
+  gpuc.return
+}
+"""

@@ -1,0 +1,606 @@
+"""The `autodiff` generator: derivatives checked against central finite
+differences in float64 (tests/autodiff_check.py) on native and spirv, on fresh
+random inputs; the conventions' types; the seed's clean-up with autodiff's
+wrappers; and a located diagnostic for whatever it cannot differentiate.
+
+Inputs differ per run: the base seed is printed and in every failure message;
+rerun with GPUC_TEST_SEED=<seed> to reproduce.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gpuc
+import gpuc.autodiff
+from gpuc.diagnostics import OpError
+from gpuc.driver import compile_module
+from gpuc.tools import run_spirv_dis
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import autodiff_kernels as K  # noqa: E402
+from autodiff_check import In, Out, check, to_f64  # noqa: E402
+
+BASE_SEED = int(os.environ.get("GPUC_TEST_SEED", secrets.randbits(32)))
+print(f"test_autodiff: GPUC_TEST_SEED={BASE_SEED}")
+
+
+def example(name: str) -> str:
+    return (ROOT / "examples" / f"{name}.mlir").read_text()
+
+
+def elementwise(n: int) -> tuple[tuple[int, int], object]:
+    return ((n + 63) // 64, 64), lambda r: [
+        In(r.standard_normal(n)),
+        Out(r.standard_normal(n)),
+        np.int32(n),
+    ]
+
+
+def _saxpy(r: np.random.Generator) -> list:
+    return [
+        float(r.standard_normal()),
+        In(r.standard_normal(300)),
+        Out(r.standard_normal(300)),
+        np.int32(300),
+    ]
+
+
+def _stencil(r: np.random.Generator) -> list:
+    return [
+        In(r.standard_normal(37 * 21)),
+        Out(r.standard_normal(37 * 21)),
+        np.int32(37),
+        np.int32(21),
+    ]
+
+
+def _matmul(r: np.random.Generator) -> list:
+    m, n, k = 20, 18, 35
+    return [
+        In(r.standard_normal(m * k)),
+        In(r.standard_normal(k * n)),
+        Out(r.standard_normal(m * n)),
+        np.int32(m),
+        np.int32(n),
+        np.int32(k),
+    ]
+
+
+def _reduce(r: np.random.Generator) -> list:
+    return [In(r.standard_normal(700)), Out(r.standard_normal(1)), np.int32(700)]
+
+
+def _loop(r: np.random.Generator) -> list:
+    n = 200
+    return [
+        In(r.uniform(-0.9, 0.9, n)),
+        Out(r.standard_normal(n)),
+        Out(r.standard_normal(n)),
+        np.int32(n),
+    ]
+
+
+def _softmax(r: np.random.Generator) -> list:
+    return [In(r.standard_normal(5 * 64)), Out(r.standard_normal(5 * 64))]
+
+
+KERNELS = {
+    "saxpy": (example("saxpy"), (5, 64), _saxpy),
+    "stencil2d": (example("stencil2d"), ((3, 2), (16, 16)), _stencil),
+    "matmul": (example("matmul"), ((2, 2), (16, 16)), _matmul),
+    "reduce": (example("reduce"), (3, 256), _reduce),
+    "loop": (K.LOOP, (4, 64), _loop),
+    "branches": (K.BRANCHES, *elementwise(200)),
+    "helpers": (K.HELPERS, *elementwise(200)),
+    "softmax": (K.SOFTMAX, (5, 64), _softmax),
+    "pointer_helpers": (K.POINTER_HELPERS, *elementwise(200)),
+}
+
+
+@pytest.mark.parametrize("target", ["native", "spirv"])
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_kernel_derivatives_match_finite_differences(name: str, target: str) -> None:
+    if target == "spirv":
+        pytest.importorskip("pyopencl")
+    source, launch, make_args = KERNELS[name]
+    seed = zlib.crc32(f"{BASE_SEED}:{name}:{target}".encode())
+    try:
+        check(source, name, launch, make_args, target, seed=seed)
+    except AssertionError as error:
+        raise AssertionError(f"{error} (GPUC_TEST_SEED={BASE_SEED})") from None
+
+
+def test_f64_kernels_are_differentiated_like_f32() -> None:
+    seed = zlib.crc32(f"{BASE_SEED}:f64".encode())
+    check(
+        K.BRANCHES,
+        "branches",
+        *elementwise(200),
+        "native",
+        seed=seed,
+        dtype=np.float64,
+        rtol=1e-9,
+    )
+
+
+def test_recursion_through_a_no_inline_helper() -> None:
+    """On native against finite differences; compiled for ptx (checked by
+    ptxas) and amdgpu; spirv refuses recursion with its diagnostic."""
+    seed = zlib.crc32(f"{BASE_SEED}:recursion".encode())
+    check(K.RECURSION, "recursion", *elementwise(200), "native", seed=seed)
+    ptx = gpuc.autodiff.reverse(
+        K.RECURSION, "recursion", target="ptx", cache=False, validate=True
+    )
+    assert isinstance(ptx.artefact, str) and ".func" in ptx.artefact
+    amdgpu = gpuc.autodiff.forward(
+        K.RECURSION, "recursion", target="amdgpu", cache=False
+    )
+    assert isinstance(amdgpu.artefact, bytes) and amdgpu.artefact[:4] == b"\x7fELF"
+    with pytest.raises(OpError, match="OpenCL kernels cannot recurse"):
+        gpuc.autodiff.reverse(K.RECURSION, "recursion", target="spirv", cache=False)
+
+
+FUNCTIONS = """
+gpuc.func @poly(%x: f32) -> f32 helper {
+  %c = arith.constant 0.5 : f32
+  %x2 = arith.mulf %x, %x : f32
+  %x3 = arith.mulf %x2, %x : f32
+  %s = math.sin %x : f32
+  %h = arith.mulf %c, %x3 : f32
+  %r = arith.addf %h, %s : f32
+  gpuc.return %r : f32
+}
+gpuc.func @pair(%x: f32, %y: f32, %k: i32) -> f32 helper {
+  %e = math.exp %y : f32
+  %p = arith.mulf %x, %e : f32
+  %d = arith.divf %p, %y : f32
+  %kf = arith.sitofp %k : i32 to f32
+  %r = arith.addf %d, %kf : f32
+  gpuc.return %r : f32
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["native", "spirv"])
+def test_device_function_derivatives_match_numpy(target: str) -> None:
+    """Reverse on `(f32) -> f32` is `(f32) -> f32`; forward is `(f32, f32) ->
+    f32`; reverse on two floats returns both adjoints (two results)."""
+    if target == "spirv":
+        pytest.importorskip("pyopencl")
+    rng = np.random.default_rng(zlib.crc32(f"{BASE_SEED}:functions:{target}".encode()))
+    n = 100
+    x = rng.uniform(0.5, 2.0, n).astype(np.float32)
+    y = rng.uniform(0.5, 2.0, n).astype(np.float32)
+    k = rng.integers(-3, 3, n).astype(np.int32)
+    dpoly = 1.5 * x.astype(np.float64) ** 2 + np.cos(x.astype(np.float64))
+    rev = gpuc.autodiff.reverse(FUNCTIONS, "poly", target=target, cache=False)
+    out = np.full(n, np.nan, np.float32)
+    rev["poly_reverse"][(2,), (64,)](x, out, np.int32(n))
+    np.testing.assert_allclose(out, dpoly, rtol=2e-6 * 8, atol=1e-6)
+    fwd = gpuc.autodiff.forward(FUNCTIONS, "poly", target=target, cache=False)
+    t = rng.standard_normal(n).astype(np.float32)
+    out = np.full(n, np.nan, np.float32)
+    fwd["poly_forward"][(2,), (64,)](x, t, out, np.int32(n))
+    np.testing.assert_allclose(out, dpoly * t, rtol=2e-6 * 8, atol=1e-6)
+    rev = gpuc.autodiff.reverse(FUNCTIONS, "pair", target=target, cache=False)
+    dx, dy = np.full(n, np.nan, np.float32), np.full(n, np.nan, np.float32)
+    rev["pair_reverse"][(2,), (64,)](x, y, k, dx, dy, np.int32(n))
+    x64, y64 = x.astype(np.float64), y.astype(np.float64)
+    np.testing.assert_allclose(dx, np.exp(y64) / y64, rtol=1e-5)
+    # d/dy (x e^y / y) = x e^y / y - x e^y / y^2: the tolerance follows the
+    # size of the two terms, which cancel near y = 1.
+    terms = np.abs(x64 * np.exp(y64) / y64) + np.abs(x64 * np.exp(y64) / y64**2)
+    assert np.all(np.abs(dy - x64 * np.exp(y64) * (y64 - 1) / y64**2) <= 1e-5 * terms)
+
+
+def _resolved(text: str) -> str:
+    from gpuc.context import make_context
+    from gpuc.opt import main  # noqa: F401  (the command's parser and passes)
+    from gpuc.transforms.foreign.text import parse_foreign_module
+    from gpuc.transforms.resolve_deferred import resolve_deferred
+
+    module = parse_foreign_module(text, make_context())
+    resolve_deferred(module)
+    return str(module)
+
+
+CALLS = (
+    FUNCTIONS
+    + """
+gpuc.func @k(%x: !gpuc.ptr<f32, global>, %n: i32) kernel {
+  %i = gpuc.global_id x
+  %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+  %one = arith.constant 1.0 : f32
+  %a = gpuc.deferred_call @poly(%v) #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}> : (f32) -> f32
+  %b = gpuc.deferred_call @poly(%v, %one) #gpuc.job<helper, generator = "autodiff" {mode = "forward"}> : (f32, f32) -> f32
+  %c:2 = gpuc.deferred_call @pair(%v, %a, %n) #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}> : (f32, f32, i32) -> (f32, f32)
+  %s = arith.addf %a, %b : f32
+  %t = arith.addf %s, %c#1 : f32
+  gpuc.store %t, %x[%i] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+"""  # noqa: E501
+)
+
+
+def test_forward_and_reverse_jobs_have_distinct_names_and_the_conventions_types() -> (
+    None
+):
+    text = _resolved(CALLS)
+    assert "@poly.helper.autodiff.mode_reverse(%x: f32) -> f32 helper" in text
+    assert "@poly.helper.autodiff.mode_forward(%x: f32, %dx: f32) -> f32 helper" in text
+    assert re.search(
+        r"@pair\.helper\.autodiff\.mode_reverse"
+        r"\(%x: f32, %y: f32, %k: i32\) -> \(f32, f32\)",
+        text,
+    )
+
+
+HELPER_CHAIN = """
+gpuc.func private @leaf(%a: f32) -> f32 helper {
+  %s = math.sin %a : f32
+  gpuc.return %s : f32
+}
+gpuc.func private @mid(%a: f32) -> f32 helper {
+  %r = gpuc.call @leaf(%a) : (f32) -> f32
+  %m = arith.mulf %r, %a : f32
+  gpuc.return %m : f32
+}
+gpuc.func @k(%x: !gpuc.ptr<f32, global>) kernel {
+  %i = gpuc.global_id x
+  %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+  %d = gpuc.deferred_call @mid(%v) #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}> : (f32) -> f32
+  gpuc.store %d, %x[%i] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+"""  # noqa: E501
+
+
+def test_a_callee_derivative_is_a_job_of_its_own() -> None:
+    text = _resolved(HELPER_CHAIN)
+    assert "gpuc.call @leaf.helper.autodiff.mode_reverse.seed(" in text
+    assert (
+        "@leaf.helper.autodiff.mode_reverse.seed(%a: f32, %0: f32) -> f32 helper"
+        in text.replace("%1: f32", "%0: f32")
+        or re.search(
+            r"@leaf\.helper\.autodiff\.mode_reverse\.seed\(%a: f32, %\d+: f32\) -> f32",
+            text,
+        )
+    )
+
+
+SEED = (
+    (ROOT / "examples" / "deferred_inline.mlir")
+    .read_text()
+    .replace(
+        '"mock_autodiff" {always_inline = true}',
+        '"autodiff" {mode = "reverse", always_inline = true}',
+    )
+)
+
+
+def test_the_seed_with_autodiff_leaves_one_function_per_kernel() -> None:
+    """GPUCompiler.jl PR #928's check with a real generator: the always-inline
+    derivative is inlined and removed at the dialect level on every target."""
+    assert "autodiff" in SEED
+    spirv = compile_module(SEED, "spirv", validate=True, cache=False).artefact
+    assert isinstance(spirv, bytes)
+    assert run_spirv_dis(spirv).count(" OpFunction ") == 1
+    ptx = compile_module(SEED, "ptx", validate=True, cache=False).artefact
+    assert isinstance(ptx, str)
+    assert (
+        len(re.findall(r"^\.visible \.entry ", ptx, re.M)) == 1 and ".func" not in ptx
+    )
+    native = compile_module(SEED, "native", cache=False).llvm_ir
+    assert re.findall(r"^define [^@]*@([\w.$]+)\(", native, re.M) == [
+        "__gpuc_launch_deferred_inline"
+    ]
+    amdgpu = compile_module(SEED, "amdgpu", cache=False).llvm_ir
+    assert len(re.findall(r"^define ", amdgpu, re.M)) == 1
+
+
+def test_the_seed_with_autodiff_computes_the_derivative() -> None:
+    mod = gpuc.compile(SEED, "native", cache=False)
+    rng = np.random.default_rng(zlib.crc32(f"{BASE_SEED}:seed".encode()))
+    x = rng.standard_normal(500).astype(np.float32)
+    y = np.full(500, np.nan, np.float32)
+    mod["deferred_inline"][(2,), (256,)](x, y, np.int32(500))
+    np.testing.assert_allclose(y, 6 * x.astype(np.float64) + 2, rtol=1e-5, atol=1e-5)
+
+
+def test_explain_says_which_job_made_the_derivative_and_why_it_is_gone() -> None:
+    from gpuc.explain import explain
+
+    e = explain(SEED, "ptx")
+    made = e["poly.helper.autodiff.always_inline.mode_reverse"]
+    assert made.origin["generator"] == "autodiff"
+    assert made.origin["params"] == {
+        "mode": '"reverse"',
+        "always_inline": "true",
+    } or made.origin["params"] == {"always_inline": "true", "mode": '"reverse"'}
+    assert made.status == "removed" and made.removed_by == "inline"
+    assert made.inlined_into == {"deferred_inline": 1}
+
+
+def _diagnostic(text: str) -> str:
+    with pytest.raises(OpError) as info:
+        compile_module(text, "native", cache=False)
+    return str(info.value)
+
+
+def _job(body: str, signature: str, params: str) -> str:
+    return f"""
+gpuc.func @f{signature} helper {{
+{body}
+}}
+gpuc.func @k(%x: !gpuc.ptr<f32, global>) kernel {{
+  %v = gpuc.load %x : !gpuc.ptr<f32, global>
+  %d = gpuc.deferred_call @f(%v) #gpuc.job<helper, generator = "autodiff" {params}> : (f32) -> f32
+  gpuc.store %d, %x : !gpuc.ptr<f32, global>
+  gpuc.return
+}}
+"""  # noqa: E501
+
+
+SQUARE = "  %r = arith.mulf %a, %a : f32\n  gpuc.return %r : f32"
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ("{}", '\'mode\' must be "forward" or "reverse" (given: none)'),
+        ('{mode = "sideways"}', '\'mode\' must be "forward" or "reverse"'),
+        ('{mode = "reverse", fast}', "unknown parameter(s) fast; autodiff takes mode"),
+        (
+            '{mode = "forward"}',
+            "the forward derivative of @f (f32) -> f32 has the type (f32, f32) -> f32",
+        ),
+    ],
+)
+def test_bad_jobs_are_diagnostics_listing_what_is_accepted(
+    params: str, message: str
+) -> None:
+    text = _diagnostic(_job(SQUARE, "(%a: f32) -> f32", params))
+    assert message in text
+    assert "'gpuc.deferred_call' op" in text
+
+
+def test_an_op_without_a_rule_is_a_located_diagnostic_naming_op_and_job() -> None:
+    body = (
+        "  %b = arith.bitcast %a : f32 to i32\n"
+        "  %r = arith.bitcast %b : i32 to f32\n"
+        "  gpuc.return %r : f32"
+    )
+    text = _diagnostic(_job(body, "(%a: f32) -> f32", '{mode = "reverse"}'))
+    assert "<source>:4:8: error: 'arith.bitcast' op" in text
+    assert 'job @f #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}>' in text
+    assert "has no derivative rule for 'arith.bitcast'" in text
+    text = _diagnostic(
+        _job(body, "(%a: f32) -> f32", '{mode = "forward"}')
+        .replace("@f(%v)", "@f(%v, %v)")
+        .replace("(f32) -> f32", "(f32, f32) -> f32")
+    )
+    assert "<source>:3:8: error: 'arith.bitcast' op" in text
+    assert "cannot differentiate through 'arith.bitcast'" in text
+
+
+def test_max_atomic_has_no_rule() -> None:
+    text = """
+gpuc.func @k(%x: !gpuc.ptr<f32, global>, %v: f32) kernel {
+  %o = gpuc.atomic_rmw max %x, %v : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+gpuc.func @g(%x: !gpuc.ptr<f32, global>, %dx: !gpuc.ptr<f32, global>, %v: f32, %dv: !gpuc.ptr<f32, global>) kernel {
+  %d = gpuc.deferred_call @k(%x, %dx, %v) #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}> : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, f32) -> f32
+  gpuc.store %d, %dv : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+"""  # noqa: E501
+    message = _diagnostic(text)
+    assert "<source>:3:8: error: 'gpuc.atomic_rmw' op" in message
+    assert "has no derivative rule for 'gpuc.atomic_rmw'" in message
+
+
+def test_several_float_results_need_a_seed_in_reverse_mode() -> None:
+    text = """
+gpuc.func @two(%a: f32) -> (f32, f32) helper {
+  %s = math.sin %a : f32
+  gpuc.return %s, %a : f32, f32
+}
+gpuc.func @k(%x: !gpuc.ptr<f32, global>) kernel {
+  %v = gpuc.load %x : !gpuc.ptr<f32, global>
+  %d = gpuc.deferred_call @two(%v) #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}> : (f32) -> f32
+  gpuc.store %d, %x : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+"""  # noqa: E501
+    assert (
+        "reverse mode needs one adjoint seed for each: add 'seed = true'"
+        in _diagnostic(text)
+    )
+    seeded = (
+        text.replace('{mode = "reverse"}', '{mode = "reverse", seed = true}')
+        .replace("@two(%v)", "@two(%v, %v, %v)")
+        .replace("(f32) -> f32", "(f32, f32, f32) -> f32")
+    )
+    mod = gpuc.compile(seeded, "native", cache=False)
+    x = np.array([0.7], np.float32)
+    mod["k"][(1,), (1,)](x)
+    # d/da (sin a * 0.7 + a * 0.7) at a = 0.7
+    np.testing.assert_allclose(x[0], np.cos(0.7) * 0.7 + 0.7, rtol=1e-6)
+
+
+def test_vector_arguments_are_a_diagnostic() -> None:
+    text = """
+gpuc.func @f(%a: vector<4xf32>) -> f32 helper {
+  %s = vector.extract %a[0] : f32 from vector<4xf32>
+  gpuc.return %s : f32
+}
+gpuc.func @k(%x: !gpuc.ptr<vector<4xf32>, global>, %y: !gpuc.ptr<f32, global>) kernel {
+  %v = gpuc.load %x : !gpuc.ptr<vector<4xf32>, global>
+  %d = gpuc.deferred_call @f(%v) #gpuc.job<helper, generator = "autodiff" {mode = "forward"}> : (vector<4xf32>) -> f32
+  gpuc.store %d, %y : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+"""  # noqa: E501
+    assert "not vectors or pointers to pointers" in _diagnostic(text)
+
+
+def test_a_load_whose_memory_changes_after_it_in_a_loop_is_refused() -> None:
+    """Reverse mode recomputes loop iterations; a load of memory the loop
+    overwrites would recompute another value, so it is a diagnostic."""
+    text = """
+gpuc.func @k(%x: !gpuc.ptr<f32, global>, %n: index) kernel {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %j = %c0 to %n step %c1 {
+    %v = gpuc.load %x[%c0] : !gpuc.ptr<f32, global>
+    %s = arith.mulf %v, %v : f32
+    gpuc.store %s, %x[%c0] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+gpuc.func @g(%x: !gpuc.ptr<f32, global>, %dx: !gpuc.ptr<f32, global>, %n: index) kernel {
+  gpuc.deferred_call @k(%x, %dx, %n) #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}> : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, index) -> ()
+  gpuc.return
+}
+"""  # noqa: E501
+    message = _diagnostic(text)
+    assert "<source>:6:10: error: 'gpuc.load' op" in message
+    assert "recomputes this load inside a loop" in message
+
+
+def test_f64_twin_is_well_formed() -> None:
+    assert "f64" in to_f64(K.LOOP) and "f32" not in to_f64(K.LOOP)
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+@pytest.mark.parametrize("name", ["saxpy", "stencil2d", "matmul", "reduce"])
+def test_derivative_kernels_compile_for_ptx_and_amdgpu(name: str, mode: str) -> None:
+    """ptxas accepts the derivative kernels' PTX; ld.lld links amdgpu's."""
+    make = gpuc.autodiff.forward if mode == "forward" else gpuc.autodiff.reverse
+    ptx = make(example(name), name, target="ptx", cache=False, validate=True)
+    assert isinstance(ptx.artefact, str) and f".entry {name}_{mode}" in ptx.artefact
+    amdgpu = make(example(name), name, target="amdgpu", cache=False)
+    assert isinstance(amdgpu.artefact, bytes)
+
+
+HALF = """
+gpuc.func @h(%x: f16) -> f16 helper {
+  %x2 = arith.mulf %x, %x : f16
+  %c = arith.constant 3.0 : f16
+  %r = arith.mulf %x2, %c : f16
+  %w = arith.extf %r : f16 to f32
+  %s = math.sin %w : f32
+  %t = arith.truncf %s : f32 to f16
+  gpuc.return %t : f16
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["native", "spirv"])
+def test_f16_is_differentiated_in_its_own_type(target: str) -> None:
+    """d/dx sin(3 x^2) = 6 x cos(3 x^2), through f16 ops and extf/truncf; the
+    tolerance is a few f16 roundings of the terms (2^-11 each)."""
+    if target == "spirv":
+        pytest.importorskip("pyopencl")
+    rng = np.random.default_rng(zlib.crc32(f"{BASE_SEED}:f16:{target}".encode()))
+    x = rng.uniform(0.1, 0.9, 64).astype(np.float16)
+    out = np.full(64, np.nan, np.float16)
+    mod = gpuc.autodiff.reverse(HALF, "h", target=target, cache=False)
+    mod["h_reverse"][(1,), (64,)](x, out, np.int32(64))
+    x64 = x.astype(np.float64)
+    want = 6 * x64 * np.cos(3 * x64**2)
+    tol = 6 * 2.0**-11 * (6 * x64 + np.abs(want))
+    assert np.all(np.abs(out.astype(np.float64) - want) <= tol)
+
+
+CHAIN_SEED = (
+    K.HELPERS.split("gpuc.func @helpers")[0]
+    + """
+gpuc.func @chain(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                 %n: i32) kernel {
+  %i = gpuc.global_id x
+  %ni = arith.index_cast %n : i32 to index
+  %in = arith.cmpi ult, %i, %ni : index
+  scf.if %in {
+    %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+    %two = arith.constant 2 : i32
+    %d = gpuc.deferred_call @h1(%v, %two)
+        #gpuc.job<helper, generator = "autodiff" {mode = "reverse", always_inline}>
+        : (f32, i32) -> f32
+    gpuc.store %d, %y[%i] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+"""
+)
+
+
+def test_the_seed_with_a_chain_of_helpers_leaves_one_function() -> None:
+    """The always-inline derivative and every helper job it drew in (the
+    callees' derivatives and their primal calls) are inlined and removed at
+    the dialect level: one OpFunction in SPIR-V, one .entry and no .func in
+    PTX; and the derivative matches central differences of numpy's f64."""
+    spirv = compile_module(CHAIN_SEED, "spirv", validate=True, cache=False).artefact
+    assert isinstance(spirv, bytes)
+    assert run_spirv_dis(spirv).count(" OpFunction ") == 1
+    ptx = compile_module(CHAIN_SEED, "ptx", validate=True, cache=False).artefact
+    assert isinstance(ptx, str) and ".func" not in ptx
+    rng = np.random.default_rng(zlib.crc32(f"{BASE_SEED}:chain".encode()))
+    x = rng.uniform(0.5, 2.0, 100).astype(np.float32)
+    y = np.full(100, np.nan, np.float32)
+    gpuc.compile(CHAIN_SEED, "native", cache=False)["chain"][(2,), (64,)](
+        x, y, np.int32(100)
+    )
+
+    def h1(a: np.ndarray) -> np.ndarray:
+        b = 2 * a
+        return np.tanh(np.sqrt(b) * b) / b + np.log(a)
+
+    x64, h = x.astype(np.float64), 1e-6
+    fd = (h1(x64 + h) - h1(x64 - h)) / (2 * h)
+    np.testing.assert_allclose(y, fd, rtol=1e-4, atol=1e-5)
+
+
+def test_the_cli_reports_what_autodiff_cannot_do_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """`gpuc compile` of a module whose derivative job cannot be made: the
+    located diagnostic, exit status 1, no output file."""
+    source = tmp_path / "bad.mlir"
+    source.write_text(
+        _job(
+            "  %b = arith.bitcast %a : f32 to i32\n"
+            "  %r = arith.bitcast %b : i32 to f32\n"
+            "  gpuc.return %r : f32",
+            "(%a: f32) -> f32",
+            '{mode = "reverse"}',
+        )
+    )
+    out = tmp_path / "out.ptx"
+    result = subprocess.run(
+        [sys.executable, "-m", "gpuc.cli", "compile", str(source), "-o", str(out)],
+        capture_output=True,
+    )
+    assert result.returncode == 1
+    text = result.stderr.decode()
+    assert "Traceback" not in text
+    assert f"{source}:4:8: error: 'arith.bitcast' op generator 'autodiff'" in text
+    assert not out.exists()
+
+
+def test_gpuc_autodiff_names_what_it_needs() -> None:
+    with pytest.raises(gpuc.OptionError, match="defines no gpuc.func @nope"):
+        gpuc.autodiff.reverse(FUNCTIONS, "nope", target="native")
