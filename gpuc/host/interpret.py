@@ -19,6 +19,7 @@ buffers.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,7 +28,7 @@ from math import prod
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
-from xdsl.dialects import arith, builtin, gpu, memref, vector
+from xdsl.dialects import arith, builtin, func, gpu, memref, vector
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -92,13 +93,66 @@ def dtype_of(op: Operation, element: Attribute) -> np.dtype[Any]:
 
 
 def shape_of(op: Operation, kind: Attribute, dynamic: list[int]) -> tuple[int, ...]:
-    """The shape of a memref of type `kind`, its `?` sizes taken from `dynamic`."""
+    """The shape of a memref of type `kind`, its `?` sizes taken from `dynamic`
+    (index values, signed: a negative size is an OpError at `op`)."""
     if not isinstance(kind, builtin.MemRefType):
         raise OpError(op, f"the host runner allocates ranked memrefs only, not {kind}")
     sizes = iter(dynamic)
-    return tuple(
-        int(next(sizes)) if d == builtin.DYNAMIC_INDEX else d for d in kind.get_shape()
+    shape = tuple(
+        _signed(next(sizes), builtin.IndexType()) if d == builtin.DYNAMIC_INDEX else d
+        for d in kind.get_shape()
     )
+    for dimension, size in enumerate(shape):
+        if size < 0:
+            raise OpError(
+                op,
+                f"allocates a buffer of {size} elements in dimension {dimension} "
+                f"(shape {list(shape)}); a size must be at least 0",
+            )
+    return shape
+
+
+def allocate(
+    op: Operation, kind: Attribute, dynamic: list[int]
+) -> np.ndarray[Any, Any]:
+    """A zeroed buffer for a memref of type `kind` (`?` sizes from `dynamic`),
+    or an OpError at `op` where its size is negative or more than this
+    machine's memory (which an overcommitting kernel might grant, to kill the
+    process once the kernel writes it)."""
+    assert isinstance(kind, builtin.MemRefType)
+    shape = shape_of(op, kind, dynamic)
+    dtype = dtype_of(op, kind.get_element_type())
+    nbytes = prod(shape) * dtype.itemsize
+    memory = _physical_memory()
+    if memory and nbytes > memory:
+        raise OpError(
+            op,
+            f"allocates {_bytes(nbytes)} (shape {list(shape)} of "
+            f"{kind.get_element_type()}), more "
+            f"than this machine's memory ({_bytes(memory)})",
+        )
+    try:
+        return zeros(shape, dtype)
+    except (MemoryError, ValueError) as e:
+        raise OpError(
+            op, f"cannot allocate {_bytes(nbytes)} (shape {list(shape)}): {e}"
+        ) from None
+
+
+def _physical_memory() -> int:
+    """This machine's memory in bytes (0 where the system does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return 0
+
+
+def _bytes(n: int) -> str:
+    """`n` bytes as a person reads them: 4.0 TiB, 12 bytes."""
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
 
 
 def element_value(value: Any) -> Any:
@@ -161,6 +215,26 @@ def _check_same_shape(
 
 
 @register_impls
+class CallHostFunctions(InterpreterFunctions):
+    """func.call as xDSL's, where recursion too deep for the interpreter (the
+    host code's own, unbounded or not) is an OpError at the call."""
+
+    @impl(func.CallOp)
+    def run_call(
+        self, interpreter: Interpreter, op: func.CallOp, args: PythonValues
+    ) -> PythonValues:
+        try:
+            return interpreter.call_op(op.callee, args)
+        except RecursionError:
+            raise OpError(
+                op,
+                "recurses deeper than the host runner can follow (Python's "
+                f"recursion limit, {sys.getrecursionlimit()} frames); is the "
+                "recursion bounded?",
+            ) from None
+
+
+@register_impls
 class MemRefHostFunctions(InterpreterFunctions):
     """memref ops on numpy arrays."""
 
@@ -171,8 +245,7 @@ class MemRefHostFunctions(InterpreterFunctions):
     def _allocate(
         self, op: Operation, kind: Attribute, dynamic: list[int]
     ) -> np.ndarray[Any, Any]:
-        assert isinstance(kind, builtin.MemRefType)
-        return zeros(shape_of(op, kind, dynamic), dtype_of(op, kind.get_element_type()))
+        return allocate(op, kind, dynamic)
 
     @impl(memref.AllocOp)
     def run_alloc(
@@ -330,10 +403,7 @@ class GpuHostFunctions(InterpreterFunctions):
         values = dict(zip(op.operands, args, strict=True))
         dynamic = [values[v] for v in op.dynamicSizes]
         kind = op.result.type
-        assert isinstance(kind, builtin.MemRefType)
-        array = zeros(
-            shape_of(op, kind, dynamic), dtype_of(op, kind.get_element_type())
-        )
+        array = allocate(op, kind, dynamic)
         deps = self._dependencies(op, values)
         if len(op.results) > 1:
             return (array, self._token(op, deps))
@@ -697,6 +767,11 @@ def _quotient(a: int, b: int) -> int:
     return q if (a >= 0) == (b >= 0) else -q
 
 
+def _remainder(a: int, b: int) -> int:
+    """The remainder of `_quotient`, with the dividend's sign (remsi, remui)."""
+    return a - b * _quotient(a, b)
+
+
 Binary = Callable[[Any, Any], Any]
 _FLOAT_BINARY: dict[type[Operation], Binary] = {
     arith.AddfOp: lambda a, b: a + b,
@@ -707,6 +782,7 @@ _FLOAT_BINARY: dict[type[Operation], Binary] = {
 _UNSIGNED_BINARY: dict[type[Operation], Binary] = {
     arith.DivUIOp: _quotient,
     arith.RemUIOp: lambda a, b: a % b,
+    arith.CeilDivUIOp: _ceil_div,
     arith.MaxUIOp: max,
     arith.MinUIOp: min,
     arith.ShRUIOp: lambda a, b: a >> b,
@@ -715,7 +791,21 @@ _SIGNED_BINARY: dict[type[Operation], Binary] = {
     arith.MaxSIOp: max,
     arith.MinSIOp: min,
     arith.CeilDivSIOp: _ceil_div,
+    arith.DivSIOp: _quotient,
+    arith.RemSIOp: _remainder,
+    arith.FloorDivSIOp: lambda a, b: a // b,
 }
+DIVISIONS = (
+    arith.DivUIOp,
+    arith.RemUIOp,
+    arith.CeilDivUIOp,
+    arith.DivSIOp,
+    arith.RemSIOp,
+    arith.FloorDivSIOp,
+    arith.CeilDivSIOp,
+)
+"""The integer divisions: by zero, and the signed ones of the smallest value
+by -1, undefined behaviour in MLIR (LLVM's `sdiv`, `srem`), an OpError here."""
 
 
 def _binary(op: Operation, args: PythonValues) -> Any:
@@ -723,14 +813,17 @@ def _binary(op: Operation, args: PythonValues) -> Any:
     a, b = args
     if type(op) in _FLOAT_BINARY:
         return _rounded(_FLOAT_BINARY[type(op)](float(a), float(b)), kind)
+    if type(op) in DIVISIONS and _unsigned(b, kind) == 0:
+        raise OpError(op, f"divides {_signed(a, kind)} by zero")
     if type(op) in _UNSIGNED_BINARY:
-        if type(op) in (arith.DivUIOp, arith.RemUIOp) and _unsigned(b, kind) == 0:
-            raise OpError(op, "divides by zero")
         result = _UNSIGNED_BINARY[type(op)](_unsigned(a, kind), _unsigned(b, kind))
         return _signed(result, kind)
-    if type(op) is arith.CeilDivSIOp and _signed(b, kind) == 0:
-        raise OpError(op, "divides by zero")
-    return _signed(_SIGNED_BINARY[type(op)](_signed(a, kind), _signed(b, kind)), kind)
+    a, b = _signed(a, kind), _signed(b, kind)
+    if type(op) in DIVISIONS and b == -1 and a == -(1 << (_width(kind) - 1)):
+        raise OpError(
+            op, f"divides {a}, the smallest {kind} value, by -1, which overflows"
+        )
+    return _signed(_SIGNED_BINARY[type(op)](a, b), kind)
 
 
 def _cast(op: Operation, value: Any) -> Any:
