@@ -599,7 +599,7 @@ def tracked_buffer() -> type[Any]:
     have one; what `adopt` shares is pyopencl's own, and untracked."""
     import pyopencl as cl
 
-    class TrackedBuffer(cl.Buffer):  # type: ignore[misc]
+    class TrackedBuffer(cl.Buffer):
         released = False
 
         def release(self) -> None:
