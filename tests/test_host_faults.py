@@ -32,7 +32,7 @@ def program(body: str, functions: str = "") -> str:
 """
 
 
-def constants(*values: tuple[str, int, str]) -> str:
+def constants(*values: tuple[str, float, str]) -> str:
     return "\n    ".join(
         f'%{name} = "arith.constant"() <{{value = {value} : {kind}}}> : () -> {kind}'
         for name, value, kind in values
@@ -206,3 +206,22 @@ def test_ctrl_c_stops_a_native_kernel_that_never_ends(tmp_path: Path) -> None:
     client.send_signal(signal.SIGINT)
     _, err = client.communicate(timeout=30)
     assert client.returncode == 130 and err == b""
+
+
+def test_math_gives_ieee_results_where_python_raises() -> None:
+    """Not faults: the sqrt and log of negative numbers are NaN, the log of 0
+    is -inf, an exp that overflows f32 is inf (Python's math raised)."""
+    import io
+
+    cases = [("math.sqrt", -1.0), ("math.log", 0.0), ("math.log", -1.0)]
+    cases += [("math.exp", 1000.0), ("math.exp", 88.8), ("math.sqrt", 2.0)]
+    body = "\n    ".join(
+        constants((f"a{i}", value, "f32"))
+        + f'\n    %r{i} = "{op}"(%a{i}) : (f32) -> f32'
+        f'\n    "vector.print"(%r{i}) : (f32) -> ()'
+        for i, (op, value) in enumerate(cases)
+    )
+    out = io.StringIO()
+    gpuc.run_host(program(body), "native", stdout=out)
+    printed = [v.replace("-nan", "nan") for v in out.getvalue().split()]  # x86's
+    assert printed == ["nan", "-inf", "nan", "inf", "inf", "1.41421"]

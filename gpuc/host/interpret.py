@@ -28,7 +28,7 @@ from math import prod
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
-from xdsl.dialects import arith, builtin, func, gpu, memref, vector
+from xdsl.dialects import arith, builtin, func, gpu, math, memref, vector
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -843,12 +843,26 @@ def _cast(op: Operation, value: Any) -> Any:
         return _signed(int(value), result)
     if isinstance(op, arith.NegfOp):
         return -float(value)
+    if type(op) in _FLOAT_UNARY:
+        with np.errstate(all="ignore"):
+            return _rounded(float(_FLOAT_UNARY[type(op)](np.float64(value))), result)
     return _rounded(float(value), result)  # extf, truncf
 
 
+_FLOAT_UNARY: dict[type[Operation], Callable[[Any], Any]] = {
+    math.ExpOp: np.exp,
+    math.SqrtOp: np.sqrt,
+    math.LogOp: np.log,
+}
+"""The math ops xDSL's interpreter runs with Python's `math`, which raises
+where IEEE arithmetic gives NaN or an infinity (the sqrt of -1, the log of
+0, an exp that overflows): here they give what the hardware gives."""
+
+
 class ArithHostFunctions(InterpreterFunctions):
-    """The arith ops xDSL's interpreter lacks, and float arithmetic rounded
-    to the result type (xDSL computes f32 in double precision)."""
+    """The arith ops xDSL's interpreter lacks, and float arithmetic (math's
+    exp, sqrt and log too) rounded to the result type (xDSL computes f32 in
+    double precision), with IEEE results (`_FLOAT_UNARY`)."""
 
 
 def _binary_impl(kind: type[Operation]) -> Any:
@@ -889,6 +903,7 @@ for _kind in (
     arith.ExtFOp,
     arith.TruncFOp,
     arith.NegfOp,
+    *_FLOAT_UNARY,
 ):
     setattr(ArithHostFunctions, f"run_{_kind.__name__}", _cast_impl(_kind))
 register_impls(ArithHostFunctions)
