@@ -1,8 +1,9 @@
 """`gpuc run` on host code that faults: every fault (an integer division by
-zero or that overflows, recursion deeper than the interpreter follows, an
-allocation of a negative size or of more than the machine's memory) is a
-diagnostic located at the op, exit status 1 from the command line; and
-Ctrl-C stops a native kernel that never ends (gpuc/host/runner.py)."""
+zero or that overflows, a shift by the width or more, recursion deeper than
+the interpreter follows, an allocation of a negative size or of more than
+the machine's memory) is a diagnostic located at the op, exit status 1 from
+the command line; and Ctrl-C stops a native kernel that never ends
+(gpuc/host/runner.py)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,13 @@ FAULTS = {
         5,
         "the smallest i64 value, by -1",
     ),
+    "shli": (
+        binary("arith.shli", 1, 1 << 62, "i64"),
+        5,
+        "'arith.shli' op shifts by 4611686018427387904 bits, not less than the "
+        "64 bits of i64",
+    ),
+    "shrsi": (binary("arith.shrsi", -8, 32), 5, "shifts by 32 bits"),
     "recursion": (
         RECURSE,
         7,

@@ -786,6 +786,7 @@ _UNSIGNED_BINARY: dict[type[Operation], Binary] = {
     arith.MaxUIOp: max,
     arith.MinUIOp: min,
     arith.ShRUIOp: lambda a, b: a >> b,
+    arith.ShLIOp: lambda a, b: a << b,
 }
 _SIGNED_BINARY: dict[type[Operation], Binary] = {
     arith.MaxSIOp: max,
@@ -794,7 +795,11 @@ _SIGNED_BINARY: dict[type[Operation], Binary] = {
     arith.DivSIOp: _quotient,
     arith.RemSIOp: _remainder,
     arith.FloorDivSIOp: lambda a, b: a // b,
+    arith.ShRSIOp: lambda a, b: a >> b,
 }
+SHIFTS = (arith.ShLIOp, arith.ShRSIOp, arith.ShRUIOp)
+"""A shift by the type's width or more is poison in MLIR: an OpError here
+(and no shift by 2**62 bits of a Python int)."""
 DIVISIONS = (
     arith.DivUIOp,
     arith.RemUIOp,
@@ -815,6 +820,12 @@ def _binary(op: Operation, args: PythonValues) -> Any:
         return _rounded(_FLOAT_BINARY[type(op)](float(a), float(b)), kind)
     if type(op) in DIVISIONS and _unsigned(b, kind) == 0:
         raise OpError(op, f"divides {_signed(a, kind)} by zero")
+    if type(op) in SHIFTS and _unsigned(b, kind) >= _width(kind):
+        raise OpError(
+            op,
+            f"shifts by {_unsigned(b, kind)} bits, not less than the "
+            f"{_width(kind)} bits of {kind}: the result is poison",
+        )
     if type(op) in _UNSIGNED_BINARY:
         result = _UNSIGNED_BINARY[type(op)](_unsigned(a, kind), _unsigned(b, kind))
         return _signed(result, kind)
