@@ -316,7 +316,7 @@ def serve(socket_path: str, idle: float) -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         while True:
-            children = {pid for pid in children if not os.waitpid(pid, os.WNOHANG)[0]}
+            children = {pid for pid in children if not reaped(pid)}
             for fd, pid in list(spares.items()):
                 if os.waitpid(pid, os.WNOHANG)[0]:  # died before taking one
                     os.close(fd)
@@ -361,6 +361,16 @@ def serve(socket_path: str, idle: float) -> None:
         for pid in children:
             os.waitpid(pid, 0)
         print(f"gpuc server {os.getpid()} exits", flush=True)
+
+
+def reaped(child: int) -> bool:
+    """Whether `child` has ended (then reaped, and logged if a signal ended
+    it: a client that went away, `watch_client`)."""
+    pid, status = os.waitpid(child, os.WNOHANG)
+    if pid and os.WIFSIGNALED(status):
+        name = signal.Signals(os.WTERMSIG(status)).name
+        print(f"gpuc server: {child} ended by {name}", flush=True)
+    return bool(pid)
 
 
 SPARES = 2

@@ -71,6 +71,8 @@ def test_a_client_that_goes_away_takes_its_command_with_it(
     wait_for(lambda: process_group(child) == [], 30)
     [server] = server_pids(server_dir)
     assert alive(server)  # and serves the next command
+    log = next(Path(server_dir).glob("*.log"))
+    wait_for(lambda: f"server: {child} ended by SIGKILL" in log.read_text(), 10)
     assert run([GPUC, "compile", SAXPY, "--target", "ptx"], env)[0] == 0
 
 
