@@ -165,7 +165,7 @@ def test_ctrl_c_while_the_first_client_waits_for_the_server(
     client.send_signal(signal.SIGINT)
     out, err = client.communicate(timeout=30)
     assert (client.returncode, out, err) == (130, b"", b"")
-    wait_for(lambda: server_pids(server_dir) != [], 60)  # for the fixture to stop
+    wait_for(lambda: server_pids(server_dir) != [], 120)  # for the fixture to stop
 
 
 PLUGIN = '''\
