@@ -903,7 +903,7 @@ def _cast_impl(kind: type[Operation]) -> Any:
 
 for _kind in (*_FLOAT_BINARY, *_UNSIGNED_BINARY, *_SIGNED_BINARY):
     setattr(ArithHostFunctions, f"run_{_kind.__name__}", _binary_impl(_kind))
-for _kind in (
+_CASTS: tuple[type[Operation], ...] = (
     arith.ExtUIOp,
     arith.ExtSIOp,
     arith.TruncIOp,
@@ -915,6 +915,7 @@ for _kind in (
     arith.TruncFOp,
     arith.NegfOp,
     *_FLOAT_UNARY,
-):
+)
+for _kind in _CASTS:
     setattr(ArithHostFunctions, f"run_{_kind.__name__}", _cast_impl(_kind))
 register_impls(ArithHostFunctions)
