@@ -66,6 +66,18 @@ def alloc(size: int, op: str = "memref.alloc") -> str:
     )
 
 
+DIM = program(
+    constants(("i", -1, "index"))
+    + '\n    %m = "memref.alloc"() <{operandSegmentSizes = array<i32: 0, 0>}>'
+    " : () -> memref<4xf32>"
+    '\n    %d = "memref.dim"(%m, %i) : (memref<4xf32>, index) -> index'
+)
+STEP_0 = program(
+    constants(("z", 0, "index"), ("n", 4, "index"))
+    + '\n    "scf.for"(%z, %n, %z) ({\n    ^bb0(%i: index):\n'
+    '      "scf.yield"() : () -> ()\n    }) : (index, index, index) -> ()'
+)
+
 FAULTS = {
     "divsi": (binary("arith.divsi", 7, 0), 5, "'arith.divsi' op divides 7 by zero"),
     "remsi": (binary("arith.remsi", -7, 0), 5, "'arith.remsi' op divides -7 by zero"),
@@ -89,6 +101,8 @@ FAULTS = {
         "64 bits of i64",
     ),
     "shrsi": (binary("arith.shrsi", -8, 32), 5, "shifts by 32 bits"),
+    "memref.dim": (DIM, 5, "asks for dimension -1 of a memref of rank 1"),
+    "scf.for step 0": (STEP_0, 5, "'scf.for' op steps by 0; scf.for's step must"),
     "recursion": (
         RECURSE,
         7,

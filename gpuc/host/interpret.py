@@ -28,7 +28,7 @@ from math import prod
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
-from xdsl.dialects import arith, builtin, func, gpu, math, memref, vector
+from xdsl.dialects import arith, builtin, func, gpu, math, memref, scf, vector
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -40,6 +40,7 @@ from xdsl.interpreter import (
     impl_terminator,
     register_impls,
 )
+from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Attribute, Operation
 
 from gpuc.diagnostics import OpError
@@ -215,9 +216,23 @@ def _check_same_shape(
 
 
 @register_impls
-class CallHostFunctions(InterpreterFunctions):
-    """func.call as xDSL's, where recursion too deep for the interpreter (the
-    host code's own, unbounded or not) is an OpError at the call."""
+class ControlHostFunctions(InterpreterFunctions):
+    """func.call and scf.for as xDSL's, where what would end in a Python
+    error is an OpError at the op: recursion too deep for the interpreter
+    (the host code's own, unbounded or not), a loop step that is not
+    positive (MLIR leaves it undefined; range() refused 0)."""
+
+    @impl(scf.ForOp)
+    def run_for(
+        self, interpreter: Interpreter, op: scf.ForOp, args: PythonValues
+    ) -> PythonValues:
+        step = _signed(plain(args)[2], op.step.type)
+        if step <= 0:
+            raise OpError(
+                op, f"steps by {step}; scf.for's step must be positive (MLIR)"
+            )
+        # xDSL's loop, called as its interpreter would (through its impl).
+        return ScfFunctions().run_for(interpreter, op, args).values
 
     @impl(func.CallOp)
     def run_call(
@@ -310,7 +325,13 @@ class MemRefHostFunctions(InterpreterFunctions):
     ) -> PythonValues:
         args = plain(args)
         array, index = args
-        size = int(array.shape[int(index)])
+        dimension = _signed(index, builtin.IndexType())
+        if not 0 <= dimension < array.ndim:
+            raise OpError(
+                op,
+                f"asks for dimension {dimension} of a memref of rank {array.ndim}",
+            )
+        size = int(array.shape[dimension])
         return (runtime(interpreter, size, op.results[0].type),)
 
     @impl(memref.CopyOp)

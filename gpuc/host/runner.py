@@ -78,7 +78,7 @@ def functions(
     from gpuc.host.interpret import (
         ArithHostFunctions,
         AsyncHostFunctions,
-        CallHostFunctions,
+        ControlHostFunctions,
         GpuHostFunctions,
         MemRefHostFunctions,
         RunnerUtilsFunctions,
@@ -92,7 +92,7 @@ def functions(
         MathFunctions(),
         ScfFunctions(),
         ArithHostFunctions(),
-        CallHostFunctions(),
+        ControlHostFunctions(),
         MemRefHostFunctions(module),
         GpuHostFunctions(kernels, stdout),
         AsyncHostFunctions(),
