@@ -78,6 +78,21 @@ STEP_0 = program(
     '      "scf.yield"() : () -> ()\n    }) : (index, index, index) -> ()'
 )
 
+VECTOR_LOAD = program(
+    constants(("i", 3, "index"))
+    + '\n    %m = "memref.alloc"() <{operandSegmentSizes = array<i32: 0, 0>}>'
+    " : () -> memref<4xf32>"
+    '\n    %v = "vector.load"(%m, %i) : (memref<4xf32>, index) -> vector<4xf32>'
+)
+VECTOR_STORE = VECTOR_LOAD.replace(
+    '%v = "vector.load"(%m, %i) : (memref<4xf32>, index) -> vector<4xf32>',
+    '%v = "vector.load"(%m, %z) : (memref<4xf32>, index) -> vector<4xf32>\n'
+    '    "vector.store"(%v, %m, %i) : (vector<4xf32>, memref<4xf32>, index) -> ()',
+).replace(
+    "    %i =",
+    '    %z = "arith.constant"() <{value = 0 : index}> : () -> index\n    %i =',
+)
+
 FAULTS = {
     "divsi": (binary("arith.divsi", 7, 0), 5, "'arith.divsi' op divides 7 by zero"),
     "remsi": (binary("arith.remsi", -7, 0), 5, "'arith.remsi' op divides -7 by zero"),
@@ -103,6 +118,8 @@ FAULTS = {
     "shrsi": (binary("arith.shrsi", -8, 32), 5, "shifts by 32 bits"),
     "memref.dim": (DIM, 5, "asks for dimension -1 of a memref of rank 1"),
     "scf.for step 0": (STEP_0, 5, "'scf.for' op steps by 0; scf.for's step must"),
+    "vector.load": (VECTOR_LOAD, 5, "accesses elements 3 to 6 of a row of 4"),
+    "vector.store": (VECTOR_STORE, 7, "'vector.store' op accesses elements 3 to 6"),
     "recursion": (
         RECURSE,
         7,

@@ -192,6 +192,23 @@ def in_bounds(
     return where
 
 
+def _vector_row(
+    op: Operation, array: np.ndarray[Any, Any], indices: list[Any], count: int
+) -> tuple[np.ndarray[Any, Any], int]:
+    """The innermost row `indices` point into and the first element's index
+    in it, for `count` elements from there (vector.load, vector.store); an
+    OpError where they leave the buffer (undefined behaviour in MLIR)."""
+    where = in_bounds(op, array, indices)
+    if where[-1] + count > array.shape[-1]:
+        raise OpError(
+            op,
+            f"accesses elements {where[-1]} to {where[-1] + count - 1} of a "
+            f"row of {array.shape[-1]} (buffer of shape {list(array.shape)}), "
+            "out of its bounds",
+        )
+    return array[where[:-1]], where[-1]
+
+
 PAGE = 4096
 
 
@@ -642,9 +659,8 @@ class VectorHostFunctions(InterpreterFunctions):
     ) -> PythonValues:
         args = plain(args)
         value, array, *indices = args
-        start = tuple(int(i) for i in indices)
-        row = array[start[:-1]] if array.ndim > 1 else array
-        row[start[-1] : start[-1] + value.size] = value.astype(array.dtype)
+        row, start = _vector_row(op, array, indices, value.size)
+        row[start : start + value.size] = value.astype(array.dtype)
         return ()
 
     @impl(vector.LoadOp)
@@ -654,9 +670,8 @@ class VectorHostFunctions(InterpreterFunctions):
         args = plain(args)
         array, *indices = args
         count = _vector_length(op, op.result.type)
-        start = tuple(int(i) for i in indices)
-        row = array[start[:-1]] if array.ndim > 1 else array
-        return (np.array(row[start[-1] : start[-1] + count]),)
+        row, start = _vector_row(op, array, indices, count)
+        return (np.array(row[start : start + count]),)
 
     @impl(vector.TransferReadOp)
     def run_transfer_read(
