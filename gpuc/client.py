@@ -425,6 +425,7 @@ def command(prog: str, in_process: Callable[[list[str]], int]) -> None:
     enabled, else with `in_process`, and exit with its status. Ctrl-C at any
     moment (while a server starts, or while a command's modules are imported)
     ends it with status 130 and no traceback, as in the command itself."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         fewer_collections()
         status = forward(prog, sys.argv[1:])

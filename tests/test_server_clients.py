@@ -168,6 +168,26 @@ def test_ctrl_c_while_the_first_client_waits_for_the_server(
     wait_for(lambda: server_pids(server_dir) != [], 120)  # for the fixture to stop
 
 
+def test_ctrl_c_while_the_client_module_loads(
+    server_dir: str,  # noqa: F811
+) -> None:
+    """A SIGINT as the command's console script imports gpuc (simulated: the
+    package's handler, installed for the console scripts, runs as a Ctrl-C
+    would find it) ends it with status 130 and prints nothing."""
+    script = Path(server_dir) / "gpuc"
+    script.write_text(
+        "import os, signal, sys\n"
+        "import gpuc\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"
+        "import gpuc.client\n"
+        "print('not reached')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, timeout=60
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, b"", b"")
+
+
 PLUGIN = '''\
 """A target plugin: the native target under another name, whose assembly
 listing starts with a banner."""
