@@ -254,20 +254,47 @@ def test_an_edited_plugin_makes_the_server_stale(
     assert log.count(" listening ") == 3, log
 
 
-def test_the_plugins_are_read_by_content(tmp_path: Path) -> None:
+def test_the_plugins_are_read_by_content(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Target and generator plugins alike: an edit of the same size with the
+    mtime set back changes the digest (the ctime tells)."""
     from gpuc import plugin_code
 
     package = tmp_path / "p"
     package.mkdir()
     (package / "__init__.py").write_text("X = 1\n")
-    sys.path.insert(0, str(tmp_path))
+    info = tmp_path / "p-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: p\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(
+        "[gpuc.generators]\ngen = p.sub:Gen\n[gpuc.targets]\ntgt = p:T\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    memos = (plugin_code.plugin_entry_points, plugin_code.plugin_code)
+    for memo in memos:
+        memo.cache_clear()
     try:
-        first = plugin_code.package_digest("p.sub")
-        stat = (package / "__init__.py").stat()
-        (package / "__init__.py").write_text("X = 2\n")
-        os.utime(package / "__init__.py", ns=(stat.st_atime_ns, stat.st_mtime_ns))
-        assert plugin_code.package_digest("p") not in (first, "not found")
-        assert plugin_code.package_digest("no_such_package_here") == "not found"
+        check_plugins_by_content(package)
     finally:
-        sys.path.remove(str(tmp_path))
-    assert json.dumps(plugin_code.plugin_code())  # plain data
+        for memo in memos:
+            memo.cache_clear()  # this process's plugins are not the test's
+
+
+def check_plugins_by_content(package: Path) -> None:
+    from gpuc import plugin_code
+
+    first = plugin_code.plugin_code()
+    assert [(g, n, v) for g, n, v, _ in first] == [
+        ("gpuc.generators", "gen", "p.sub:Gen"),
+        ("gpuc.targets", "tgt", "p:T"),
+    ]
+    stat = (package / "__init__.py").stat()
+    (package / "__init__.py").write_text("X = 2\n")
+    os.utime(package / "__init__.py", ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    plugin_code.plugin_code.cache_clear()
+    second = plugin_code.plugin_code()
+    assert [d for *_, d in second] != [d for *_, d in first]
+    assert "not found" not in [d for *_, d in second]
+    assert plugin_code.package_digest("no_such_package_here") == "not found"
+    assert json.dumps(second)  # plain data
