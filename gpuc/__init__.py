@@ -8,6 +8,25 @@ source).
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # the interpreter's own: instant
+import os as _os
+import sys as _sys
+
+
+def _exit_quietly(signum: int, frame: object) -> None:
+    _os._exit(130)
+
+
+if (
+    _os.path.basename(_sys.argv[0]) in ("gpuc", "gpuc-opt")
+    and getattr(_sys.modules.get("__main__"), "__file__", None) == _sys.argv[0]
+):
+    # A command's console script is importing its client (gpuc/client.py,
+    # which gives Ctrl-C back to Python once the command starts): Ctrl-C
+    # meanwhile ends it as the command would, with status 130 and no
+    # traceback; nothing was read or written yet.
+    _signal.signal(_signal.SIGINT, _exit_quietly)
+
 TYPE_CHECKING = False  # typing itself costs a command's start 2 ms
 if TYPE_CHECKING:
     from typing import Any

@@ -140,15 +140,19 @@ def compile_through(
     render the artefact kinds `emits` names for the configured target (it may
     raise: the kind is checked before the later stages run). `after_stage` and
     `after_pass` see a hit's dialect stage only."""
-    outcome = "error"
     try:
         cached = _compile_through(
             source, options, cache, stop_after, emits, dumps, after_stage, after_pass
         )
-        outcome = cached.outcome
-    finally:
+    except BaseException:
         if dumps is not None:
-            dumps.finish(outcome)
+            try:
+                dumps.finish("error")
+            except OSError:
+                pass  # what ended the compile is the error to report
+        raise
+    if dumps is not None:
+        dumps.finish(cached.outcome)
     return cached
 
 

@@ -291,7 +291,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # a command line: the compile server may run it
         from gpuc.client import forward
 
-        status = forward("gpuc", sys.argv[1:])
+        try:
+            status = forward("gpuc", sys.argv[1:])
+        except KeyboardInterrupt:  # while a server starts: as in the command
+            return 130
         if status is not None:
             return status
     input_name = "gpuc"

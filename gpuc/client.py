@@ -27,7 +27,7 @@ import os
 import signal
 import struct
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from gpuc import code_cache
 
@@ -398,23 +398,41 @@ def fewer_collections() -> None:
 def opt_main() -> None:
     """The `gpuc-opt` command: through the server where enabled, else
     gpuc.opt (which imports xDSL, so only once it is needed)."""
-    fewer_collections()
-    status = forward("gpuc-opt", sys.argv[1:])
-    if status is None:
+
+    def in_process(argv: list[str]) -> int:
         code_cache.install()
         from gpuc.opt import main
 
-        status = main(sys.argv[1:])
-    exit_now(status)
+        return main(argv)
+
+    command("gpuc-opt", in_process)
 
 
 def gpuc_main() -> None:
     """The `gpuc` command: through the server where enabled, else gpuc.cli."""
-    fewer_collections()
-    status = forward("gpuc", sys.argv[1:])
-    if status is None:
+
+    def in_process(argv: list[str]) -> int:
         code_cache.install()
         from gpuc.cli import main
 
-        status = main(sys.argv[1:])
+        return main(argv)
+
+    command("gpuc", in_process)
+
+
+def command(prog: str, in_process: Callable[[list[str]], int]) -> None:
+    """Run `prog` with this process's arguments, through the server where
+    enabled, else with `in_process`, and exit with its status. Ctrl-C at any
+    moment (while a server starts, or while a command's modules are imported)
+    ends it with status 130 and no traceback, as in the command itself."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        fewer_collections()
+        status = forward(prog, sys.argv[1:])
+        if status is None:
+            status = in_process(sys.argv[1:])
+    except KeyboardInterrupt:
+        status = 130
+    # From here on, Ctrl-C (a first one, or another) ends the process at once.
+    signal.signal(signal.SIGINT, lambda *_: os._exit(130))
     exit_now(status)

@@ -315,7 +315,19 @@ class OpError(DiagnosticException):
         self.message = message
 
     def __str__(self) -> str:
-        return format_op_diagnostic(self.op, self.message)
+        text = self.__dict__.get("text")  # an unpickled one's (`__reduce__`)
+        return (
+            str(text)
+            if text is not None
+            else format_op_diagnostic(self.op, self.message)
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its diagnostic, without the op (which belongs to a
+        module that stays in this process): an unpickled OpError has the
+        same type, `message`, args, `str()` and notes, and no `op`."""
+        state = {k: v for k, v in self.__dict__.items() if k != "op"}
+        return rebuild, (type(self), self.args, {**state, "text": str(self)})
 
 
 def format_parse_error(error: ParseError, line_offset: int = 0) -> str:
@@ -351,6 +363,22 @@ class SourceParseError(ParseError, DiagnosticException):
 
     def __str__(self) -> str:
         return self.text
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return rebuild, (type(self), self.args, dict(self.__dict__))
+
+
+def rebuild(
+    cls: type[BaseException], args: tuple[Any, ...], state: dict[str, Any]
+) -> BaseException:
+    """An exception of `cls` with `args` and attributes `state`, made without
+    calling its `__init__` (whose parameters are not its args): how the
+    exceptions whose `__init__` takes something else than their message
+    unpickle (in `compile_many`'s caller, from a worker)."""
+    error = cls.__new__(cls, *args)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 def first_failure(op: Operation) -> tuple[Operation, Exception] | None:

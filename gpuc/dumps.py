@@ -85,7 +85,7 @@ class Dumps:
             return
         file = f"{number:02d}-{name}.{ext}"
         raw = data.encode() if isinstance(data, str) else data
-        (self.directory / file).write_bytes(raw)
+        write_file(self.directory / file, raw)
         self.written.append((file, origin))
 
     def module(self, name: str, module: ModuleOp) -> None:
@@ -125,7 +125,20 @@ class Dumps:
     def finish(self, outcome: str) -> None:
         """Write the manifest: the cache's outcome, then each file and its origin."""
         lines = [f"# cache: {outcome}"] + [f"{f}\t{o}" for f, o in self.written]
-        (self.directory / MANIFEST).write_text("\n".join(lines) + "\n")
+        write_file(self.directory / MANIFEST, ("\n".join(lines) + "\n").encode())
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Write a dump file whole, or raise an OSError that names it (a write
+    error, a full disk's, does not) and leave none of it behind."""
+    try:
+        path.write_bytes(data)
+    except OSError as e:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from None
 
 
 def write_reproducer(

@@ -11,6 +11,7 @@ a directory only its user can open, and exits after `--idle` seconds without
 a command (and once no child is left).
 
     python -m gpuc.server --key KEY --socket PATH [--idle SECONDS]
+        [--request-timeout SECONDS]
 """
 
 from __future__ import annotations
@@ -23,31 +24,39 @@ import select
 import signal
 import socket
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable
 
-from gpuc.client import HEADER, MAGIC, STATUS, identity, receive_exactly, server_key
+from gpuc.client import HEADER, MAGIC, STATUS, identity, server_key
 
 MAX_REQUEST = 64 << 20
-TOOLCHAIN: tuple[object, ...] = ()
-"""The toolchain the server imported (gpuc.cache.toolchain(), at its start)."""
+REQUEST_SECONDS = 10.0
+"""How long a child waits for its client's request once it accepted the
+connection (a client sends it at once); a silent client is dropped."""
+INSTALLED: tuple[object, ...] = ()
+"""What the server imported (`installed()`, read before it imported it)."""
 
 
-def installed_toolchain() -> tuple[object, ...]:
-    """The toolchain installed now: gpuc's version and code, xDSL's and
-    llvmlite's versions and llvmlite's library, read afresh (a child's
-    caches are its own)."""
-    from gpuc import cache
+def installed() -> tuple[object, ...]:
+    """What a command's output depends on that can change on disk, read
+    afresh (a child's memos are its own): the toolchain (gpuc's version and
+    code, xDSL's and llvmlite's versions and llvmlite's library), which
+    distributions are installed (their metadata directories: a plugin comes
+    or goes with one) and the code of every target and generator plugin, by
+    content (gpuc/plugin_code.py)."""
+    from gpuc import cache, plugin_code
 
     for memo in (
         cache.metadata_directories,
         cache._dist_version,
         cache._code_fingerprint,
         cache._llvm_library,
+        plugin_code.plugin_code,
     ):
         memo.cache_clear()
-    return cache.toolchain()
+    return (cache.toolchain(), cache.metadata_directories(), plugin_code.plugin_code())
 
 
 def preload() -> None:
@@ -191,6 +200,8 @@ def run_command(request: dict[str, object]) -> int:
         else:
             print(e.code, file=sys.stderr)
             status = 1
+    except KeyboardInterrupt:  # before or after the command's own handling
+        status = 130
     except BaseException:
         traceback.print_exc()
         status = 1
@@ -203,24 +214,71 @@ def run_command(request: dict[str, object]) -> int:
 
 
 def serve_one(connection: socket.socket) -> None:
-    """In the forked child: receive one command, run it, reply its status."""
-    message, fds, _flags, _address = socket.recv_fds(connection, HEADER.size, 3)
-    if len(message) != HEADER.size or len(fds) != 3:
+    """In the forked child: receive one command, run it, reply its status.
+
+    The command runs in a process group of its own (this child, and what it
+    starts: ptxas, the SPIR-V emitter, a native kernel's threads), which is
+    killed as a whole once the client is gone (`watch_client`). A client that
+    sends no request within `REQUEST_SECONDS` is dropped."""
+    deadline = time.monotonic() + REQUEST_SECONDS
+    connection.settimeout(REQUEST_SECONDS)
+    try:
+        message, fds, _flags, _address = socket.recv_fds(connection, HEADER.size, 3)
+        if len(message) != HEADER.size or len(fds) != 3:
+            return
+        magic, size = HEADER.unpack(message)
+        if magic != MAGIC or size > MAX_REQUEST:
+            return
+        request = json.loads(receive_before(connection, size, deadline))
+    except (OSError, ValueError):  # a timeout, a hang-up, or not our protocol
         return
-    magic, size = HEADER.unpack(message)
-    if magic != MAGIC or size > MAX_REQUEST:
-        return
-    request = json.loads(receive_exactly(connection, size))
-    if request.get("identity") != identity() or installed_toolchain() != TOOLCHAIN:
+    connection.settimeout(None)
+    if request.get("identity") != identity() or installed() != INSTALLED:
         connection.sendall(STATUS.pack(b"M", 0))
         os.kill(os.getppid(), signal.SIGTERM)  # stale: the server exits
         return
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
         os.close(fd)
+    os.setpgid(0, 0)
+    done = watch_client(connection)
     connection.sendall(STATUS.pack(b"P", os.getpid()))  # whom Ctrl-C interrupts
     status = run_command(request)
+    done.set()
     connection.sendall(STATUS.pack(b"S", status))
+
+
+def receive_before(connection: socket.socket, size: int, deadline: float) -> bytes:
+    """`size` bytes, all received before `deadline` (else TimeoutError)."""
+    data = b""
+    while len(data) < size:
+        connection.settimeout(max(deadline - time.monotonic(), 0.001))
+        chunk = connection.recv(min(size - len(data), 1 << 20))
+        if not chunk:
+            raise ConnectionResetError("the client hung up mid-request")
+        data += chunk
+    return data
+
+
+def watch_client(connection: socket.socket) -> threading.Event:
+    """Watch the connection from a thread: once the client is gone (killed,
+    or ended by SIGTERM or SIGHUP: the socket hangs up) or sends anything
+    more, the command's process group is killed, this child included, unless
+    the returned event says the command is done. A thread, because the
+    command may be in native code that never returns to the interpreter (a
+    looping kernel), where no signal handler of Python's would run."""
+    done = threading.Event()
+
+    def watch() -> None:
+        poller = select.poll()
+        poller.register(connection.fileno(), select.POLLIN | select.POLLRDHUP)
+        while not poller.poll():
+            pass
+        if not done.is_set():
+            os.killpg(0, signal.SIGKILL)
+
+    threading.Thread(target=watch, name="gpuc-client-watch", daemon=True).start()
+    return done
 
 
 def fork_child(listener: socket.socket, connection: socket.socket) -> int:
@@ -258,7 +316,7 @@ def serve(socket_path: str, idle: float) -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         while True:
-            children = {pid for pid in children if not os.waitpid(pid, os.WNOHANG)[0]}
+            children = {pid for pid in children if not reaped(pid)}
             for fd, pid in list(spares.items()):
                 if os.waitpid(pid, os.WNOHANG)[0]:  # died before taking one
                     os.close(fd)
@@ -303,6 +361,16 @@ def serve(socket_path: str, idle: float) -> None:
         for pid in children:
             os.waitpid(pid, 0)
         print(f"gpuc server {os.getpid()} exits", flush=True)
+
+
+def reaped(child: int) -> bool:
+    """Whether `child` has ended (then reaped, and logged if a signal ended
+    it: a client that went away, `watch_client`)."""
+    pid, status = os.waitpid(child, os.WNOHANG)
+    if pid and os.WIFSIGNALED(status):
+        name = signal.Signals(os.WTERMSIG(status)).name
+        print(f"gpuc server: {child} ended by {name}", flush=True)
+    return bool(pid)
 
 
 SPARES = 2
@@ -401,18 +469,22 @@ def read_pid(path: str) -> int | None:
 
 
 def main() -> None:
+    global INSTALLED, REQUEST_SECONDS
     parser = argparse.ArgumentParser(prog="python -m gpuc.server")
     parser.add_argument("--key", required=True)
     parser.add_argument("--socket", required=True)
     parser.add_argument("--idle", type=float, default=900.0)
+    parser.add_argument("--request-timeout", type=float, default=REQUEST_SECONDS)
     args = parser.parse_args()
-    global TOOLCHAIN
+    REQUEST_SECONDS = args.request_timeout
     from gpuc import code_cache
 
     code_cache.install()
+    # Read before the imports: a plugin edited meanwhile makes the first
+    # command find the server stale, rather than run code older than this.
+    INSTALLED = installed()
     preload()
     code_cache.save()
-    TOOLCHAIN = installed_toolchain()
     own = server_key()
     if args.key != own:
         sys.exit(f"gpuc server: asked for {args.key}, but this installation is {own}")

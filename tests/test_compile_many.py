@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import gpuc
+from gpuc.diagnostics import OpError
 from gpuc.driver import OptionError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,6 +125,12 @@ def test_dask_local_cluster(cache_dir: Path) -> None:
     ):
         todo = variants()[:3]
         shipped = gpuc.compile_many(todo, executor=client.get_executor())
+        # A variant that fails to verify: its own OpError, pickled by Dask.
+        bad = "gpuc.func @k(%a: f32) -> f32 kernel {\n  gpuc.return %a : f32\n}\n"
+        with pytest.raises(OpError, match="kernel @k returns"):
+            gpuc.compile_many(
+                [todo[0], {"source": bad}], executor=client.get_executor()
+            )
     for variant, module in zip(todo, shipped, strict=True):
         same(gpuc.compile(cache=False, **variant), module)  # type: ignore[arg-type]
 

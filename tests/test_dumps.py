@@ -181,3 +181,34 @@ def test_api_reproducer_with_a_dump_directory(
     )
     run = subprocess.run([sys.executable, str(repro / "repro.py")], capture_output=True)
     assert run.returncode == 0, run.stderr
+
+
+def test_a_full_disk_names_the_dump_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A write that fails (here ENOSPC at the fourth stage, as on a full disk,
+    where the error of a write names no file) names the dump file, leaves
+    none of it behind, and is the error reported (not the manifest's)."""
+    import errno
+
+    write_bytes = Path.write_bytes
+
+    def full(path: Path, data: bytes) -> int:
+        if path.parent.name == "saxpy" and not path.name.startswith(("00", "01", "02")):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return write_bytes(path, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    monkeypatch.setenv("GPUC_CACHE", "0")
+    dumps = tmp_path / "dumps"
+    with pytest.raises(OSError) as raised:
+        gpuc.compile(str(SAXPY), target="ptx", dump_dir=dumps)
+    named = dumps / "saxpy" / f"03-{STAGES[3]}.mlir"
+    assert raised.value.filename == str(named)
+    assert raised.value.errno == errno.ENOSPC
+    assert sorted(p.name for p in named.parent.iterdir()) == [
+        f"0{i}-{STAGES[i]}.mlir" for i in range(3)
+    ]
+    status = main(["compile", str(SAXPY), "--target", "ptx", "--dump-dir", str(dumps)])
+    err = capsys.readouterr().err
+    assert status == 1 and f"'{named}': No space left on device" in err, err

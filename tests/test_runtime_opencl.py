@@ -93,6 +93,28 @@ def test_launch_checks(ex: OpenCLExecutor) -> None:
         ex.launch("saxpy", 0, 4, (1.0, x, x, 4))
 
 
+def test_a_released_buffer_is_an_error_not_a_crash(ex: OpenCLExecutor) -> None:
+    """A device array whose buffer was released (pyopencl's release(), which
+    leaves the handle pointing at freed memory: Intel's runtime crashed on
+    it) is refused by every use, and the others are not affected."""
+    x = ex.to_device(np.arange(4, dtype=np.float32))
+    y = ex.to_device(np.ones(4, np.float32))
+    view = ex.host_view(np.zeros(4, np.float32))
+    for array in (x, view):
+        array.handle.release()
+    released = "the device array's OpenCL buffer was released"
+    with pytest.raises(LaunchError, match=f"copy_to_host: {released}"):
+        x.copy_to_host()
+    with pytest.raises(LaunchError, match=f"copy_from_host: {released}"):
+        x.copy_from_host(np.zeros(4, np.float32))
+    with pytest.raises(LaunchError, match=f"argument 'x': {released}"):
+        ex.launch("saxpy", 1, 4, (2.0, x, y, 4))
+    with pytest.raises(LaunchError, match=f"sync_host_view: {released}"):
+        ex.sync_host_view(view)
+    ex.launch("saxpy", 1, 4, (2.0, y, y, 4))
+    assert list(y.copy_to_host()) == [3.0] * 4
+
+
 def test_too_much_local_memory_is_refused(spirv: bytes) -> None:
     greedy = KernelSignature(
         "bsum", BSUM_SIG.params, uses_barrier=True, static_shared_bytes=1 << 30

@@ -226,15 +226,20 @@ def alive(pid: int) -> bool:
         return False
 
 
-def test_stale_socket_is_replaced(server_dir: str) -> None:
-    env = environment(server_dir)
-    key = subprocess.run(
+def key_of(env: dict[str, str]) -> str:
+    """The key of the server that clients with environment `env` use."""
+    return subprocess.run(
         [sys.executable, "-c", "import gpuc.client as c; print(c.server_key())"],
         capture_output=True,
         text=True,
         env=env,
         check=True,
     ).stdout.strip()
+
+
+def test_stale_socket_is_replaced(server_dir: str) -> None:
+    env = environment(server_dir)
+    key = key_of(env)
     stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     stale.bind(os.path.join(server_dir, f"s-{key}.sock"))
     stale.close()  # the file stays; nothing listens
@@ -261,7 +266,8 @@ def test_server_killed_mid_command(server_dir: str) -> None:
     wait_for(lambda: children(server_dir) == 2)
     [child] = child_pids(server_dir)[1:]
     wait_for(lambda: reading_stdin(child))  # the command has started
-    os.killpg(server, signal.SIGKILL)  # the server and its children
+    os.killpg(server, signal.SIGKILL)  # the server and its spares
+    os.killpg(child, signal.SIGKILL)  # the command's process group
     wait_for(lambda: not alive(child))  # before stdin has anything to read
     out, err = client.communicate(TINY.encode(), timeout=120)
     assert client.returncode == 0, err

@@ -34,9 +34,10 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from gpuc.dialects.attrs import JobAttr
 from gpuc.dialects.functions import FuncOp
+from gpuc.plugin_code import GENERATORS_GROUP
 from gpuc.registry import lazy
 
-ENTRY_POINT_GROUP = "gpuc.generators"
+ENTRY_POINT_GROUP = GENERATORS_GROUP
 
 SHIPPED: dict[str, str] = {
     "autodiff": "gpuc.generators.autodiff:Autodiff",

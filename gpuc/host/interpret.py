@@ -19,6 +19,7 @@ buffers.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,7 +28,7 @@ from math import prod
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
-from xdsl.dialects import arith, builtin, gpu, memref, vector
+from xdsl.dialects import arith, builtin, func, gpu, math, memref, scf, vector
 from xdsl.interpreter import (
     Interpreter,
     InterpreterFunctions,
@@ -39,6 +40,7 @@ from xdsl.interpreter import (
     impl_terminator,
     register_impls,
 )
+from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Attribute, Operation
 
 from gpuc.diagnostics import OpError
@@ -92,13 +94,66 @@ def dtype_of(op: Operation, element: Attribute) -> np.dtype[Any]:
 
 
 def shape_of(op: Operation, kind: Attribute, dynamic: list[int]) -> tuple[int, ...]:
-    """The shape of a memref of type `kind`, its `?` sizes taken from `dynamic`."""
+    """The shape of a memref of type `kind`, its `?` sizes taken from `dynamic`
+    (index values, signed: a negative size is an OpError at `op`)."""
     if not isinstance(kind, builtin.MemRefType):
         raise OpError(op, f"the host runner allocates ranked memrefs only, not {kind}")
     sizes = iter(dynamic)
-    return tuple(
-        int(next(sizes)) if d == builtin.DYNAMIC_INDEX else d for d in kind.get_shape()
+    shape = tuple(
+        _signed(next(sizes), builtin.IndexType()) if d == builtin.DYNAMIC_INDEX else d
+        for d in kind.get_shape()
     )
+    for dimension, size in enumerate(shape):
+        if size < 0:
+            raise OpError(
+                op,
+                f"allocates a buffer of {size} elements in dimension {dimension} "
+                f"(shape {list(shape)}); a size must be at least 0",
+            )
+    return shape
+
+
+def allocate(
+    op: Operation, kind: Attribute, dynamic: list[int]
+) -> np.ndarray[Any, Any]:
+    """A zeroed buffer for a memref of type `kind` (`?` sizes from `dynamic`),
+    or an OpError at `op` where its size is negative or more than this
+    machine's memory (which an overcommitting kernel might grant, to kill the
+    process once the kernel writes it)."""
+    assert isinstance(kind, builtin.MemRefType)
+    shape = shape_of(op, kind, dynamic)
+    dtype = dtype_of(op, kind.get_element_type())
+    nbytes = prod(shape) * dtype.itemsize
+    memory = _physical_memory()
+    if memory and nbytes > memory:
+        raise OpError(
+            op,
+            f"allocates {_bytes(nbytes)} (shape {list(shape)} of "
+            f"{kind.get_element_type()}), more "
+            f"than this machine's memory ({_bytes(memory)})",
+        )
+    try:
+        return zeros(shape, dtype)
+    except (MemoryError, ValueError) as e:
+        raise OpError(
+            op, f"cannot allocate {_bytes(nbytes)} (shape {list(shape)}): {e}"
+        ) from None
+
+
+def _physical_memory() -> int:
+    """This machine's memory in bytes (0 where the system does not say)."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return 0
+
+
+def _bytes(n: int) -> str:
+    """`n` bytes as a person reads them: 4.0 TiB, 12 bytes."""
+    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
 
 
 def element_value(value: Any) -> Any:
@@ -137,6 +192,23 @@ def in_bounds(
     return where
 
 
+def _vector_row(
+    op: Operation, array: np.ndarray[Any, Any], indices: list[Any], count: int
+) -> tuple[np.ndarray[Any, Any], int]:
+    """The innermost row `indices` point into and the first element's index
+    in it, for `count` elements from there (vector.load, vector.store); an
+    OpError where they leave the buffer (undefined behaviour in MLIR)."""
+    where = in_bounds(op, array, indices)
+    if where[-1] + count > array.shape[-1]:
+        raise OpError(
+            op,
+            f"accesses elements {where[-1]} to {where[-1] + count - 1} of a "
+            f"row of {array.shape[-1]} (buffer of shape {list(array.shape)}), "
+            "out of its bounds",
+        )
+    return array[where[:-1]], where[-1]
+
+
 PAGE = 4096
 
 
@@ -161,6 +233,40 @@ def _check_same_shape(
 
 
 @register_impls
+class ControlHostFunctions(InterpreterFunctions):
+    """func.call and scf.for as xDSL's, where what would end in a Python
+    error is an OpError at the op: recursion too deep for the interpreter
+    (the host code's own, unbounded or not), a loop step that is not
+    positive (MLIR leaves it undefined; range() refused 0)."""
+
+    @impl(scf.ForOp)
+    def run_for(
+        self, interpreter: Interpreter, op: scf.ForOp, args: PythonValues
+    ) -> PythonValues:
+        step = _signed(plain(args)[2], op.step.type)
+        if step <= 0:
+            raise OpError(
+                op, f"steps by {step}; scf.for's step must be positive (MLIR)"
+            )
+        # xDSL's loop, called as its interpreter would (through its impl).
+        return ScfFunctions().run_for(interpreter, op, args).values
+
+    @impl(func.CallOp)
+    def run_call(
+        self, interpreter: Interpreter, op: func.CallOp, args: PythonValues
+    ) -> PythonValues:
+        try:
+            return interpreter.call_op(op.callee, args)
+        except RecursionError:
+            raise OpError(
+                op,
+                "recurses deeper than the host runner can follow (Python's "
+                f"recursion limit, {sys.getrecursionlimit()} frames); is the "
+                "recursion bounded?",
+            ) from None
+
+
+@register_impls
 class MemRefHostFunctions(InterpreterFunctions):
     """memref ops on numpy arrays."""
 
@@ -171,8 +277,7 @@ class MemRefHostFunctions(InterpreterFunctions):
     def _allocate(
         self, op: Operation, kind: Attribute, dynamic: list[int]
     ) -> np.ndarray[Any, Any]:
-        assert isinstance(kind, builtin.MemRefType)
-        return zeros(shape_of(op, kind, dynamic), dtype_of(op, kind.get_element_type()))
+        return allocate(op, kind, dynamic)
 
     @impl(memref.AllocOp)
     def run_alloc(
@@ -237,7 +342,13 @@ class MemRefHostFunctions(InterpreterFunctions):
     ) -> PythonValues:
         args = plain(args)
         array, index = args
-        size = int(array.shape[int(index)])
+        dimension = _signed(index, builtin.IndexType())
+        if not 0 <= dimension < array.ndim:
+            raise OpError(
+                op,
+                f"asks for dimension {dimension} of a memref of rank {array.ndim}",
+            )
+        size = int(array.shape[dimension])
         return (runtime(interpreter, size, op.results[0].type),)
 
     @impl(memref.CopyOp)
@@ -330,10 +441,7 @@ class GpuHostFunctions(InterpreterFunctions):
         values = dict(zip(op.operands, args, strict=True))
         dynamic = [values[v] for v in op.dynamicSizes]
         kind = op.result.type
-        assert isinstance(kind, builtin.MemRefType)
-        array = zeros(
-            shape_of(op, kind, dynamic), dtype_of(op, kind.get_element_type())
-        )
+        array = allocate(op, kind, dynamic)
         deps = self._dependencies(op, values)
         if len(op.results) > 1:
             return (array, self._token(op, deps))
@@ -551,9 +659,8 @@ class VectorHostFunctions(InterpreterFunctions):
     ) -> PythonValues:
         args = plain(args)
         value, array, *indices = args
-        start = tuple(int(i) for i in indices)
-        row = array[start[:-1]] if array.ndim > 1 else array
-        row[start[-1] : start[-1] + value.size] = value.astype(array.dtype)
+        row, start = _vector_row(op, array, indices, value.size)
+        row[start : start + value.size] = value.astype(array.dtype)
         return ()
 
     @impl(vector.LoadOp)
@@ -563,9 +670,8 @@ class VectorHostFunctions(InterpreterFunctions):
         args = plain(args)
         array, *indices = args
         count = _vector_length(op, op.result.type)
-        start = tuple(int(i) for i in indices)
-        row = array[start[:-1]] if array.ndim > 1 else array
-        return (np.array(row[start[-1] : start[-1] + count]),)
+        row, start = _vector_row(op, array, indices, count)
+        return (np.array(row[start : start + count]),)
 
     @impl(vector.TransferReadOp)
     def run_transfer_read(
@@ -697,6 +803,11 @@ def _quotient(a: int, b: int) -> int:
     return q if (a >= 0) == (b >= 0) else -q
 
 
+def _remainder(a: int, b: int) -> int:
+    """The remainder of `_quotient`, with the dividend's sign (remsi, remui)."""
+    return a - b * _quotient(a, b)
+
+
 Binary = Callable[[Any, Any], Any]
 _FLOAT_BINARY: dict[type[Operation], Binary] = {
     arith.AddfOp: lambda a, b: a + b,
@@ -707,15 +818,35 @@ _FLOAT_BINARY: dict[type[Operation], Binary] = {
 _UNSIGNED_BINARY: dict[type[Operation], Binary] = {
     arith.DivUIOp: _quotient,
     arith.RemUIOp: lambda a, b: a % b,
+    arith.CeilDivUIOp: _ceil_div,
     arith.MaxUIOp: max,
     arith.MinUIOp: min,
     arith.ShRUIOp: lambda a, b: a >> b,
+    arith.ShLIOp: lambda a, b: a << b,
 }
 _SIGNED_BINARY: dict[type[Operation], Binary] = {
     arith.MaxSIOp: max,
     arith.MinSIOp: min,
     arith.CeilDivSIOp: _ceil_div,
+    arith.DivSIOp: _quotient,
+    arith.RemSIOp: _remainder,
+    arith.FloorDivSIOp: lambda a, b: a // b,
+    arith.ShRSIOp: lambda a, b: a >> b,
 }
+SHIFTS = (arith.ShLIOp, arith.ShRSIOp, arith.ShRUIOp)
+"""A shift by the type's width or more is poison in MLIR: an OpError here
+(and no shift by 2**62 bits of a Python int)."""
+DIVISIONS = (
+    arith.DivUIOp,
+    arith.RemUIOp,
+    arith.CeilDivUIOp,
+    arith.DivSIOp,
+    arith.RemSIOp,
+    arith.FloorDivSIOp,
+    arith.CeilDivSIOp,
+)
+"""The integer divisions: by zero, and the signed ones of the smallest value
+by -1, undefined behaviour in MLIR (LLVM's `sdiv`, `srem`), an OpError here."""
 
 
 def _binary(op: Operation, args: PythonValues) -> Any:
@@ -723,14 +854,23 @@ def _binary(op: Operation, args: PythonValues) -> Any:
     a, b = args
     if type(op) in _FLOAT_BINARY:
         return _rounded(_FLOAT_BINARY[type(op)](float(a), float(b)), kind)
+    if type(op) in DIVISIONS and _unsigned(b, kind) == 0:
+        raise OpError(op, f"divides {_signed(a, kind)} by zero")
+    if type(op) in SHIFTS and _unsigned(b, kind) >= _width(kind):
+        raise OpError(
+            op,
+            f"shifts by {_unsigned(b, kind)} bits, not less than the "
+            f"{_width(kind)} bits of {kind}: the result is poison",
+        )
     if type(op) in _UNSIGNED_BINARY:
-        if type(op) in (arith.DivUIOp, arith.RemUIOp) and _unsigned(b, kind) == 0:
-            raise OpError(op, "divides by zero")
         result = _UNSIGNED_BINARY[type(op)](_unsigned(a, kind), _unsigned(b, kind))
         return _signed(result, kind)
-    if type(op) is arith.CeilDivSIOp and _signed(b, kind) == 0:
-        raise OpError(op, "divides by zero")
-    return _signed(_SIGNED_BINARY[type(op)](_signed(a, kind), _signed(b, kind)), kind)
+    a, b = _signed(a, kind), _signed(b, kind)
+    if type(op) in DIVISIONS and b == -1 and a == -(1 << (_width(kind) - 1)):
+        raise OpError(
+            op, f"divides {a}, the smallest {kind} value, by -1, which overflows"
+        )
+    return _signed(_SIGNED_BINARY[type(op)](a, b), kind)
 
 
 def _cast(op: Operation, value: Any) -> Any:
@@ -750,12 +890,26 @@ def _cast(op: Operation, value: Any) -> Any:
         return _signed(int(value), result)
     if isinstance(op, arith.NegfOp):
         return -float(value)
+    if type(op) in _FLOAT_UNARY:
+        with np.errstate(all="ignore"):
+            return _rounded(float(_FLOAT_UNARY[type(op)](np.float64(value))), result)
     return _rounded(float(value), result)  # extf, truncf
 
 
+_FLOAT_UNARY: dict[type[Operation], Callable[[Any], Any]] = {
+    math.ExpOp: np.exp,
+    math.SqrtOp: np.sqrt,
+    math.LogOp: np.log,
+}
+"""The math ops xDSL's interpreter runs with Python's `math`, which raises
+where IEEE arithmetic gives NaN or an infinity (the sqrt of -1, the log of
+0, an exp that overflows): here they give what the hardware gives."""
+
+
 class ArithHostFunctions(InterpreterFunctions):
-    """The arith ops xDSL's interpreter lacks, and float arithmetic rounded
-    to the result type (xDSL computes f32 in double precision)."""
+    """The arith ops xDSL's interpreter lacks, and float arithmetic (math's
+    exp, sqrt and log too) rounded to the result type (xDSL computes f32 in
+    double precision), with IEEE results (`_FLOAT_UNARY`)."""
 
 
 def _binary_impl(kind: type[Operation]) -> Any:
@@ -785,7 +939,7 @@ def _cast_impl(kind: type[Operation]) -> Any:
 
 for _kind in (*_FLOAT_BINARY, *_UNSIGNED_BINARY, *_SIGNED_BINARY):
     setattr(ArithHostFunctions, f"run_{_kind.__name__}", _binary_impl(_kind))
-for _kind in (
+_CASTS: tuple[type[Operation], ...] = (
     arith.ExtUIOp,
     arith.ExtSIOp,
     arith.TruncIOp,
@@ -796,6 +950,8 @@ for _kind in (
     arith.ExtFOp,
     arith.TruncFOp,
     arith.NegfOp,
-):
+    *_FLOAT_UNARY,
+)
+for _kind in _CASTS:
     setattr(ArithHostFunctions, f"run_{_kind.__name__}", _cast_impl(_kind))
 register_impls(ArithHostFunctions)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -78,6 +78,7 @@ def functions(
     from gpuc.host.interpret import (
         ArithHostFunctions,
         AsyncHostFunctions,
+        ControlHostFunctions,
         GpuHostFunctions,
         MemRefHostFunctions,
         RunnerUtilsFunctions,
@@ -91,6 +92,7 @@ def functions(
         MathFunctions(),
         ScfFunctions(),
         ArithHostFunctions(),
+        ControlHostFunctions(),
         MemRefHostFunctions(module),
         GpuHostFunctions(kernels, stdout),
         AsyncHostFunctions(),
@@ -254,4 +256,30 @@ def run_command(path: str, target: str, entry: str) -> None:
         raise UsageError(f"no such file: {path}")
     else:
         module = parse_host_module(path)
-    run_host(module, target, entry=entry)
+    interruptible(lambda: run_host(module, target, entry=entry))
+
+
+def interruptible(call: Callable[[], object]) -> None:
+    """`call()` run in a thread of its own and waited for here, so that
+    Ctrl-C ends the command at once even while a native kernel runs (JIT
+    code, which never returns to the interpreter where Python's SIGINT
+    handler would run): the KeyboardInterrupt is raised here, in the main
+    thread; the command ends with status 130, and the process ends with it
+    (gpuc.client.exit_now), the runaway thread included. Its errors are
+    raised here as its own."""
+    import threading
+
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as e:
+            failed.append(e)
+
+    worker = threading.Thread(target=run, name="gpuc-run", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.25)
+    if failed:
+        raise failed[0]

@@ -20,6 +20,7 @@ import tempfile
 import threading
 import warnings
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -350,7 +351,7 @@ class OpenCLExecutor:
         import pyopencl as cl
 
         array = OpenCLArray(self, None, shape, dtype)
-        array.handle = cl.Buffer(
+        array.handle = tracked_buffer()(
             self.context, cl.mem_flags.READ_WRITE, size=max(1, array.nbytes)
         )
         return array
@@ -375,7 +376,7 @@ class OpenCLExecutor:
         if not host.flags.c_contiguous or host.nbytes == 0:
             raise LaunchError("host_view: the array must be contiguous and not empty")
         flags = cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR
-        buffer = cl.Buffer(self.context, flags, hostbuf=host)
+        buffer = tracked_buffer()(self.context, flags, hostbuf=host)
         view = OpenCLArray(self, buffer, host.shape, host.dtype)
         view.host = host  # the buffer's memory, kept alive with it
         return view
@@ -387,8 +388,9 @@ class OpenCLExecutor:
 
         queue = self._queue(stream)
         flags: Any = cl.map_flags.READ | cl.map_flags.WRITE
+        buffer = view.buffer("sync_host_view")
         mapped, _ = cl.enqueue_map_buffer(
-            queue, view.handle, flags, 0, view.shape, view.dtype, is_blocking=True
+            queue, buffer, flags, 0, view.shape, view.dtype, is_blocking=True
         )
         mapped.base.release(queue)
         queue.finish()
@@ -449,6 +451,7 @@ class OpenCLExecutor:
                     "of another executor; copy it to the host, or make it with "
                     "this module's to_device"
                 )
+            array.buffer(f"kernel '{name}': argument '{param.name}'")
         try:
             if any(True for _ in launch.arrays()):
                 self._launch_copying(launch, queue)
@@ -563,12 +566,13 @@ class OpenCLArray(DeviceArray):
     ) -> np.ndarray[Any, Any]:
         import pyopencl as cl
 
+        buffer = self.buffer("copy_to_host")
         if out is None:
             out = np.empty(self.shape, self.dtype)
         out = self.check_host(out, "copy_to_host")
         if self.nbytes:
             queue = self.executor._queue(stream)
-            cl.enqueue_copy(queue, out, self.handle, is_blocking=stream is None)
+            cl.enqueue_copy(queue, out, buffer, is_blocking=stream is None)
         return out
 
     def copy_from_host(
@@ -576,10 +580,41 @@ class OpenCLArray(DeviceArray):
     ) -> None:
         import pyopencl as cl
 
+        buffer = self.buffer("copy_from_host")
         host = self.check_host(host, "copy_from_host")
         if self.nbytes:
             queue = self.executor._queue(stream)
-            cl.enqueue_copy(queue, self.handle, host, is_blocking=stream is None)
+            cl.enqueue_copy(queue, buffer, host, is_blocking=stream is None)
+
+    def buffer(self, what: str) -> Any:
+        """The array's OpenCL buffer, or a LaunchError naming `what` where it
+        was released (`handle.release()`: the runtime would read freed memory;
+        Intel's CPU runtime crashes the process)."""
+        if getattr(self.handle, "released", False):
+            raise LaunchError(
+                f"{what}: the device array's OpenCL buffer was released "
+                "(its handle's release()); it can no longer be read, written "
+                "or launched on: make another with empty() or to_device()"
+            )
+        return self.handle
+
+
+@cache
+def tracked_buffer() -> type[Any]:
+    """pyopencl's Buffer, remembering whether it was released (`released`),
+    which pyopencl does not say: every use of a released buffer reads freed
+    memory. The device arrays gpuc makes (`empty`, `to_device`, `host_view`)
+    have one; what `adopt` shares is pyopencl's own, and untracked."""
+    import pyopencl as cl
+
+    class TrackedBuffer(cl.Buffer):
+        released = False
+
+        def release(self) -> None:
+            self.released = True
+            super().release()
+
+    return TrackedBuffer
 
 
 class OpenCLEvent(Event):

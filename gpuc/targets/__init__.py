@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from xdsl.utils.exceptions import DiagnosticException
 
+from gpuc.plugin_code import TARGETS_GROUP
+
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
@@ -38,7 +40,7 @@ BUILTIN_TARGETS: dict[str, str] = {
 }
 """Target name -> "module:Target subclass", imported when first asked for."""
 
-ENTRY_POINT_GROUP = "gpuc.targets"
+ENTRY_POINT_GROUP = TARGETS_GROUP
 
 _registered: dict[str, type[Target] | str] = {}
 
