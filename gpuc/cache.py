@@ -40,6 +40,7 @@ from functools import cache
 from pathlib import Path
 
 from gpuc import cache_dir
+from gpuc.plugin_code import plugins as plugins
 
 FORMAT = 1
 """The entry format and key schema; a change makes every old entry a miss."""
@@ -596,81 +597,6 @@ def file_digest(path: str | os.PathLike[str]) -> str | None:
             return hashlib.file_digest(f, "sha256").hexdigest()
     except OSError:
         return None
-
-
-PLUGIN_GROUPS = ("gpuc.targets", "gpuc.generators")
-"""The entry-point groups of gpuc's plugins."""
-
-
-@cache
-def plugins() -> tuple[object, ...]:
-    """Every installed gpuc plugin (a target or generator registered under
-    `PLUGIN_GROUPS` by any distribution on `sys.path`, editable ones
-    included): its group, name, object, distribution (name and version) and
-    the content of its code (`package_digest`). Another distribution
-    installed, upgraded or removed changes nothing here; a plugin's code
-    edited in place does. Read from the metadata directories' entry_points.txt
-    without importlib.metadata (tens of milliseconds)."""
-    found: set[tuple[object, ...]] = set()
-    for entry in sys.path:
-        try:
-            names = sorted(os.listdir(entry or "."))
-        except OSError:
-            continue
-        for name in names:
-            if not name.endswith((".dist-info", ".egg-info")):
-                continue
-            try:
-                with open(os.path.join(entry or ".", name, "entry_points.txt")) as f:
-                    text = f.read()
-            except (OSError, UnicodeDecodeError):
-                continue
-            for group, plugin, value in _entry_points(text):
-                if group in PLUGIN_GROUPS:
-                    module = value.partition(":")[0].strip()
-                    found.add((group, plugin, value, name, package_digest(module)))
-    return tuple(sorted(found, key=repr))
-
-
-def _entry_points(text: str) -> Iterator[tuple[str, str, str]]:
-    """(group, name, value) of an entry_points.txt."""
-    group = ""
-    for line in text.splitlines():
-        line = line.strip()
-        if line.startswith("[") and line.endswith("]"):
-            group = line[1:-1].strip()
-        elif "=" in line and not line.startswith(("#", ";")):
-            name, _, value = line.partition("=")
-            yield group, name.strip(), value.strip()
-
-
-def package_digest(module: str) -> str:
-    """The content of the code of the top-level package that holds `module`
-    (every source and extension file in it), found without importing it."""
-    from importlib.machinery import all_suffixes
-    from importlib.util import find_spec
-
-    top = module.split(".")[0]
-    try:
-        spec = find_spec(top)
-    except (ImportError, ValueError):
-        spec = None
-    if spec is None:
-        return "missing"
-    files: list[str] = []
-    if spec.submodule_search_locations:
-        suffixes = tuple(all_suffixes())
-        for root in sorted(spec.submodule_search_locations):
-            for directory, subdirs, names in os.walk(root):
-                subdirs[:] = sorted(d for d in subdirs if d != "__pycache__")
-                files += [
-                    os.path.join(directory, n)
-                    for n in sorted(names)
-                    if n.endswith(suffixes)
-                ]
-    elif spec.origin:
-        files.append(spec.origin)
-    return digest(*((os.path.basename(f), file_digest(f)) for f in files))
 
 
 def read_inputs(functions: Iterator[str] | tuple[str, ...]) -> dict[str, str]:

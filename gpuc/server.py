@@ -53,10 +53,10 @@ def installed() -> tuple[object, ...]:
         cache._dist_version,
         cache._code_fingerprint,
         cache._llvm_library,
-        plugin_code.plugin_code,
+        plugin_code.plugins,
     ):
         memo.cache_clear()
-    return (cache.toolchain(), cache.metadata_directories(), plugin_code.plugin_code())
+    return (cache.toolchain(), cache.metadata_directories(), plugin_code.plugins())
 
 
 def preload() -> None:
