@@ -200,7 +200,7 @@ class Module:
     """A compiled module: the compiler's outputs, and its kernels, launchable."""
 
     def __init__(
-        self, result: CompileResult | ShippedResult, device: str | int | None = None
+        self, result: CompileResult | ShippedResult, device: Any = None
     ) -> None:
         self.result = result
         self.target: str = result.target.name
@@ -343,7 +343,7 @@ def _unpickle_module(
     shipped: ShippedResult,
     signatures: dict[str, KernelSignature],
     aliases: dict[str, str],
-    device: str | int | None,
+    device: Any,
 ) -> Module:
     module = Module(shipped, device)
     module.signatures, module.aliases = signatures, aliases
@@ -354,14 +354,15 @@ def compile(
     source: str | os.PathLike[str] | ModuleOp,
     target: str | None = None,
     *,
-    device: str | int | None = None,
+    device: Any = None,
     **options: Any,
 ) -> Module:
     """Compile `source` (a path, MLIR text or an xDSL module) for `target`
     (a registered target: `ptx`, `spirv`, `native` or a plugin's; None: the
     module's `#gpuc.target`, else `ptx`; compiler options as in the CLI) into a
     `Module` whose kernels run on that target's executor. `device` picks the
-    executor's device: an OpenCL device name fragment, or a CUDA or HIP
+    executor's device: an OpenCL device name fragment or a
+    `pyopencl.CommandQueue` to run on (docs/arrays.md), or a CUDA or HIP
     ordinal. `cache=False` skips the compile cache, `dump_dir=D` writes every
     stage under D (`dump_filter`: which; docs/cache.md). `checked=True` (native)
     checks every access against its buffer at run time (docs/runtime.md)."""

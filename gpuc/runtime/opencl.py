@@ -210,6 +210,24 @@ def _device_context(device: Any) -> tuple[Any, Any]:
         return _contexts[key]
 
 
+def _users_queue(queue: Any, version: tuple[int, int]) -> tuple[Any, Any, Any]:
+    """The device, context and queue of a caller's `pyopencl.CommandQueue`
+    (`gpuc.compile(..., device=queue)`), or a LaunchError."""
+    cl = _pyopencl()
+    if not isinstance(queue, cl.CommandQueue):
+        raise LaunchError(
+            f"device={queue!r}: the spirv executor takes a fragment of an OpenCL "
+            "device's name or a pyopencl.CommandQueue"
+        )
+    device = queue.device
+    if version not in _il_versions(device):
+        raise LaunchError(
+            f"device={queue!r}: its device, {_spelled(device)}, does not accept "
+            f"SPIR-V {version[0]}.{version[1]}"
+        )
+    return device, queue.context, queue
+
+
 class OpenCLExecutor:
     """Builds one SPIR-V module for one OpenCL device and launches its kernels.
 
@@ -229,7 +247,7 @@ class OpenCLExecutor:
         spirv: bytes,
         kernels: Mapping[str, KernelSignature],
         *,
-        device: str | None = None,
+        device: Any = None,
         _like: OpenCLExecutor | None = None,
         _source: str | None = None,
     ) -> None:
@@ -244,6 +262,10 @@ class OpenCLExecutor:
                 _like.device,
                 _like.context,
                 _like.queue,
+            )
+        elif device is not None and not isinstance(device, str):
+            self.device, self.context, self.queue = _users_queue(
+                device, spirv_version(spirv)
             )
         else:
             self.device = select_device(spirv_version(spirv), device)
@@ -390,7 +412,11 @@ class OpenCLExecutor:
         its buffer (nothing is copied)."""
         where = f"a pyopencl array of shape {value.shape}"
         if value.context != self.context:
-            raise LaunchError(f"{where} belongs to another OpenCL context")
+            raise LaunchError(
+                f"{where} belongs to another OpenCL context than this module's: "
+                "compile with gpuc.compile(..., device=queue), the queue of that "
+                "context (e.g. the array's .queue), to launch on it"
+            )
         if not value.flags.c_contiguous:
             raise LaunchError(f"{where} is not contiguous")
         buffer = value.base_data
