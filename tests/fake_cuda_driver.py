@@ -156,6 +156,14 @@ class FakeDriver:
         self.memory[buffer.ctypes.data] = buffer
         return OK, buffer.ctypes.data
 
+    def _inside(self, pointer: int, nbytes: int) -> bool:
+        """Whether `nbytes` from `pointer` lie in one allocation (a device
+        array's view starts inside one)."""
+        return any(
+            start <= pointer and pointer + nbytes <= start + buffer.nbytes
+            for start, buffer in self.memory.items()
+        )
+
     def cuMemFree(self, pointer: int) -> tuple[CUresult]:
         del self.memory[pointer]
         return (OK,)
@@ -180,13 +188,13 @@ class FakeDriver:
             self.streams[handle].append(work)
 
     def cuMemcpyHtoD(self, device: int, host: int, nbytes: int) -> tuple[CUresult]:
-        assert device in self.memory and nbytes <= self.memory[device].nbytes
+        assert self._inside(device, nbytes)
         self._drain()
         ctypes.memmove(device, host, nbytes)
         return (OK,)
 
     def cuMemcpyDtoH(self, host: int, device: int, nbytes: int) -> tuple[CUresult]:
-        assert device in self.memory and nbytes <= self.memory[device].nbytes
+        assert self._inside(device, nbytes)
         self._drain()
         ctypes.memmove(host, device, nbytes)
         return (OK,)
@@ -194,14 +202,14 @@ class FakeDriver:
     def cuMemcpyHtoDAsync(
         self, device: int, host: int, nbytes: int, stream: Any
     ) -> tuple[CUresult]:
-        assert device in self.memory and nbytes <= self.memory[device].nbytes
+        assert self._inside(device, nbytes)
         self._on(stream, lambda: ctypes.memmove(device, host, nbytes))
         return (OK,)
 
     def cuMemcpyDtoHAsync(
         self, host: int, device: int, nbytes: int, stream: Any
     ) -> tuple[CUresult]:
-        assert device in self.memory and nbytes <= self.memory[device].nbytes
+        assert self._inside(device, nbytes)
         self._on(stream, lambda: ctypes.memmove(host, device, nbytes))
         return (OK,)
 

@@ -284,3 +284,59 @@ def test_fake_driver_device_arrays_streams_and_events(fake: Any) -> None:
     del dx, dy, reversed_x, stream, start, end
     gc.collect()
     assert fake.memory == {} and fake.streams == {} and fake.events == {}
+
+
+def test_fake_driver_device_array_views_fill_and_exports(fake: Any) -> None:
+    """Shape, strides, views at an offset (launched on in place), fill, and
+    the exports other libraries read: DLPack (the capsule's tensor) and
+    __cuda_array_interface__; numpy refuses to read device memory."""
+    import gc
+
+    import gpuc
+    from gpuc.runtime import dlpack
+
+    mod = gpuc.compile(ROOT / "examples" / "saxpy.mlir", target="ptx")
+    rng = np.random.default_rng()
+    x = rng.standard_normal((4, 256), dtype=np.float32)
+    d = mod.to_device(x)
+    assert (d.shape, d.strides, d.size, d.ndim, len(d)) == (
+        (4, 256),
+        (1024, 4),
+        1024,
+        2,
+        4,
+    )
+    row = d[2]
+    assert row.shape == (256,) and row.handle == d.handle + 2 * 1024
+    assert np.array_equal(d[1:3].copy_to_host(), x[1:3])
+    # saxpy on row 2 only: y = 2 * 1 + y; the other rows stay as they were.
+    ones = mod.to_device(np.ones(256, np.float32))
+    mod["saxpy"].over(256, block=64)(np.float32(2), ones, row, 256)
+    want = x.copy()
+    want[2] += np.float32(2)
+    assert np.array_equal(d.copy_to_host(), want)
+    d[3].fill(7)
+    assert (d.copy_to_host()[3] == 7).all()
+    with pytest.raises(IndexError, match="not contiguous"):
+        d[:, 1:]
+    with pytest.raises(IndexError, match="basic indexing only"):
+        d[[0, 1]]
+    with pytest.raises(TypeError, match="in device memory.*copy_to_host"):
+        np.asarray(d)
+    interface = d.__cuda_array_interface__
+    assert interface["data"] == (d.handle, False)
+    assert (interface["shape"], interface["typestr"]) == ((4, 256), "<f4")
+    assert d.__dlpack_device__() == (2, 0)
+    capsule = row.__dlpack__()
+    tensor = dlpack.tensor_of(capsule).dl_tensor
+    assert tensor.data == row.handle
+    assert (tensor.device.device_type, tensor.ndim) == (2, 1)
+    assert (tensor.dtype.code, tensor.dtype.bits, tensor.shape[0]) == (2, 32, 256)
+    held = dlpack.exported()
+    del d, row, ones
+    gc.collect()
+    assert len(fake.memory) == 1  # the capsule holds the view, the view d
+    del capsule  # an unconsumed capsule frees its tensor
+    gc.collect()
+    assert dlpack.exported() == held - 1
+    assert fake.memory == {}

@@ -124,6 +124,8 @@ def device_sm(ordinal: int = 0) -> int:
 class CudaExecutor(RecordingExecutor):
     """Loads one PTX module on one CUDA device and launches its kernels."""
 
+    dlpack_device_type = 2
+    cuda_array_interface = True
     fault_note = (
         "a fault inside a kernel leaves this process's CUDA context unusable: "
         "restart the process"

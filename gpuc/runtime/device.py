@@ -51,6 +51,10 @@ class DeviceExecutor(ABC):
     code_field = "artefact"
     # What a fault inside a kernel leaves behind, added to a failed synchronize.
     fault_note: ClassVar[str]
+    dlpack_device_type: ClassVar[int]
+    """DLPack's `DLDeviceType` of this runtime's memory (CUDA 2, ROCm 10)."""
+    cuda_array_interface: ClassVar[bool] = False
+    """Device arrays offer `__cuda_array_interface__` (numba, CuPy)."""
 
     def __init__(self, kernels: Mapping[str, KernelSignature]) -> None:
         self.kernels = dict(kernels)
@@ -370,6 +374,58 @@ class GpuArray(DeviceArray):
         self, host: np.ndarray[Any, Any], *, stream: Stream | None = None
     ) -> None:
         self.executor.copy(self, self.check_host(host, "copy_from_host"), True, stream)
+
+    def _view(self, offset: int, shape: tuple[int, ...]) -> GpuArray:
+        return GpuArray(self.executor, self.handle + offset, shape, self.dtype)
+
+    @property
+    def device_ordinal(self) -> int:
+        return int(self.owner[1])
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (self.executor.dlpack_device_type, self.device_ordinal)
+
+    def __dlpack__(
+        self,
+        *,
+        stream: int | None = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """A DLPack capsule of this array's memory (no copy). The device is
+        synchronized first unless the consumer's `stream` is -1, so that
+        what was queued on any stream is there for it."""
+        from gpuc.runtime import dlpack
+
+        if copy:
+            raise BufferError("a gpuc device array is exported without a copy")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(
+                f"the array is on DLPack device {self.__dlpack_device__()}, "
+                f"not {tuple(dl_device)}: copy_to_host() for the CPU"
+            )
+        if stream != -1:
+            self.executor.synchronize("exporting a device array through DLPack")
+        return dlpack.export(
+            self, self.handle, self.shape, self.dtype, self.__dlpack_device__()
+        )
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        """Numba's CUDA array interface (version 3) of this array, on CUDA.
+        Its work is on the legacy default stream (1) unless queued elsewhere:
+        synchronize that stream before another library reads it."""
+        if not self.executor.cuda_array_interface:
+            raise AttributeError("__cuda_array_interface__ (not a CUDA array)")
+        return {
+            "shape": self.shape,
+            "typestr": self.dtype.str,
+            "data": (self.handle, False),
+            "strides": None,
+            "version": 3,
+            "stream": 1,
+        }
 
 
 class GpuEvent(Event):

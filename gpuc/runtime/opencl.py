@@ -575,6 +575,44 @@ class OpenCLArray(DeviceArray):
         self.executor = executor
         self.host: np.ndarray[Any, Any] | None = None
         """The host memory of a `host_view`."""
+        self.offset = 0
+        """Where a view starts in its base array's buffer, in bytes."""
+
+    def _view(self, offset: int, shape: tuple[int, ...]) -> OpenCLArray:
+        """A sub-buffer (OpenCL has no sub-buffers of sub-buffers: of the
+        base's), where the device allows the start's alignment."""
+        root = self.base if isinstance(self.base, OpenCLArray) else self
+        start = self.offset + offset
+        view = OpenCLArray(self.executor, None, shape, self.dtype)
+        view.offset = start
+        if view.nbytes == 0:  # nothing to address: a buffer of its own
+            view.handle = self.executor.empty(shape, self.dtype).handle
+            return view
+        if start == 0 and view.nbytes == root.nbytes:
+            view.handle = root.handle
+            return view
+        align = self.executor.device.mem_base_addr_align // 8
+        if start % align:
+            raise IndexError(
+                f"a view {start} bytes into a device array, which "
+                f"{describe(self.executor.device)} cannot address: its sub-buffers "
+                f"start at multiples of {align} bytes; copy_to_host() and slice "
+                "there, or view from such a multiple"
+            )
+        view.handle = root.handle.get_sub_region(start, view.nbytes)
+        return view
+
+    def fill(self, value: object, *, stream: Stream | None = None) -> None:
+        """Set every element to `value` (clEnqueueFillBuffer: nothing copied)."""
+        import pyopencl as cl
+
+        if not self.nbytes:
+            return
+        pattern = np.full(1, value, self.dtype)
+        queue = self.executor._queue(stream)
+        event = cl.enqueue_fill_buffer(queue, self.handle, pattern, 0, self.nbytes)
+        if stream is None:
+            event.wait()
 
     def copy_to_host(
         self, out: np.ndarray[Any, Any] | None = None, *, stream: Stream | None = None
