@@ -16,6 +16,7 @@ __all__ = [
     "__version__",
     "compile",
     "compile_many",
+    "compile_each",
     "run_host",
     "blocks",
     "SharedMemory",
@@ -30,6 +31,7 @@ __all__ = [
 _LAZY = {
     "compile": "gpuc.api:compile",
     "compile_many": "gpuc.api:compile_many",
+    "compile_each": "gpuc.api:compile_each",
     "run_host": "gpuc.host.runner:run_host",
     "blocks": "gpuc.api:blocks",
     "SharedMemory": "gpuc.runtime.arrays:SharedMemory",

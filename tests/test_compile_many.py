@@ -189,3 +189,74 @@ def test_variants_go_to_the_pool_longest_first() -> None:
     assert sorted(order) == list(range(len(variants)))
     assert order[0] == 1 and order[-1] == 0
     assert order.index(3) < order.index(4)  # ptx -O3 before native -O0
+
+
+def small_variants(count: int) -> list[dict[str, object]]:
+    """`count` ptx variants of saxpy that are not one compile (a constant each)."""
+    text = Path(SAXPY).read_text()
+    return [
+        {"source": f"{text}\n// variant {i}\n", "target": "ptx", "opt_level": i % 4}
+        for i in range(count)
+    ]
+
+
+def test_progress_and_results_as_they_complete(cache_dir: Path) -> None:
+    todo = small_variants(4)
+    todo.insert(2, {"source": "gpuc.func @k() kernel {\n  gpuc.return\n", "x": 1})
+    seen: list[tuple[int, int, int]] = []
+    with pytest.raises(OptionError, match="option.s. x need a target"):
+        gpuc.compile_many(todo, jobs=2, progress=lambda *a: seen.append(a))
+    assert [(done, total) for done, total, _ in seen] == [(d, 5) for d in range(1, 6)]
+    assert sorted(index for _, _, index in seen) == list(range(5))
+    outcomes = dict(gpuc.compile_each(todo, jobs=1))
+    assert sorted(outcomes) == list(range(5))
+    assert isinstance(outcomes[2], Exception)
+    for i in (0, 1, 3, 4):
+        module = outcomes[i]
+        assert isinstance(module, gpuc.Module) and "saxpy" in module
+
+
+def test_the_default_compiles_a_small_batch_here(cache_dir: Path) -> None:
+    """Variants of a few milliseconds: a pool would cost more than it gains."""
+    from gpuc import variants as batch
+
+    batch.shutdown()
+    modules = gpuc.compile_many(small_variants(6))
+    assert batch._kept is None
+    assert not any(isinstance(m.result, gpuc.api.ShippedResult) for m in modules)
+
+
+def test_the_default_keeps_a_pool_for_slow_variants(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Variants slow enough (here made slow by a sleep) go to a pool, which
+    stays for the next call; its workers take this process's GPUC_*
+    variables with each variant."""
+    import time
+
+    from gpuc import variants as batch
+
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: the default never starts a pool")
+    batch.shutdown()
+    compile_now = batch.compile_variant
+
+    def slow(variant: dict[str, object]) -> gpuc.Module:
+        time.sleep(0.3)
+        return compile_now(variant)
+
+    monkeypatch.setattr(batch, "compile_variant", slow)
+    monkeypatch.setattr(batch, "_idle_cores", lambda: 2.0)
+    try:
+        todo = small_variants(6)
+        modules = gpuc.compile_many(todo)
+        assert batch._kept is not None
+        assert sum(isinstance(m.result, gpuc.api.ShippedResult) for m in modules) == 4
+        for variant, module in zip(todo, modules, strict=True):
+            same(gpuc.compile(cache=False, **variant), module)  # type: ignore[arg-type]
+        monkeypatch.setenv("GPUC_CACHE_DIR", str(cache_dir / "moved"))
+        again = gpuc.compile_many(todo[:2])
+        assert all(isinstance(m.result, gpuc.api.ShippedResult) for m in again)
+        assert (cache_dir / "moved").is_dir()  # the kept workers saw the move
+    finally:
+        batch.shutdown()
