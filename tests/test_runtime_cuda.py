@@ -340,3 +340,62 @@ def test_fake_driver_device_array_views_fill_and_exports(fake: Any) -> None:
     gc.collect()
     assert dlpack.exported() == held - 1
     assert fake.memory == {}
+
+
+class CudaInterface:
+    """Another library's CUDA array, by numba's interface alone."""
+
+    def __init__(self, interface: dict[str, Any]) -> None:
+        self.__cuda_array_interface__ = interface
+
+
+class CudaDLPack:
+    """Another library's CUDA array, by DLPack alone."""
+
+    def __init__(self, exported: Any) -> None:
+        self.exported = exported
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self.exported.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.exported.__dlpack_device__()  # type: ignore[no-any-return]
+
+
+def test_fake_driver_takes_other_libraries_cuda_arrays(fake: Any) -> None:
+    """`__cuda_array_interface__` and CUDA DLPack arrays are launched on in
+    place (the kernel writes the other library's memory); a DLPack tensor is
+    handed back (its deleter) when gpuc's view of it goes."""
+    import gc
+
+    import gpuc
+    from gpuc.runtime import dlpack
+
+    mod = gpuc.compile(ROOT / "examples" / "saxpy.mlir", target="ptx")
+    n = 300
+    rng = np.random.default_rng()
+    x = rng.standard_normal(n, dtype=np.float32)
+    y = rng.standard_normal(n, dtype=np.float32)
+    dx, dy = mod.to_device(x), mod.to_device(y)
+    held = dlpack.exported()
+    mod["saxpy"].over(n, block=64)(
+        np.float32(2), CudaDLPack(dx), CudaInterface(dy.__cuda_array_interface__), n
+    )
+    product = np.float32(2) * x
+    want = product + y
+    got = dy.copy_to_host()
+    assert_within(got, want, fma_bound(product, want, got), "saxpy, foreign arrays")
+    gc.collect()
+    assert dlpack.exported() == held  # consumed, then released
+    strided = {**dy.__cuda_array_interface__, "shape": (150,), "strides": (8,)}
+    with pytest.raises(LaunchError, match="strided or masked CUDA array"):
+        mod["saxpy"].over(n)(np.float32(2), dx, CudaInterface(strided), n)
+    elsewhere = CudaDLPack(dx)
+    elsewhere.__dlpack_device__ = lambda: (2, 1)  # type: ignore[method-assign]
+    with pytest.raises(LaunchError, match="on device 1.*compile with device=1"):
+        mod["saxpy"].over(n)(np.float32(2), elsewhere, dy, n)
+    native = gpuc.compile(ROOT / "examples" / "saxpy.mlir", target="native")
+    with pytest.raises(LaunchError, match="'x'.*CUDA 0, whose memory"):
+        native["saxpy"].over(n)(np.float32(2), CudaDLPack(dx), y, n)
+    with pytest.raises(LaunchError, match="'x'.*__cuda_array_interface__"):
+        native["saxpy"].over(n)(np.float32(2), CudaInterface({}), y, n)

@@ -292,7 +292,13 @@ class DeviceExecutor(ABC):
         self.make_current()
         handle = self._stream_handle(stream)
         launch = check_launch(
-            self.kernels, name, grid, block, args, self.limits, shared
+            self.kernels,
+            name,
+            grid,
+            block,
+            [self.adopt(a, name, i) for i, a in enumerate(args)],
+            self.limits,
+            shared,
         )
         for param, array in launch.device_arrays():
             if not isinstance(array, GpuArray) or array.owner != self.owner:
@@ -306,6 +312,64 @@ class DeviceExecutor(ABC):
             return
         values = [v.handle if isinstance(v, GpuArray) else v for v in launch.values]
         self.launch_raw(name, launch.grid, launch.block, values, handle, launch.shared)
+
+    def adopt(self, value: object, kernel: str = "", position: int = 0) -> Any:
+        """`value` as a device array of this executor if it is another
+        library's array in this device's memory (`__cuda_array_interface__`
+        on CUDA, DLPack on this runtime's device type): a view of its
+        memory, nothing copied; anything else unchanged."""
+        if isinstance(value, np.ndarray | DeviceArray):
+            return value
+        where = f"kernel '{kernel}': argument {position} ({type(value).__name__})"
+        if self.cuda_array_interface and hasattr(value, "__cuda_array_interface__"):
+            return self._from_interface(value, where)
+        device = getattr(value, "__dlpack_device__", None)
+        if device is None or not hasattr(value, "__dlpack__"):
+            return value
+        kind, ordinal = device()
+        if int(kind) != self.dlpack_device_type:
+            return value  # not this runtime's memory: foreign.py words it
+        if int(ordinal) != self.owner[1]:
+            raise LaunchError(
+                f"{where} is on device {ordinal}, and this module runs on device "
+                f"{self.owner[1]}: compile with device={ordinal}"
+            )
+        return self._from_dlpack(value, where)
+
+    def _from_interface(self, value: Any, where: str) -> GpuArray:
+        info = value.__cuda_array_interface__
+        shape = tuple(int(d) for d in info["shape"])
+        dtype = np.dtype(info["typestr"])
+        view = GpuArray(self, int(info["data"][0]), shape, dtype)
+        strides = info.get("strides")
+        if info.get("mask") is not None or (
+            strides is not None and tuple(strides) != view.strides and view.size > 1
+        ):
+            raise LaunchError(
+                f"{where} is a strided or masked CUDA array (strides {strides}): "
+                "pass a contiguous one (e.g. cupy.ascontiguousarray)"
+            )
+        stream = info.get("stream")
+        if stream is not None and stream != 1:  # its work is on another stream
+            self.synchronize("waiting for a CUDA array's stream")
+        view.source = value
+        return view
+
+    def _from_dlpack(self, value: Any, where: str) -> GpuArray:
+        from gpuc.runtime import dlpack
+
+        try:
+            imported = dlpack.consume(value.__dlpack__(stream=1))
+        except (BufferError, TypeError) as error:
+            raise LaunchError(f"{where}: its DLPack export failed ({error})") from None
+        view = GpuArray(self, imported.address, imported.shape, imported.dtype)
+        weakref.finalize(view, _quietly, lambda _: imported.release(), None)
+        if not imported.contiguous:
+            raise LaunchError(
+                f"{where} is strided (DLPack strides): pass a contiguous array"
+            )
+        view.source = value
+        return view
 
     def _launch_copying(self, launch: Launch, stream: Any) -> None:
         name = launch.sig.name
@@ -361,6 +425,8 @@ class GpuArray(DeviceArray):
     ) -> None:
         super().__init__(executor.owner, pointer, shape, dtype)
         self.executor = executor
+        self.source: object = None
+        """Another library's array whose memory this one is (kept alive)."""
 
     def copy_to_host(
         self, out: np.ndarray[Any, Any] | None = None, *, stream: Stream | None = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -95,10 +96,72 @@ def _drop_capsule(capsule: int) -> None:
 _drop_capsule_c = _CapsuleDestructor(_drop_capsule)
 
 
+_set_name = ctypes.pythonapi["PyCapsule_SetName"]
+_set_name.restype = ctypes.c_int
+_set_name.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+USED_NAME = b"used_dltensor"
+
+
 def tensor_of(capsule: object) -> DLManagedTensor:
     """The tensor in an unconsumed "dltensor" capsule (what a consumer reads)."""
+    if not _is_valid(id(capsule), CAPSULE_NAME):
+        raise BufferError('not an unconsumed DLPack capsule ("dltensor")')
     address = _get_pointer(id(capsule), CAPSULE_NAME)
     return DLManagedTensor.from_address(address)
+
+
+NUMPY_KINDS = {code: kind for kind, code in DLPACK_TYPE_CODES.items()}
+
+
+@dataclass(frozen=True)
+class Imported:
+    """A tensor taken from another library's capsule: where it is, what it
+    holds; `release()` hands it back (its deleter), once."""
+
+    address: int
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+    device: tuple[int, int]
+    contiguous: bool
+    managed: int
+    """The DLManagedTensor's address, for its deleter."""
+
+    def release(self) -> None:
+        tensor = DLManagedTensor.from_address(self.managed)
+        if tensor.deleter:
+            tensor.deleter(ctypes.cast(self.managed, ctypes.POINTER(DLManagedTensor)))
+
+
+def consume(capsule: object) -> Imported:
+    """Take the tensor of a "dltensor" capsule (renamed "used_dltensor", as
+    DLPack asks of a consumer: the caller must `release()` it)."""
+    tensor = tensor_of(capsule)
+    dl = tensor.dl_tensor
+    shape = tuple(int(dl.shape[i]) for i in range(dl.ndim))
+    kind = NUMPY_KINDS.get(dl.dtype.code)
+    if kind is None or dl.dtype.lanes != 1 or dl.dtype.bits % 8:
+        raise BufferError(
+            f"DLPack type code {dl.dtype.code} of {dl.dtype.bits} bits and "
+            f"{dl.dtype.lanes} lanes has no numpy dtype"
+        )
+    dtype = np.dtype(f"{kind}{dl.dtype.bits // 8}" if kind != "b" else "?")
+    contiguous = True
+    if dl.strides:
+        step = 1
+        for i in reversed(range(dl.ndim)):
+            if shape[i] != 1 and int(dl.strides[i]) != step:
+                contiguous = False
+            step *= shape[i]
+    imported = Imported(
+        int(dl.data or 0) + int(dl.byte_offset),
+        shape,
+        dtype,
+        (int(dl.device.device_type), int(dl.device.device_id)),
+        contiguous,
+        ctypes.addressof(tensor),
+    )
+    _set_name(id(capsule), USED_NAME)
+    return imported
 
 
 def dlpack_dtype(dtype: np.dtype[Any]) -> DLDataType:
