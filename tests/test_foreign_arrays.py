@@ -182,3 +182,49 @@ def test_a_callers_own_pyopencl_context() -> None:
         match="device is a fragment .* or a pyopencl.CommandQueue",
     ):
         gpuc.compile(AXPY, target="spirv", device=3.5)
+
+
+class CpuExport:
+    """gpuc's DLPack export (gpuc/runtime/dlpack.py, what its CUDA and HIP
+    device arrays hand out) of host memory, for numpy to consume."""
+
+    def __init__(self, data: np.ndarray[Any, Any]) -> None:
+        self.data = data
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        from gpuc.runtime import dlpack
+
+        return dlpack.export(
+            self, self.data.ctypes.data, self.data.shape, self.data.dtype, (1, 0)
+        )
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)
+
+
+def test_dlpack_capsules_against_numpys_own() -> None:
+    """gpuc's exported capsule is one numpy consumes (a view of the memory,
+    its deleter called when numpy lets go), and gpuc consumes numpy's."""
+    import gc
+
+    from gpuc.runtime import dlpack
+
+    data = np.arange(12, dtype=np.float32).reshape(3, 4)
+    held = dlpack.exported()
+    view = np.from_dlpack(CpuExport(data))
+    assert view.shape == (3, 4) and view.dtype == np.float32
+    assert np.shares_memory(view, data) and np.array_equal(view, data)
+    assert dlpack.exported() == held + 1
+    del view
+    gc.collect()
+    assert dlpack.exported() == held
+    for dtype in (np.int8, np.uint16, np.int64, np.float64, np.bool_):
+        source = np.zeros((2, 5), dtype)
+        imported = dlpack.consume(source.__dlpack__())
+        assert imported.address == source.ctypes.data
+        assert (imported.shape, imported.dtype) == ((2, 5), np.dtype(dtype))
+        assert imported.device == (1, 0) and imported.contiguous
+        imported.release()
+    transposed = dlpack.consume(data.T.__dlpack__())
+    assert not transposed.contiguous
+    transposed.release()
