@@ -260,3 +260,40 @@ def test_the_default_keeps_a_pool_for_slow_variants(
         assert (cache_dir / "moved").is_dir()  # the kept workers saw the move
     finally:
         batch.shutdown()
+
+
+def test_cli_several_inputs_report_progress_in_a_terminal(tmp_path: Path) -> None:
+    """With standard error a terminal, a line per input as it completes;
+    piped (the test above), none."""
+    import pty
+
+    env = {**os.environ, "GPUC_CACHE": "0", "GPUC_SERVER": "0"}
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("gpuc.func @k() kernel {\n")
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [GPUC, "compile", SAXPY, str(bad), "-j", "2", "--target", "ptx"]
+            + ["-o", str(tmp_path / "out")],
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            env=env,
+            timeout=120,
+        )
+        os.close(follower)
+        written = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal's other end is closed: all read
+                break
+            if not chunk:
+                break
+            written += chunk
+    finally:
+        os.close(leader)
+    assert done.returncode == 1
+    lines = [line.strip() for line in written.decode().splitlines()]
+    reports = [line.split(" ", 1) for line in lines if line.startswith("[")]
+    assert sorted(count for count, _ in reports) == ["[1/2]", "[2/2]"]
+    assert {what for _, what in reports} == {f"compiled {SAXPY}", f"failed {bad}"}
