@@ -31,6 +31,12 @@ class Interface:
         self.__array_interface__ = data.__array_interface__
 
 
+class BrokenInterface:
+    """An `__array_interface__` without its required keys."""
+
+    __array_interface__: dict[str, Any] = {"version": 3}
+
+
 class DLPackOnly:
     """A DLPack producer and nothing else (numpy's export underneath)."""
 
@@ -151,6 +157,10 @@ def test_foreign_refusals_name_the_argument(axpy: gpuc.Module) -> None:
         k(1.0, x, x, array.array("d", [0.0] * 4), 4)
     with pytest.raises(LaunchError, match=r"'out'.*DLPack, __array_interface__"):
         k(1.0, x, x, [0.0] * 4, 4)
+    with pytest.raises(
+        LaunchError, match=r"'out'.*could not view \(ValueError: Missing"
+    ):
+        k(1.0, x, x, BrokenInterface(), 4)
     # A read-only input may come from anywhere, copies included.
     out = np.full(4, POISON, np.float32)
     k(1.0, ArrayMethod(x + 1, copies=True), memoryview(x.tobytes()).cast("f"), out, 4)

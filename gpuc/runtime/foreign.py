@@ -69,6 +69,18 @@ def _has_buffer(value: object) -> bool:
 def host_view(value: object, written: bool) -> np.ndarray[Any, Any]:
     """A numpy array over `value`'s memory, or a ForeignArrayError. `written`:
     the kernel may write through it, so a copy is not good enough."""
+    try:
+        return _host_view(value, written)
+    except ForeignArrayError:
+        raise
+    except Exception as error:  # the other library's own protocol failed
+        raise ForeignArrayError(
+            f"a {type(value).__name__} that numpy could not view "
+            f"({type(error).__name__}: {error})"
+        ) from None
+
+
+def _host_view(value: object, written: bool) -> np.ndarray[Any, Any]:
     kind = type(value).__name__
     if hasattr(value, "__dlpack_device__") and hasattr(value, "__dlpack__"):
         return _from_dlpack(value, kind, written)
@@ -117,13 +129,15 @@ def _from_array_method(value: Any, kind: str, written: bool) -> np.ndarray[Any, 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", DeprecationWarning)
-            return _writeable(np.asarray(value, copy=False), kind, True, "__array__")
-    except DeprecationWarning:  # an __array__ without the copy keyword
+            array = np.asarray(value, copy=False)
+    except ValueError:  # numpy: "unable to avoid copy"
+        pass
+    except (DeprecationWarning, TypeError):  # no copy keyword (or numpy 1.x)
         first, second = np.asarray(value.__array__()), np.asarray(value.__array__())
         if first.size == 0 or np.may_share_memory(first, second):
             return _writeable(first, kind, True, "__array__")
-    except ValueError:  # numpy: "unable to avoid copy"
-        pass
+    else:
+        return _writeable(array, kind, True, "__array__")
     raise ForeignArrayError(
         f"a {kind} whose __array__ gives a copy, so what the kernel writes would "
         "never reach it: pass an object that exports its memory (DLPack, "
