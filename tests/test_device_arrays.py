@@ -442,6 +442,7 @@ def test_device_arrays_behave_like_arrays(axpy: gpuc.Module) -> None:
     assert d.copy_to_host(out=out) is out
     if axpy.target == "native":
         assert np.shares_memory(np.asarray(d), d)  # host memory: a view
+        assert np.shares_memory(np.from_dlpack(d), d)
         return
     with pytest.raises(TypeError, match="in device memory.*copy_to_host"):
         np.asarray(d)
