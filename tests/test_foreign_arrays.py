@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 import test_device_arrays
-from test_device_arrays import AXPY, POISON, check_axpy, inputs
+from test_device_arrays import AXPY, MEMREF_2D, POISON, check_axpy, inputs
 
 import gpuc
 from gpuc.runtime.args import LaunchError
@@ -187,6 +187,16 @@ def test_a_callers_own_pyopencl_context() -> None:
     assert mod.executor.queue is queue  # type: ignore[attr-defined]
     mod["axpy"].over(n, block=64)(a, px, py, pout, n)
     check_axpy(pout.get(), a, x, y)
+    # A 2-D memref kernel on the same queue, its sizes from the arrays' shapes.
+    rows, cols = 19, 45
+    src = np.random.default_rng(16).standard_normal((rows, cols), np.float32)
+    psrc = cla.to_device(queue, src)
+    pdst = cla.to_device(queue, np.full((rows, cols), POISON, np.float32))
+    grid = gpuc.blocks((cols, rows), (16, 8))
+    twod = gpuc.compile(MEMREF_2D, target="spirv", device=queue)
+    twod["affine2d"][grid, (16, 8)](psrc, pdst, 0.5)
+    want = src * np.float32(0.5) + np.arange(cols, dtype=np.float32)
+    np.testing.assert_allclose(pdst.get(), want, rtol=1e-6, atol=1e-6)
     with pytest.raises(
         LaunchError,
         match="device is a fragment .* or a pyopencl.CommandQueue",
