@@ -54,6 +54,7 @@ class FakeDriver:
         self.clock = 0.0
         self.kernel_ms = 1.5
         self.launches: list[tuple[str, int, int]] = []
+        self.memsets: list[tuple[int, int]] = []  # (element bytes, count)
         """(function, dynamic shared bytes, stream) per launch."""
 
     def cuGetErrorName(self, status: CUresult) -> tuple[CUresult, bytes]:
@@ -212,6 +213,24 @@ class FakeDriver:
         assert self._inside(device, nbytes)
         self._on(stream, lambda: ctypes.memmove(host, device, nbytes))
         return (OK,)
+
+    def _memset(
+        self, width: int, device: int, pattern: int, count: int, stream: Any
+    ) -> tuple[CUresult]:
+        assert self._inside(device, count * width)
+        self.memsets.append((width, count))
+        bytes_ = np.array([pattern], f"<u{width}").tobytes() * count
+        self._on(stream, lambda: ctypes.memmove(device, bytes_, len(bytes_)))
+        return (OK,)
+
+    def cuMemsetD8Async(self, *args: Any) -> tuple[CUresult]:
+        return self._memset(1, *args)
+
+    def cuMemsetD16Async(self, *args: Any) -> tuple[CUresult]:
+        return self._memset(2, *args)
+
+    def cuMemsetD32Async(self, *args: Any) -> tuple[CUresult]:
+        return self._memset(4, *args)
 
     def cuStreamCreate(self, flags: Any) -> tuple[CUresult, int]:
         handle = 0x5000 + len(self.streams) + 1

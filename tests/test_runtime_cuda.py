@@ -317,6 +317,20 @@ def test_fake_driver_device_array_views_fill_and_exports(fake: Any) -> None:
     assert np.array_equal(d.copy_to_host(), want)
     d[3].fill(7)
     assert (d.copy_to_host()[3] == 7).all()
+    assert fake.memsets[-1] == (4, 256)  # a memset, not a host copy
+    for dtype, value, memset in (
+        (np.int8, -3, (1, 5)),
+        (np.float16, 1.5, (2, 5)),
+        (np.float64, 0.0, (4, 10)),  # equal 32-bit halves: a 32-bit memset
+    ):
+        small = mod.to_device(np.ones(5, dtype))
+        small.fill(value)
+        assert fake.memsets[-1] == memset
+        assert (small.copy_to_host() == np.asarray(value, dtype)).all()
+    wide = mod.to_device(np.zeros(3, np.float64))
+    wide.fill(2.5)  # halves differ: copied from the host
+    assert fake.memsets[-1] == (4, 10) and (wide.copy_to_host() == 2.5).all()
+    del small, wide
     with pytest.raises(IndexError, match="not contiguous"):
         d[:, 1:]
     with pytest.raises(IndexError, match="basic indexing only"):

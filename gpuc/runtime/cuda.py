@@ -289,6 +289,17 @@ class CudaExecutor(RecordingExecutor):
     def owner(self) -> Any:
         return ("cuda", int(self.device))
 
+    def _memset(self, pointer: int, pattern: int, width: int, count: int) -> bool:
+        memset = {
+            1: self.driver.cuMemsetD8Async,
+            2: self.driver.cuMemsetD16Async,
+            4: self.driver.cuMemsetD32Async,
+        }[width]
+        check(
+            memset(pointer, pattern, count, 0), f"filling memory (cuMemsetD{8 * width})"
+        )
+        return True
+
     def _copy_async(
         self, to_device: bool, dst: int, src: int, nbytes: int, stream: Any
     ) -> None:

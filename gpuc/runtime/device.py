@@ -152,6 +152,12 @@ class DeviceExecutor(ABC):
     @abstractmethod
     def _event_elapsed_ms(self, start: Any, end: Any) -> float: ...
 
+    def _memset(self, pointer: int, pattern: int, width: int, count: int) -> bool:
+        """Set `count` elements of `width` bytes (1, 2, 4) at `pointer` to the
+        bit pattern `pattern` on the null stream; False where this runtime's
+        memset is not wired (the caller copies from the host instead)."""
+        return False
+
     def alloc(self, nbytes: int) -> int:
         self.make_current()
         return self._alloc(max(1, nbytes))
@@ -440,6 +446,22 @@ class GpuArray(DeviceArray):
         self, host: np.ndarray[Any, Any], *, stream: Stream | None = None
     ) -> None:
         self.executor.copy(self, self.check_host(host, "copy_from_host"), True, stream)
+
+    def fill(self, value: object, *, stream: Stream | None = None) -> None:
+        """Set every element to `value`: a memset where the runtime has one
+        for the element's width (finished on return), else a host copy."""
+        pattern = np.full(1, value, self.dtype)
+        width = self.dtype.itemsize
+        if width == 8 and pattern.view(np.uint32)[0] == pattern.view(np.uint32)[1]:
+            pattern, width = pattern.view(np.uint32), 4  # two equal halves
+        count = self.nbytes // width
+        if stream is None and width in (1, 2, 4) and count:
+            bits = int(pattern.view(f"u{width}")[0])
+            self.executor.make_current()
+            if self.executor._memset(self.handle, bits, width, count):
+                self.executor.synchronize("filling a device array")
+                return
+        super().fill(value, stream=stream)
 
     def _view(self, offset: int, shape: tuple[int, ...]) -> GpuArray:
         return GpuArray(self.executor, self.handle + offset, shape, self.dtype)
