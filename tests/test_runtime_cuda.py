@@ -413,3 +413,13 @@ def test_fake_driver_takes_other_libraries_cuda_arrays(fake: Any) -> None:
         native["saxpy"].over(n)(np.float32(2), CudaDLPack(dx), y, n)
     with pytest.raises(LaunchError, match="'x'.*__cuda_array_interface__"):
         native["saxpy"].over(n)(np.float32(2), CudaInterface({}), y, n)
+
+
+def test_device_check_of_device_arrays_on_the_fake_driver(fake: Any) -> None:
+    """bench/device_check.py's device-array checks, run here on the stand-in
+    driver (on a GPU machine they run on the GPU)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import device_check
+
+    compiled, failures = device_check.compile_examples(90)
+    assert device_check.check_device_arrays(compiled, 1) == []
