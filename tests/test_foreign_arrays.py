@@ -140,6 +140,9 @@ def test_torch_tensors_through_dlpack(axpy: gpuc.Module) -> None:
     out = torch.full((n,), float("nan"), dtype=torch.float32)
     axpy["axpy"].over(n, block=64)(a, torch.from_numpy(x), torch.from_numpy(y), out, n)
     check_axpy(out.numpy(), a, x, y)
+    tracked = torch.zeros(n, requires_grad=True)
+    with pytest.raises(LaunchError, match=r"'out'.*DLPack export.*detach"):
+        axpy["axpy"].over(n, block=64)(a, x, y, tracked, n)
 
 
 def test_foreign_refusals_name_the_argument(axpy: gpuc.Module) -> None:

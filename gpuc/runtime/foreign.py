@@ -114,8 +114,8 @@ def _from_dlpack(value: Any, kind: str, written: bool) -> np.ndarray[Any, Any]:
         array = np.from_dlpack(value)
     except (BufferError, TypeError, ValueError) as error:
         raise ForeignArrayError(
-            f"a {kind} whose DLPack export numpy cannot take ({error}): pass "
-            "np.asarray of a host copy"
+            f"a {kind} whose DLPack export numpy cannot take ({error}): do what "
+            "that says, or pass a numpy array"
         ) from None
     return _writeable(array, kind, written, "DLPack")
 
