@@ -94,6 +94,8 @@ def _adaptive(todo: list[dict[str, Any]], order: list[int]) -> Iterator[Outcome]
         yield _here(todo, i)
         costs.append(time.perf_counter() - start)
     rest = order[2:]
+    if not rest:
+        return
     workers = min(os.cpu_count() or 1, len(rest))
     here = len(rest) * costs[-1]
     forked = multiprocessing.get_start_method() == "fork"

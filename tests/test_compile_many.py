@@ -223,6 +223,9 @@ def test_the_default_compiles_a_small_batch_here(cache_dir: Path) -> None:
     batch.shutdown()
     modules = gpuc.compile_many(small_variants(6))
     assert batch._kept is None
+    assert (
+        gpuc.compile_many([]) == [] and len(gpuc.compile_many(small_variants(1))) == 1
+    )
     assert not any(isinstance(m.result, gpuc.api.ShippedResult) for m in modules)
 
 
