@@ -1,5 +1,7 @@
-"""GPU check: every example kernel on the CUDA executor against numpy, then
-saxpy's memory bandwidth against a device-to-device copy on the same GPU.
+"""GPU check: every example kernel on the CUDA executor against numpy, device
+arrays as other libraries see them (views, fill, __cuda_array_interface__,
+DLPack; torch reading one where torch with CUDA is installed), then saxpy's
+memory bandwidth against a device-to-device copy on the same GPU.
 
     python bench/device_check.py               # compile here with gpuc, run here
     python bench/device_check.py --save DIR    # compile only (no GPU needed)
@@ -119,6 +121,57 @@ def check_examples(compiled: Compiled, seed: int) -> list[str]:
     return failures
 
 
+class _CudaInterface:
+    """Another library's array by `__cuda_array_interface__` alone."""
+
+    def __init__(self, interface: dict[str, Any]) -> None:
+        self.__cuda_array_interface__ = interface
+
+
+def check_device_arrays(compiled: Compiled, seed: int) -> list[str]:
+    """Device arrays as other libraries see them (docs/arrays.md), on saxpy:
+    a view launched on in place, fill (a memset), a CUDA array interface
+    taken in place, the DLPack export's pointer, and torch reading it where
+    torch with CUDA is installed. Returns the failures."""
+    from gpuc.runtime import dlpack
+    from gpuc.runtime.cuda import CudaExecutor
+
+    ptx, sigs = compiled["saxpy"]
+    ex = CudaExecutor(ptx, sigs)
+    rng = np.random.default_rng([seed, 27])
+    x = rng.standard_normal((4, 1024), dtype=np.float32)
+    failures: list[str] = []
+
+    def expect(what: str, ok: bool) -> None:
+        print(f"  {what:46} {'ok' if ok else 'FAIL'}")
+        if not ok:
+            failures.append(f"device arrays: {what}")
+
+    d, ones = ex.to_device(x), ex.empty(1024, np.float32)
+    ones.fill(1.0)
+    expect("fill", bool((ones.copy_to_host() == 1).all()))
+    ex.launch("saxpy", 4, 256, (np.float32(2), ones, d[2], np.int32(1024)))
+    want = x.copy()
+    want[2] += np.float32(2)
+    expect("a view launched on in place", np.array_equal(d.copy_to_host(), want))
+    interface = _CudaInterface(d[1].__cuda_array_interface__)
+    ex.launch("saxpy", 4, 256, (np.float32(-1), ones, interface, np.int32(1024)))
+    want[1] -= np.float32(1)
+    expect("__cuda_array_interface__ in place", np.array_equal(d.copy_to_host(), want))
+    capsule = d.__dlpack__()
+    expect(
+        "DLPack export's pointer", dlpack.tensor_of(capsule).dl_tensor.data == d.handle
+    )
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None and torch.cuda.is_available():
+        seen = torch.from_dlpack(d).cpu().numpy()
+        expect("torch.from_dlpack reads the array", np.array_equal(seen, want))
+    return failures
+
+
 def median_ms(driver: Any, action: Callable[[], None], repeat: int) -> float:
     """Median over `repeat` runs of `action`, timed with CUDA events."""
     from gpuc.runtime.cuda import check
@@ -227,6 +280,12 @@ def main() -> int:
     seed = int(os.environ.get("GPUC_TEST_SEED", secrets.randbits(32)))
     print(f"examples (GPUC_TEST_SEED={seed}):")
     failures += check_examples(compiled, seed)
+    print("device arrays:")
+    try:
+        failures += check_device_arrays(compiled, seed)
+    except Exception:
+        failures.append(f"device arrays: {traceback.format_exc()}")
+        print(f"  ERROR:\n{traceback.format_exc()}")
     print("bandwidth:")
     try:
         problem = bandwidth(compiled, args.saxpy_log2, args.repeat)

@@ -35,6 +35,8 @@ __all__ = [
     "__version__",
     "compile",
     "compile_many",
+    "compile_each",
+    "autotune",
     "run_host",
     "blocks",
     "SharedMemory",
@@ -49,6 +51,8 @@ __all__ = [
 _LAZY = {
     "compile": "gpuc.api:compile",
     "compile_many": "gpuc.api:compile_many",
+    "compile_each": "gpuc.api:compile_each",
+    "autotune": "gpuc.autotune:autotune",
     "run_host": "gpuc.host.runner:run_host",
     "blocks": "gpuc.api:blocks",
     "SharedMemory": "gpuc.runtime.arrays:SharedMemory",

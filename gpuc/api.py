@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import operator
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -200,7 +200,7 @@ class Module:
     """A compiled module: the compiler's outputs, and its kernels, launchable."""
 
     def __init__(
-        self, result: CompileResult | ShippedResult, device: str | int | None = None
+        self, result: CompileResult | ShippedResult, device: Any = None
     ) -> None:
         self.result = result
         self.target: str = result.target.name
@@ -343,7 +343,7 @@ def _unpickle_module(
     shipped: ShippedResult,
     signatures: dict[str, KernelSignature],
     aliases: dict[str, str],
-    device: str | int | None,
+    device: Any,
 ) -> Module:
     module = Module(shipped, device)
     module.signatures, module.aliases = signatures, aliases
@@ -354,14 +354,15 @@ def compile(
     source: str | os.PathLike[str] | ModuleOp,
     target: str | None = None,
     *,
-    device: str | int | None = None,
+    device: Any = None,
     **options: Any,
 ) -> Module:
     """Compile `source` (a path, MLIR text or an xDSL module) for `target`
     (a registered target: `ptx`, `spirv`, `native` or a plugin's; None: the
     module's `#gpuc.target`, else `ptx`; compiler options as in the CLI) into a
     `Module` whose kernels run on that target's executor. `device` picks the
-    executor's device: an OpenCL device name fragment, or a CUDA or HIP
+    executor's device: an OpenCL device name fragment or a
+    `pyopencl.CommandQueue` to run on (docs/arrays.md), or a CUDA or HIP
     ordinal. `cache=False` skips the compile cache, `dump_dir=D` writes every
     stage under D (`dump_filter`: which; docs/cache.md). `checked=True` (native)
     checks every access against its buffer at run time (docs/runtime.md)."""
@@ -384,53 +385,50 @@ def compile_many(
     *,
     executor: PoolExecutor | None = None,
     jobs: int | None = None,
+    progress: Callable[[int, int, int], None] | None = None,
 ) -> list[Module]:
     """Compile several variants at once, each a mapping of `compile`'s
     arguments (`source`, a path or MLIR text, and optionally `target`,
     `device` and compiler options), as `compile` would one after another: the
     Modules in the variants' order; the first variant that failed raises its
-    error once every variant is done.
+    error once every variant is done. `progress(done, total, index)` is
+    called here as each variant completes (`index`: which one).
 
     The variants run on `executor`, any `concurrent.futures.Executor` (a
-    process pool, a Dask `Client.get_executor()`, ...); without one, on a
-    process pool of `jobs` workers (default: one per core; `jobs=1`: in this
-    process). The workers share the compile cache (GPUC_CACHE_DIR for workers
-    on other machines; relative paths are the workers' own). The Modules come
-    back pickled: launchable, with the outputs, and `result` a
+    process pool, a Dask `Client.get_executor()`, ...); with `jobs`, on a
+    process pool of that many workers started for the call (`jobs=1`: in
+    this process); without either, where gpuc estimates it is fastest: a
+    small batch in this process, a larger one on a pool kept for later calls
+    (gpuc/variants.py). The workers share the compile cache (GPUC_CACHE_DIR
+    for workers on other machines; relative paths are the workers' own). The
+    Modules come back pickled: launchable, with the outputs, and `result` a
     ShippedResult, without the IR (docs/server.md)."""
-    todo = [dict(variant) for variant in variants]
-    for i, variant in enumerate(todo):
-        source = variant.get("source")
-        if not isinstance(source, str | os.PathLike):
-            from gpuc.driver import OptionError
+    from gpuc.variants import checked_variants, each
 
-            raise OptionError(
-                f"compile_many: variant {i} needs a 'source' (a path or MLIR "
-                f"text; a module object does not go to another process), got "
-                f"{type(source).__name__}"
-            )
-    if executor is not None:
-        return _compile_on(executor, todo)
-    workers = min(jobs or os.cpu_count() or 1, len(todo))
-    if workers <= 1:
-        return [compile(**variant) for variant in todo]
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(workers) as pool:
-        return _compile_on(pool, todo)
+    todo = checked_variants(variants)
+    found: dict[int, Module | Exception] = {}
+    for index, outcome in each(todo, executor, jobs):
+        found[index] = outcome
+        if progress is not None:
+            progress(len(found), len(todo), index)
+    modules: list[Module] = []
+    for i in range(len(todo)):
+        outcome = found[i]
+        if isinstance(outcome, Exception):
+            raise outcome
+        modules.append(outcome)
+    return modules
 
 
-def _compile_on(executor: PoolExecutor, todo: list[dict[str, Any]]) -> list[Module]:
-    from concurrent.futures import wait
+def compile_each(
+    variants: Iterable[Mapping[str, Any]],
+    *,
+    executor: PoolExecutor | None = None,
+    jobs: int | None = None,
+) -> Iterator[tuple[int, Module | Exception]]:
+    """`compile_many`'s variants as they complete: (index, Module), or
+    (index, the error its compile raised). Stopping early cancels the
+    variants not yet started."""
+    from gpuc.variants import checked_variants, each
 
-    from gpuc.many import longest_first
-
-    order = longest_first(todo)
-    futures = {i: executor.submit(_compile_variant, todo[i]) for i in order}
-    wait(futures.values())
-    return [futures[i].result() for i in range(len(todo))]
-
-
-def _compile_variant(variant: dict[str, Any]) -> Module:
-    """One variant, in a worker (a top-level function: workers import it)."""
-    return compile(**variant)
+    return each(checked_variants(variants), executor, jobs)

@@ -46,10 +46,10 @@ FORMAT = 1
 """The entry format and key schema; a change makes every old entry a miss."""
 MAGIC = b"gpuc-cache %d\n" % FORMAT
 DEFAULT_MAX_BYTES = 1 << 30
-KINDS = ("compile", "source", "native")
+KINDS = ("compile", "source", "native", "autotune")
 """The entry kinds, one sub-directory each: compiled modules under their
 canonical key, source keys (input bytes and options) naming a canonical key,
-native JIT objects."""
+native JIT objects, the variants `gpuc.autotune` chose."""
 STALE_TEMP_SECONDS = 3600
 """A temporary file this old was left by a writer that died."""
 

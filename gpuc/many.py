@@ -53,18 +53,46 @@ def compile_several(
     except OSError as e:
         raise UsageError(f"-o {args.output}: {e.strerror or e}") from None
     rest = without(argv, set(inputs))
-    commands = [
-        [*rest, name, "-o", os.path.join(args.output, f"{stem}.{suffix}")]
+    commands = {
+        name: [*rest, name, "-o", os.path.join(args.output, f"{stem}.{suffix}")]
         for stem, name in stems.items()
-    ]
+    }
+    progress = Progress(len(commands)) if sys.stderr.isatty() else None
+    status = 0
     if args.jobs <= 1:
-        return max(compile_one(command, collect=True) for command in commands)
-    from concurrent.futures import ProcessPoolExecutor
+        for name, command in commands.items():
+            done = compile_one(command, collect=True)
+            status = max(status, done)
+            if progress is not None:
+                progress.step(name, done)
+        return status
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     sys.stdout.flush()
     sys.stderr.flush()
     with ProcessPoolExecutor(min(args.jobs, len(commands))) as pool:
-        return max(pool.map(compile_one, commands))
+        futures = {pool.submit(compile_one, c): name for name, c in commands.items()}
+        for future in as_completed(futures):
+            status = max(status, future.result())
+            if progress is not None:
+                progress.step(futures[future], future.result())
+    return status
+
+
+class Progress:
+    """One line on standard error per input done, in a terminal: how many of
+    how many, and which (whole lines, so that a worker's diagnostics printed
+    meanwhile never land inside one)."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+
+    def step(self, name: str, status: int) -> None:
+        self.done += 1
+        what = "compiled" if status == 0 else "failed"
+        sys.stderr.write(f"[{self.done}/{self.total}] {what} {name}\n")
+        sys.stderr.flush()
 
 
 def output_suffix(args: argparse.Namespace) -> str:

@@ -54,6 +54,7 @@ class FakeDriver:
         self.clock = 0.0
         self.kernel_ms = 1.5
         self.launches: list[tuple[str, int, int]] = []
+        self.memsets: list[tuple[int, int]] = []  # (element bytes, count)
         """(function, dynamic shared bytes, stream) per launch."""
 
     def cuGetErrorName(self, status: CUresult) -> tuple[CUresult, bytes]:
@@ -156,6 +157,14 @@ class FakeDriver:
         self.memory[buffer.ctypes.data] = buffer
         return OK, buffer.ctypes.data
 
+    def _inside(self, pointer: int, nbytes: int) -> bool:
+        """Whether `nbytes` from `pointer` lie in one allocation (a device
+        array's view starts inside one)."""
+        return any(
+            start <= pointer and pointer + nbytes <= start + buffer.nbytes
+            for start, buffer in self.memory.items()
+        )
+
     def cuMemFree(self, pointer: int) -> tuple[CUresult]:
         del self.memory[pointer]
         return (OK,)
@@ -180,13 +189,13 @@ class FakeDriver:
             self.streams[handle].append(work)
 
     def cuMemcpyHtoD(self, device: int, host: int, nbytes: int) -> tuple[CUresult]:
-        assert device in self.memory and nbytes <= self.memory[device].nbytes
+        assert self._inside(device, nbytes)
         self._drain()
         ctypes.memmove(device, host, nbytes)
         return (OK,)
 
     def cuMemcpyDtoH(self, host: int, device: int, nbytes: int) -> tuple[CUresult]:
-        assert device in self.memory and nbytes <= self.memory[device].nbytes
+        assert self._inside(device, nbytes)
         self._drain()
         ctypes.memmove(host, device, nbytes)
         return (OK,)
@@ -194,16 +203,34 @@ class FakeDriver:
     def cuMemcpyHtoDAsync(
         self, device: int, host: int, nbytes: int, stream: Any
     ) -> tuple[CUresult]:
-        assert device in self.memory and nbytes <= self.memory[device].nbytes
+        assert self._inside(device, nbytes)
         self._on(stream, lambda: ctypes.memmove(device, host, nbytes))
         return (OK,)
 
     def cuMemcpyDtoHAsync(
         self, host: int, device: int, nbytes: int, stream: Any
     ) -> tuple[CUresult]:
-        assert device in self.memory and nbytes <= self.memory[device].nbytes
+        assert self._inside(device, nbytes)
         self._on(stream, lambda: ctypes.memmove(host, device, nbytes))
         return (OK,)
+
+    def _memset(
+        self, width: int, device: int, pattern: int, count: int, stream: Any
+    ) -> tuple[CUresult]:
+        assert self._inside(device, count * width)
+        self.memsets.append((width, count))
+        bytes_ = np.array([pattern], f"<u{width}").tobytes() * count
+        self._on(stream, lambda: ctypes.memmove(device, bytes_, len(bytes_)))
+        return (OK,)
+
+    def cuMemsetD8Async(self, *args: Any) -> tuple[CUresult]:
+        return self._memset(1, *args)
+
+    def cuMemsetD16Async(self, *args: Any) -> tuple[CUresult]:
+        return self._memset(2, *args)
+
+    def cuMemsetD32Async(self, *args: Any) -> tuple[CUresult]:
+        return self._memset(4, *args)
 
     def cuStreamCreate(self, flags: Any) -> tuple[CUresult, int]:
         handle = 0x5000 + len(self.streams) + 1

@@ -196,3 +196,114 @@ def test_variants_go_to_the_pool_longest_first() -> None:
     assert sorted(order) == list(range(len(variants)))
     assert order[0] == 1 and order[-1] == 0
     assert order.index(3) < order.index(4)  # ptx -O3 before native -O0
+
+
+def small_variants(count: int) -> list[dict[str, object]]:
+    """`count` ptx variants of saxpy that are not one compile (a constant each)."""
+    text = Path(SAXPY).read_text()
+    return [
+        {"source": f"{text}\n// variant {i}\n", "target": "ptx", "opt_level": i % 4}
+        for i in range(count)
+    ]
+
+
+def test_progress_and_results_as_they_complete(cache_dir: Path) -> None:
+    todo = small_variants(4)
+    todo.insert(2, {"source": "gpuc.func @k() kernel {\n  gpuc.return\n", "x": 1})
+    seen: list[tuple[int, int, int]] = []
+    with pytest.raises(OptionError, match="option.s. x need a target"):
+        gpuc.compile_many(todo, jobs=2, progress=lambda *a: seen.append(a))
+    assert [(done, total) for done, total, _ in seen] == [(d, 5) for d in range(1, 6)]
+    assert sorted(index for _, _, index in seen) == list(range(5))
+    outcomes = dict(gpuc.compile_each(todo, jobs=1))
+    assert sorted(outcomes) == list(range(5))
+    assert isinstance(outcomes[2], Exception)
+    for i in (0, 1, 3, 4):
+        module = outcomes[i]
+        assert isinstance(module, gpuc.Module) and "saxpy" in module
+
+
+def test_the_default_compiles_a_small_batch_here(cache_dir: Path) -> None:
+    """Variants of a few milliseconds: a pool would cost more than it gains."""
+    from gpuc import variants as batch
+
+    batch.shutdown()
+    modules = gpuc.compile_many(small_variants(6))
+    assert batch._kept is None
+    assert (
+        gpuc.compile_many([]) == [] and len(gpuc.compile_many(small_variants(1))) == 1
+    )
+    assert not any(isinstance(m.result, gpuc.api.ShippedResult) for m in modules)
+
+
+def test_the_default_keeps_a_pool_for_slow_variants(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Variants slow enough (here made slow by a sleep) go to a pool, which
+    stays for the next call; its workers take this process's GPUC_*
+    variables with each variant."""
+    import time
+
+    from gpuc import variants as batch
+
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: the default never starts a pool")
+    batch.shutdown()
+    compile_now = batch.compile_variant
+
+    def slow(variant: dict[str, object]) -> gpuc.Module:
+        time.sleep(0.3)
+        return compile_now(variant)
+
+    monkeypatch.setattr(batch, "compile_variant", slow)
+    monkeypatch.setattr(batch, "_idle_cores", lambda: 2.0)
+    try:
+        todo = small_variants(6)
+        modules = gpuc.compile_many(todo)
+        assert batch._kept is not None
+        assert sum(isinstance(m.result, gpuc.api.ShippedResult) for m in modules) == 4
+        for variant, module in zip(todo, modules, strict=True):
+            same(gpuc.compile(cache=False, **variant), module)  # type: ignore[arg-type]
+        monkeypatch.setenv("GPUC_CACHE_DIR", str(cache_dir / "moved"))
+        again = gpuc.compile_many(todo[:2])
+        assert all(isinstance(m.result, gpuc.api.ShippedResult) for m in again)
+        assert (cache_dir / "moved").is_dir()  # the kept workers saw the move
+    finally:
+        batch.shutdown()
+
+
+def test_cli_several_inputs_report_progress_in_a_terminal(tmp_path: Path) -> None:
+    """With standard error a terminal, a line per input as it completes;
+    piped (the test above), none."""
+    import pty
+
+    env = {**os.environ, "GPUC_CACHE": "0", "GPUC_SERVER": "0"}
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("gpuc.func @k() kernel {\n")
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [GPUC, "compile", SAXPY, str(bad), "-j", "2", "--target", "ptx"]
+            + ["-o", str(tmp_path / "out")],
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            env=env,
+            timeout=120,
+        )
+        os.close(follower)
+        written = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal's other end is closed: all read
+                break
+            if not chunk:
+                break
+            written += chunk
+    finally:
+        os.close(leader)
+    assert done.returncode == 1
+    lines = [line.strip() for line in written.decode().splitlines()]
+    reports = [line.split(" ", 1) for line in lines if line.startswith("[")]
+    assert sorted(count for count, _ in reports) == ["[1/2]", "[2/2]"]
+    assert {what for _, what in reports} == {f"compiled {SAXPY}", f"failed {bad}"}

@@ -413,3 +413,40 @@ def test_copies_need_the_same_shape_and_dtype(axpy: gpuc.Module) -> None:
             device.copy_from_host(bad)
     with pytest.raises(ValueError, match="the device array is"):
         device.copy_to_host(np.zeros(10, np.float32))
+
+
+def test_device_arrays_behave_like_arrays(axpy: gpuc.Module) -> None:
+    """shape, strides, views of whole rows launched on in place, fill; numpy
+    reads a native array as it is and refuses a spirv one (device memory)."""
+    n = 1024
+    a, x, y = inputs(n, 21)
+    d = axpy.to_device(np.full((4, 256), POISON, np.float32))
+    assert (d.shape, d.strides, d.size, d.ndim, len(d)) == (
+        (4, 256),
+        (1024, 4),
+        1024,
+        2,
+        4,
+    )
+    d.fill(0)
+    rows = d[1:3]  # 512 elements from byte 1024
+    assert rows.shape == (2, 256)
+    part = slice(256, 768)
+    axpy["axpy"].over(512, block=64)(a, x[part], y[part], rows, 512)
+    got = d.copy_to_host()
+    assert (got[0] == 0).all() and (got[3] == 0).all()
+    check_axpy(got[1:3].reshape(-1), a, x[part], y[part])
+    d[3].fill(2.5)
+    assert (d.copy_to_host()[3] == np.float32(2.5)).all()
+    out = np.empty((4, 256), np.float32)
+    assert d.copy_to_host(out=out) is out
+    if axpy.target == "native":
+        assert np.shares_memory(np.asarray(d), d)  # host memory: a view
+        assert np.shares_memory(np.from_dlpack(d), d)
+        return
+    with pytest.raises(TypeError, match="in device memory.*copy_to_host"):
+        np.asarray(d)
+    with pytest.raises(IndexError, match="not contiguous"):
+        d[:, ::2]
+    with pytest.raises(IndexError, match="cannot address.*multiples of"):
+        d[0, 1:]

@@ -284,3 +284,142 @@ def test_fake_driver_device_arrays_streams_and_events(fake: Any) -> None:
     del dx, dy, reversed_x, stream, start, end
     gc.collect()
     assert fake.memory == {} and fake.streams == {} and fake.events == {}
+
+
+def test_fake_driver_device_array_views_fill_and_exports(fake: Any) -> None:
+    """Shape, strides, views at an offset (launched on in place), fill, and
+    the exports other libraries read: DLPack (the capsule's tensor) and
+    __cuda_array_interface__; numpy refuses to read device memory."""
+    import gc
+
+    import gpuc
+    from gpuc.runtime import dlpack
+
+    mod = gpuc.compile(ROOT / "examples" / "saxpy.mlir", target="ptx")
+    rng = np.random.default_rng()
+    x = rng.standard_normal((4, 256), dtype=np.float32)
+    d = mod.to_device(x)
+    assert (d.shape, d.strides, d.size, d.ndim, len(d)) == (
+        (4, 256),
+        (1024, 4),
+        1024,
+        2,
+        4,
+    )
+    row = d[2]
+    assert row.shape == (256,) and row.handle == d.handle + 2 * 1024
+    assert np.array_equal(d[1:3].copy_to_host(), x[1:3])
+    # saxpy on row 2 only: y = 2 * 1 + y; the other rows stay as they were.
+    ones = mod.to_device(np.ones(256, np.float32))
+    mod["saxpy"].over(256, block=64)(np.float32(2), ones, row, 256)
+    want = x.copy()
+    want[2] += np.float32(2)
+    assert np.array_equal(d.copy_to_host(), want)
+    d[3].fill(7)
+    assert (d.copy_to_host()[3] == 7).all()
+    assert fake.memsets[-1] == (4, 256)  # a memset, not a host copy
+    for dtype, value, memset in (
+        (np.int8, -3, (1, 5)),
+        (np.float16, 1.5, (2, 5)),
+        (np.float64, 0.0, (4, 10)),  # equal 32-bit halves: a 32-bit memset
+    ):
+        small = mod.to_device(np.ones(5, dtype))
+        small.fill(value)
+        assert fake.memsets[-1] == memset
+        assert (small.copy_to_host() == np.asarray(value, dtype)).all()
+    wide = mod.to_device(np.zeros(3, np.float64))
+    wide.fill(2.5)  # halves differ: copied from the host
+    assert fake.memsets[-1] == (4, 10) and (wide.copy_to_host() == 2.5).all()
+    del small, wide
+    with pytest.raises(IndexError, match="not contiguous"):
+        d[:, 1:]
+    with pytest.raises(IndexError, match="basic indexing only"):
+        d[[0, 1]]
+    with pytest.raises(TypeError, match="in device memory.*copy_to_host"):
+        np.asarray(d)
+    interface = d.__cuda_array_interface__
+    assert interface["data"] == (d.handle, False)
+    assert (interface["shape"], interface["typestr"]) == ((4, 256), "<f4")
+    assert d.__dlpack_device__() == (2, 0)
+    capsule = row.__dlpack__()
+    tensor = dlpack.tensor_of(capsule).dl_tensor
+    assert tensor.data == row.handle
+    assert (tensor.device.device_type, tensor.ndim) == (2, 1)
+    assert (tensor.dtype.code, tensor.dtype.bits, tensor.shape[0]) == (2, 32, 256)
+    held = dlpack.exported()
+    del d, row, ones
+    gc.collect()
+    assert len(fake.memory) == 1  # the capsule holds the view, the view d
+    del capsule  # an unconsumed capsule frees its tensor
+    gc.collect()
+    assert dlpack.exported() == held - 1
+    assert fake.memory == {}
+
+
+class CudaInterface:
+    """Another library's CUDA array, by numba's interface alone."""
+
+    def __init__(self, interface: dict[str, Any]) -> None:
+        self.__cuda_array_interface__ = interface
+
+
+class CudaDLPack:
+    """Another library's CUDA array, by DLPack alone."""
+
+    def __init__(self, exported: Any) -> None:
+        self.exported = exported
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self.exported.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return self.exported.__dlpack_device__()  # type: ignore[no-any-return]
+
+
+def test_fake_driver_takes_other_libraries_cuda_arrays(fake: Any) -> None:
+    """`__cuda_array_interface__` and CUDA DLPack arrays are launched on in
+    place (the kernel writes the other library's memory); a DLPack tensor is
+    handed back (its deleter) when gpuc's view of it goes."""
+    import gc
+
+    import gpuc
+    from gpuc.runtime import dlpack
+
+    mod = gpuc.compile(ROOT / "examples" / "saxpy.mlir", target="ptx")
+    n = 300
+    rng = np.random.default_rng()
+    x = rng.standard_normal(n, dtype=np.float32)
+    y = rng.standard_normal(n, dtype=np.float32)
+    dx, dy = mod.to_device(x), mod.to_device(y)
+    held = dlpack.exported()
+    mod["saxpy"].over(n, block=64)(
+        np.float32(2), CudaDLPack(dx), CudaInterface(dy.__cuda_array_interface__), n
+    )
+    product = np.float32(2) * x
+    want = product + y
+    got = dy.copy_to_host()
+    assert_within(got, want, fma_bound(product, want, got), "saxpy, foreign arrays")
+    gc.collect()
+    assert dlpack.exported() == held  # consumed, then released
+    strided = {**dy.__cuda_array_interface__, "shape": (150,), "strides": (8,)}
+    with pytest.raises(LaunchError, match="strided or masked CUDA array"):
+        mod["saxpy"].over(n)(np.float32(2), dx, CudaInterface(strided), n)
+    elsewhere = CudaDLPack(dx)
+    elsewhere.__dlpack_device__ = lambda: (2, 1)  # type: ignore[method-assign]
+    with pytest.raises(LaunchError, match="on device 1.*compile with device=1"):
+        mod["saxpy"].over(n)(np.float32(2), elsewhere, dy, n)
+    native = gpuc.compile(ROOT / "examples" / "saxpy.mlir", target="native")
+    with pytest.raises(LaunchError, match="'x'.*CUDA 0, whose memory"):
+        native["saxpy"].over(n)(np.float32(2), CudaDLPack(dx), y, n)
+    with pytest.raises(LaunchError, match="'x'.*__cuda_array_interface__"):
+        native["saxpy"].over(n)(np.float32(2), CudaInterface({}), y, n)
+
+
+def test_device_check_of_device_arrays_on_the_fake_driver(fake: Any) -> None:
+    """bench/device_check.py's device-array checks, run here on the stand-in
+    driver (on a GPU machine they run on the GPU)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import device_check
+
+    compiled, failures = device_check.compile_examples(90)
+    assert device_check.check_device_arrays(compiled, 1) == []

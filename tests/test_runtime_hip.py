@@ -262,3 +262,17 @@ def test_device_arrays_streams_and_dynamic_shared(fake: f.FakeHip) -> None:
     del dx, dy, stream, start, end
     gc.collect()
     assert fake.memory == {} and fake.streams == [] and fake.events == {}
+
+
+def test_device_array_views_and_dlpack_device(fake: f.FakeHip) -> None:
+    """HIP device arrays: views at an offset, fill, DLPack's ROCm device; no
+    __cuda_array_interface__ (not CUDA memory)."""
+    ex = hip.HipExecutor(f.code_object("saxpy"), {"saxpy": SAXPY_SIG})
+    x = np.arange(64, dtype=np.float32).reshape(4, 16)
+    d = ex.to_device(x)
+    assert np.array_equal(d[1:3].copy_to_host(), x[1:3])
+    assert d[2].handle == d.handle + 2 * 16 * 4
+    d[0].fill(-1)
+    assert (d.copy_to_host()[0] == -1).all()
+    assert d.__dlpack_device__() == (10, 0)
+    assert not hasattr(d, "__cuda_array_interface__")

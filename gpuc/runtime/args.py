@@ -22,6 +22,7 @@ from typing import Any, Literal
 import numpy as np
 
 from gpuc.runtime.arrays import DeviceArray, SharedMemory
+from gpuc.runtime.foreign import ForeignArrayError, host_view, is_foreign_array
 
 Dim3 = tuple[int, int, int]
 ParamKind = Literal["pointer", "int", "float"]
@@ -406,6 +407,8 @@ def _check_passable(kernel: str, param: Param, position: int) -> None:
 
 
 def _pointer_arg(kernel: str, param: Param, position: int, value: object) -> Any:
+    if not isinstance(value, np.ndarray | DeviceArray) and is_foreign_array(value):
+        value = _foreign_arg(kernel, param, position, value)
     if isinstance(value, DeviceArray):
         if _dtype_matches(value.dtype, param):
             return value
@@ -427,7 +430,8 @@ def _pointer_arg(kernel: str, param: Param, position: int, value: object) -> Any
         return value
     if not isinstance(value, np.ndarray):
         raise LaunchError(
-            f"{where} must be a numpy array or a device array of {param.dtype}, "
+            f"{where} must be an array of {param.dtype} (numpy, a device array, "
+            "or one offering DLPack, __array_interface__ or the buffer protocol), "
             f"got {type(value).__name__}"
         )
     if not _dtype_matches(value.dtype, param):
@@ -452,6 +456,16 @@ def _pointer_arg(kernel: str, param: Param, position: int, value: object) -> Any
             "(a slice such as a[1:] can start anywhere): pass a copy, a.copy()"
         )
     return value
+
+
+def _foreign_arg(
+    kernel: str, param: Param, position: int, value: object
+) -> np.ndarray[Any, Any]:
+    """Another library's array as a numpy view of its memory (foreign.py)."""
+    try:
+        return host_view(value, param.written)
+    except ForeignArrayError as error:
+        raise LaunchError(f"{_where(kernel, param, position)} is {error}") from None
 
 
 def _aligned(value: np.ndarray[Any, Any], param: Param) -> bool:

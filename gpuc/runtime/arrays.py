@@ -36,13 +36,62 @@ def _shape(shape: object) -> tuple[int, ...]:
     return dims
 
 
+def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    strides: list[int] = []
+    step = itemsize
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def basic_view(
+    shape: tuple[int, ...], dtype: np.dtype[Any], index: object
+) -> tuple[int, tuple[int, ...]]:
+    """(byte offset, shape) of `index` (ints, slices, None, ...) into a
+    C-contiguous array of `shape` and `dtype`, where that part is itself
+    C-contiguous; an IndexError otherwise. Worked out by numpy on a stand-in
+    of the same shape and strides over one element, never read."""
+    items = index if isinstance(index, tuple) else (index,)
+    for item in items:
+        if item is None or item is Ellipsis or isinstance(item, slice):
+            continue
+        if isinstance(item, bool | np.bool_) or not hasattr(item, "__index__"):
+            raise IndexError(
+                f"a device array takes basic indexing only (ints, slices, None, "
+                f"...), got {type(item).__name__} {item!r}: copy_to_host() and "
+                "index the numpy array"
+            )
+    if not any(item is Ellipsis for item in items):
+        items = (*items, Ellipsis)  # an int index then gives a 0-d view
+    stand_in = np.lib.stride_tricks.as_strided(
+        np.zeros(1, dtype),
+        shape=shape,
+        strides=_c_strides(shape, dtype.itemsize),
+        writeable=False,
+    )
+    view = stand_in[items]
+    if not view.flags.c_contiguous:
+        raise IndexError(
+            f"[{index!r}] of a device array of shape {shape} is not contiguous "
+            f"(strides {view.strides}), and a device array is: take whole rows "
+            "(slices of the leading dimensions, step 1), or copy_to_host() and "
+            "slice the numpy array"
+        )
+    start = int(stand_in.__array_interface__["data"][0])
+    offset = int(view.__array_interface__["data"][0]) - start if view.size else 0
+    return offset, tuple(int(d) for d in view.shape)
+
+
 class DeviceArray(ABC):
     """A C-contiguous array in one executor's memory: `shape`, `dtype`, and
     its buffer (`handle`: an OpenCL buffer, or a device address as an int).
 
     Launches pass it by reference and copy nothing; `copy_to_host()` reads it
     back. It belongs to the executor (device, context) that made it, and only
-    that executor's launches take it.
+    that executor's launches take it. `d[i]`, `d[i:j]` and other basic
+    indexing that leaves a contiguous part are views (`base`: the array
+    viewed) where the runtime can address one.
     """
 
     def __init__(self, owner: Any, handle: Any, shape: object, dtype: object) -> None:
@@ -50,6 +99,38 @@ class DeviceArray(ABC):
         self.handle = handle
         self.shape = _shape(shape)
         self.dtype: np.dtype[Any] = np.dtype(dtype)  # type: ignore[call-overload]
+        self.base: DeviceArray | None = None
+        """The array this one is a view of (kept alive with it), or None."""
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Bytes between neighbours along each dimension, as numpy's (C order)."""
+        return _c_strides(self.shape, self.dtype.itemsize)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d device array")
+        return self.shape[0]
+
+    def __getitem__(self, index: object) -> DeviceArray:
+        offset, shape = basic_view(self.shape, self.dtype, index)
+        view = self._view(offset, shape)
+        view.base = self.base if self.base is not None else self
+        return view
+
+    def _view(self, offset: int, shape: tuple[int, ...]) -> DeviceArray:
+        """A device array of `shape` over this one's memory from byte `offset`."""
+        raise IndexError(f"{type(self).__name__} cannot be viewed in part")
+
+    def fill(self, value: object, *, stream: Stream | None = None) -> None:
+        """Set every element to `value` (converted to the array's dtype)."""
+        self.copy_from_host(np.full(self.shape, value, self.dtype), stream=stream)
+
+    def __array__(self, dtype: object = None, copy: object = None) -> Any:
+        raise TypeError(
+            f"{self!r} is in device memory, which numpy cannot read in place: "
+            "d.copy_to_host() copies it into a numpy array"
+        )
 
     @property
     def ndim(self) -> int:

@@ -124,6 +124,8 @@ def device_sm(ordinal: int = 0) -> int:
 class CudaExecutor(RecordingExecutor):
     """Loads one PTX module on one CUDA device and launches its kernels."""
 
+    dlpack_device_type = 2
+    cuda_array_interface = True
     fault_note = (
         "a fault inside a kernel leaves this process's CUDA context unusable: "
         "restart the process"
@@ -286,6 +288,17 @@ class CudaExecutor(RecordingExecutor):
     @property
     def owner(self) -> Any:
         return ("cuda", int(self.device))
+
+    def _memset(self, pointer: int, pattern: int, width: int, count: int) -> bool:
+        memset = {
+            1: self.driver.cuMemsetD8Async,
+            2: self.driver.cuMemsetD16Async,
+            4: self.driver.cuMemsetD32Async,
+        }[width]
+        check(
+            memset(pointer, pattern, count, 0), f"filling memory (cuMemsetD{8 * width})"
+        )
+        return True
 
     def _copy_async(
         self, to_device: bool, dst: int, src: int, nbytes: int, stream: Any

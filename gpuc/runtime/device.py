@@ -51,6 +51,10 @@ class DeviceExecutor(ABC):
     code_field = "artefact"
     # What a fault inside a kernel leaves behind, added to a failed synchronize.
     fault_note: ClassVar[str]
+    dlpack_device_type: ClassVar[int]
+    """DLPack's `DLDeviceType` of this runtime's memory (CUDA 2, ROCm 10)."""
+    cuda_array_interface: ClassVar[bool] = False
+    """Device arrays offer `__cuda_array_interface__` (numba, CuPy)."""
 
     def __init__(self, kernels: Mapping[str, KernelSignature]) -> None:
         self.kernels = dict(kernels)
@@ -147,6 +151,12 @@ class DeviceExecutor(ABC):
 
     @abstractmethod
     def _event_elapsed_ms(self, start: Any, end: Any) -> float: ...
+
+    def _memset(self, pointer: int, pattern: int, width: int, count: int) -> bool:
+        """Set `count` elements of `width` bytes (1, 2, 4) at `pointer` to the
+        bit pattern `pattern` on the null stream; False where this runtime's
+        memset is not wired (the caller copies from the host instead)."""
+        return False
 
     def alloc(self, nbytes: int) -> int:
         self.make_current()
@@ -288,7 +298,13 @@ class DeviceExecutor(ABC):
         self.make_current()
         handle = self._stream_handle(stream)
         launch = check_launch(
-            self.kernels, name, grid, block, args, self.limits, shared
+            self.kernels,
+            name,
+            grid,
+            block,
+            [self.adopt(a, name, i) for i, a in enumerate(args)],
+            self.limits,
+            shared,
         )
         for param, array in launch.device_arrays():
             if not isinstance(array, GpuArray) or array.owner != self.owner:
@@ -302,6 +318,64 @@ class DeviceExecutor(ABC):
             return
         values = [v.handle if isinstance(v, GpuArray) else v for v in launch.values]
         self.launch_raw(name, launch.grid, launch.block, values, handle, launch.shared)
+
+    def adopt(self, value: object, kernel: str = "", position: int = 0) -> Any:
+        """`value` as a device array of this executor if it is another
+        library's array in this device's memory (`__cuda_array_interface__`
+        on CUDA, DLPack on this runtime's device type): a view of its
+        memory, nothing copied; anything else unchanged."""
+        if isinstance(value, np.ndarray | DeviceArray):
+            return value
+        where = f"kernel '{kernel}': argument {position} ({type(value).__name__})"
+        if self.cuda_array_interface and hasattr(value, "__cuda_array_interface__"):
+            return self._from_interface(value, where)
+        device = getattr(value, "__dlpack_device__", None)
+        if device is None or not hasattr(value, "__dlpack__"):
+            return value
+        kind, ordinal = device()
+        if int(kind) != self.dlpack_device_type:
+            return value  # not this runtime's memory: foreign.py words it
+        if int(ordinal) != self.owner[1]:
+            raise LaunchError(
+                f"{where} is on device {ordinal}, and this module runs on device "
+                f"{self.owner[1]}: compile with device={ordinal}"
+            )
+        return self._from_dlpack(value, where)
+
+    def _from_interface(self, value: Any, where: str) -> GpuArray:
+        info = value.__cuda_array_interface__
+        shape = tuple(int(d) for d in info["shape"])
+        dtype = np.dtype(info["typestr"])
+        view = GpuArray(self, int(info["data"][0]), shape, dtype)
+        strides = info.get("strides")
+        if info.get("mask") is not None or (
+            strides is not None and tuple(strides) != view.strides and view.size > 1
+        ):
+            raise LaunchError(
+                f"{where} is a strided or masked CUDA array (strides {strides}): "
+                "pass a contiguous one (e.g. cupy.ascontiguousarray)"
+            )
+        stream = info.get("stream")
+        if stream is not None and stream != 1:  # its work is on another stream
+            self.synchronize("waiting for a CUDA array's stream")
+        view.source = value
+        return view
+
+    def _from_dlpack(self, value: Any, where: str) -> GpuArray:
+        from gpuc.runtime import dlpack
+
+        try:
+            imported = dlpack.consume(value.__dlpack__(stream=1))
+        except (BufferError, TypeError) as error:
+            raise LaunchError(f"{where}: its DLPack export failed ({error})") from None
+        view = GpuArray(self, imported.address, imported.shape, imported.dtype)
+        weakref.finalize(view, _quietly, lambda _: imported.release(), None)
+        if not imported.contiguous:
+            raise LaunchError(
+                f"{where} is strided (DLPack strides): pass a contiguous array"
+            )
+        view.source = value
+        return view
 
     def _launch_copying(self, launch: Launch, stream: Any) -> None:
         name = launch.sig.name
@@ -357,6 +431,8 @@ class GpuArray(DeviceArray):
     ) -> None:
         super().__init__(executor.owner, pointer, shape, dtype)
         self.executor = executor
+        self.source: object = None
+        """Another library's array whose memory this one is (kept alive)."""
 
     def copy_to_host(
         self, out: np.ndarray[Any, Any] | None = None, *, stream: Stream | None = None
@@ -370,6 +446,74 @@ class GpuArray(DeviceArray):
         self, host: np.ndarray[Any, Any], *, stream: Stream | None = None
     ) -> None:
         self.executor.copy(self, self.check_host(host, "copy_from_host"), True, stream)
+
+    def fill(self, value: object, *, stream: Stream | None = None) -> None:
+        """Set every element to `value`: a memset where the runtime has one
+        for the element's width (finished on return), else a host copy."""
+        pattern = np.full(1, value, self.dtype)
+        width = self.dtype.itemsize
+        if width == 8 and pattern.view(np.uint32)[0] == pattern.view(np.uint32)[1]:
+            pattern, width = pattern.view(np.uint32), 4  # two equal halves
+        count = self.nbytes // width
+        if stream is None and width in (1, 2, 4) and count:
+            bits = int(pattern.view(f"u{width}")[0])
+            self.executor.make_current()
+            if self.executor._memset(self.handle, bits, width, count):
+                self.executor.synchronize("filling a device array")
+                return
+        super().fill(value, stream=stream)
+
+    def _view(self, offset: int, shape: tuple[int, ...]) -> GpuArray:
+        return GpuArray(self.executor, self.handle + offset, shape, self.dtype)
+
+    @property
+    def device_ordinal(self) -> int:
+        return int(self.owner[1])
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (self.executor.dlpack_device_type, self.device_ordinal)
+
+    def __dlpack__(
+        self,
+        *,
+        stream: int | None = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> Any:
+        """A DLPack capsule of this array's memory (no copy). The device is
+        synchronized first unless the consumer's `stream` is -1, so that
+        what was queued on any stream is there for it."""
+        from gpuc.runtime import dlpack
+
+        if copy:
+            raise BufferError("a gpuc device array is exported without a copy")
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(
+                f"the array is on DLPack device {self.__dlpack_device__()}, "
+                f"not {tuple(dl_device)}: copy_to_host() for the CPU"
+            )
+        if stream != -1:
+            self.executor.synchronize("exporting a device array through DLPack")
+        return dlpack.export(
+            self, self.handle, self.shape, self.dtype, self.__dlpack_device__()
+        )
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        """Numba's CUDA array interface (version 3) of this array, on CUDA.
+        Its work is on the legacy default stream (1) unless queued elsewhere:
+        synchronize that stream before another library reads it."""
+        if not self.executor.cuda_array_interface:
+            raise AttributeError("__cuda_array_interface__ (not a CUDA array)")
+        return {
+            "shape": self.shape,
+            "typestr": self.dtype.str,
+            "data": (self.handle, False),
+            "strides": None,
+            "version": 3,
+            "stream": 1,
+        }
 
 
 class GpuEvent(Event):

@@ -80,6 +80,7 @@ def device_arch(ordinal: int = 0) -> str:
 class HipExecutor(RecordingExecutor):
     """Loads one HSA code object on one HIP device and launches its kernels."""
 
+    dlpack_device_type = 10
     fault_note = (
         "a fault inside a kernel may leave this process's HIP runtime unusable: "
         "restart the process"

@@ -219,6 +219,24 @@ def _device_context(device: Any) -> tuple[Any, Any]:
         return _contexts[key]
 
 
+def _users_queue(queue: Any, version: tuple[int, int]) -> tuple[Any, Any, Any]:
+    """The device, context and queue of a caller's `pyopencl.CommandQueue`
+    (`gpuc.compile(..., device=queue)`), or a LaunchError."""
+    cl = _pyopencl()
+    if not isinstance(queue, cl.CommandQueue):
+        raise LaunchError(
+            f"device={queue!r}: the spirv executor takes a fragment of an OpenCL "
+            "device's name or a pyopencl.CommandQueue"
+        )
+    device = queue.device
+    if version not in _il_versions(device):
+        raise LaunchError(
+            f"device={queue!r}: its device, {_spelled(device)}, does not accept "
+            f"SPIR-V {version[0]}.{version[1]}"
+        )
+    return device, queue.context, queue
+
+
 class OpenCLExecutor:
     """Builds one SPIR-V module for one OpenCL device and launches its kernels.
 
@@ -238,7 +256,7 @@ class OpenCLExecutor:
         spirv: bytes,
         kernels: Mapping[str, KernelSignature],
         *,
-        device: str | None = None,
+        device: Any = None,
         _like: OpenCLExecutor | None = None,
         _source: str | None = None,
     ) -> None:
@@ -253,6 +271,10 @@ class OpenCLExecutor:
                 _like.device,
                 _like.context,
                 _like.queue,
+            )
+        elif device is not None and not isinstance(device, str):
+            self.device, self.context, self.queue = _users_queue(
+                device, spirv_version(spirv)
             )
         else:
             self.device = select_device(spirv_version(spirv), device)
@@ -400,7 +422,11 @@ class OpenCLExecutor:
         its buffer (nothing is copied)."""
         where = f"a pyopencl array of shape {value.shape}"
         if value.context != self.context:
-            raise LaunchError(f"{where} belongs to another OpenCL context")
+            raise LaunchError(
+                f"{where} belongs to another OpenCL context than this module's: "
+                "compile with gpuc.compile(..., device=queue), the queue of that "
+                "context (e.g. the array's .queue), to launch on it"
+            )
         if not value.flags.c_contiguous:
             raise LaunchError(f"{where} is not contiguous")
         buffer = value.base_data
@@ -560,6 +586,44 @@ class OpenCLArray(DeviceArray):
         self.executor = executor
         self.host: np.ndarray[Any, Any] | None = None
         """The host memory of a `host_view`."""
+        self.offset = 0
+        """Where a view starts in its base array's buffer, in bytes."""
+
+    def _view(self, offset: int, shape: tuple[int, ...]) -> OpenCLArray:
+        """A sub-buffer (OpenCL has no sub-buffers of sub-buffers: of the
+        base's), where the device allows the start's alignment."""
+        root = self.base if isinstance(self.base, OpenCLArray) else self
+        start = self.offset + offset
+        view = OpenCLArray(self.executor, None, shape, self.dtype)
+        view.offset = start
+        if view.nbytes == 0:  # nothing to address: a buffer of its own
+            view.handle = self.executor.empty(shape, self.dtype).handle
+            return view
+        if start == 0 and view.nbytes == root.nbytes:
+            view.handle = root.handle
+            return view
+        align = self.executor.device.mem_base_addr_align // 8
+        if start % align:
+            raise IndexError(
+                f"a view {start} bytes into a device array, which "
+                f"{describe(self.executor.device)} cannot address: its sub-buffers "
+                f"start at multiples of {align} bytes; copy_to_host() and slice "
+                "there, or view from such a multiple"
+            )
+        view.handle = root.handle.get_sub_region(start, view.nbytes)
+        return view
+
+    def fill(self, value: object, *, stream: Stream | None = None) -> None:
+        """Set every element to `value` (clEnqueueFillBuffer: nothing copied)."""
+        import pyopencl as cl
+
+        if not self.nbytes:
+            return
+        pattern = np.full(1, value, self.dtype)
+        queue = self.executor._queue(stream)
+        event = cl.enqueue_fill_buffer(queue, self.handle, pattern, 0, self.nbytes)
+        if stream is None:
+            event.wait()
 
     def copy_to_host(
         self, out: np.ndarray[Any, Any] | None = None, *, stream: Stream | None = None

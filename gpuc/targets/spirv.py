@@ -116,6 +116,21 @@ ATOMIC_TYPES = (
 INTEGER_WIDTHS = (1, 8, 16, 32, 64)
 
 
+class _DeviceKind(type):
+    def __instancecheck__(cls, value: object) -> bool:
+        return isinstance(value, str) or all(
+            hasattr(value, attribute) for attribute in ("context", "device", "finish")
+        )
+
+
+class OpenCLDevice(metaclass=_DeviceKind):
+    """What the spirv executor's `device=` takes: a fragment of an OpenCL
+    device's name (a str), or a queue (a `pyopencl.CommandQueue`: the
+    executor runs on its context and queue, so that the caller's own
+    pyopencl arrays and buffers are launch arguments). A class only for
+    isinstance: compiling never imports pyopencl."""
+
+
 @dataclass(frozen=True)
 class SPIRVTarget(LaneMatrices, RecordingTarget):
     subgroup_collectives: ClassVar[bool] = True
@@ -136,8 +151,9 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
     listing: ClassVar[str] = "spirv-asm"
     executor: ClassVar[str | None] = "gpuc.runtime.opencl:OpenCLExecutor"
     device: ClassVar[tuple[type, str] | None] = (
-        str,
-        "a fragment of an OpenCL device's name",
+        OpenCLDevice,
+        "a fragment of an OpenCL device's name, or a pyopencl.CommandQueue "
+        "whose context and queue the executor uses",
     )
     cas_atomics: ClassVar[frozenset[str]] = frozenset({"fmin", "fmax"})
     narrowest_atomic_bits: ClassVar[int] = 32  # OpenCL's atomics: 32 and 64 bits
