@@ -52,7 +52,7 @@ _LAZY = {
     "compile": "gpuc.api:compile",
     "compile_many": "gpuc.api:compile_many",
     "compile_each": "gpuc.api:compile_each",
-    "autotune": "gpuc.autotune:autotune",
+    "autotune": "gpuc.tuning:autotune",
     "run_host": "gpuc.host.runner:run_host",
     "blocks": "gpuc.api:blocks",
     "SharedMemory": "gpuc.runtime.arrays:SharedMemory",
