@@ -43,7 +43,7 @@ from gpuc.dialects.subgroup import (
     SubgroupSizeOp,
 )
 from gpuc.dialects.symbols import symbol_name
-from gpuc.kernel_params import MEMREF_PARAMS_ATTR
+from gpuc.kernel_params import MEMREF_LAYOUTS_ATTR, MEMREF_PARAMS_ATTR
 from gpuc.transforms.foreign.all_reduce import gpuc_kind, lower_all_reduce
 from gpuc.transforms.foreign.amdgpu_dialect import convert_amdgpu_op
 from gpuc.transforms.foreign.bare_pointers import expand_type, memref_params
@@ -203,6 +203,7 @@ def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> 
         body,
         visibility=visibility.data if isinstance(visibility, StringAttr) else None,
     )
+    new.location = op.location
     new.attributes |= {
         k: v for k, v in op.attributes.items() if k not in FUNCTION_ATTRS
     }
@@ -213,8 +214,11 @@ def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> 
         assert not isinstance(size, str), size  # checks.py reported it
         if size is not None:
             new.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, size)
-    if role is Role.KERNEL and (shapes := memref_params(signature.inputs.data)):
+    if role is Role.KERNEL and (records := memref_params(signature.inputs.data)):
+        shapes, layouts = records
         new.attributes[MEMREF_PARAMS_ATTR] = shapes
+        if layouts is not None:
+            new.attributes[MEMREF_LAYOUTS_ATTR] = layouts
     Rewriter.replace_op(op, new)
 
 

@@ -37,6 +37,11 @@ class MemrefView:
     sizes: tuple[Size, ...]
     strides: tuple[Size, ...] | None = None
     offset: Size = 0
+    base_offset: Size = 0
+    """How many elements past the buffer's base `ptr` is: a strided memref
+    parameter's pointer is to its view's first element, the buffer's element
+    at the layout's offset (bare_pointers.py). memref.reinterpret_cast, which
+    starts from the base, needs it."""
 
     def size(self, dim: int, before: Operation) -> SSAValue:
         return materialize(self.sizes[dim], before)
@@ -119,6 +124,17 @@ def add(a: Size, b: Size, before: Operation) -> Size:
     if _known(b) == 0:
         return a
     op = arith.AddiOp(materialize(a, before), materialize(b, before))
+    before.parent_block().insert_op_before(op, before)  # type: ignore[union-attr]
+    return op.result
+
+
+def subtract(a: Size, b: Size, before: Operation) -> Size:
+    """`a - b`, folded where `b` is a constant 0 or both are ints."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a - b
+    if _known(b) == 0:
+        return a
+    op = arith.SubiOp(materialize(a, before), materialize(b, before))
     before.parent_block().insert_op_before(op, before)  # type: ignore[union-attr]
     return op.result
 
