@@ -58,5 +58,6 @@ DIALECTS: dict[str, str] = {
     "memref": "gpuc.transforms.foreign.memref_dialect:MemRef",
     "gpu": "gpuc.transforms.foreign.gpu_dialect:GPU",
     "amdgpu": "gpuc.transforms.foreign.amdgpu_dialect:AMDGPU",
+    "affine": "gpuc.transforms.foreign.affine_dialect:Affine",
     "spirv": "gpuc.transforms.foreign.spirv_abi:SPIRV",
 }

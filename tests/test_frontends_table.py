@@ -25,7 +25,18 @@ from gpuc.driver import compile_module
 from gpuc.registry import DIALECTS, lazy
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "frontends.md"
-FOREIGN = ("func", "arith", "math", "scf", "cf", "vector", "memref", "gpu", "amdgpu")
+FOREIGN = (
+    "func",
+    "arith",
+    "math",
+    "scf",
+    "cf",
+    "vector",
+    "memref",
+    "gpu",
+    "amdgpu",
+    "affine",
+)
 """The dialects of DIALECTS whose ops other frontends write (builtin and
 gpuc are gpuc's own; spirv has attributes only, in their own table)."""
 HOST_OPS = {
@@ -271,9 +282,18 @@ func.func private @h(%v: vector<4x4xf32>) {
         "m = 16 : i32, n = 16 : i32}> : (f32, f32, vector<4xf32>) -> vector<4xf32>"
     ),
     "amdgpu.sched_barrier": in_kernel('"amdgpu.sched_barrier"() : () -> ()'),
-    "an op of a dialect gpuc does not register": in_kernel(
+    "affine.load": in_kernel(
         '%0 = "affine.load"(%arg0, %arg3) <{map = affine_map<(d0) -> (d0)>}> : '
         "(memref<16xf32>, index) -> f32"
+    ),
+    "affine.for": in_kernel(
+        '"affine.for"() <{lowerBoundMap = affine_map<() -> (0)>, upperBoundMap = '
+        "affine_map<() -> (4)>, step = 1 : index, operandSegmentSizes = "
+        'array<i32: 0, 0, 0>}> ({\n^bb0(%i: index):\n  "affine.yield"() : () -> ()\n'
+        "}) : () -> ()"
+    ),
+    "an op of a dialect gpuc does not register": in_kernel(
+        '"linalg.fill"(%arg2, %arg0) : (f32, memref<16xf32>) -> ()'
     ),
     "gpu.shuffle of another type": gpu_module(
         '%0 = "arith.constant"() <{value = 1 : i16}> : () -> i16\n'
@@ -427,6 +447,15 @@ ACCEPTED: dict[tuple[str, ...], str] = {
         "f32 -> memref<16xf32>, i32\n"
         "amdgpu.raw_buffer_atomic_fmax %arg2 -> %arg1[%i] : "
         "f32 -> memref<16xf32>, i32"
+    ),
+    ("affine.apply", "affine.min", "affine.max"): in_kernel(
+        '%0 = "affine.apply"(%arg3, %arg3) <{map = affine_map<(d0)[s0] -> '
+        "((d0 - s0) ceildiv 2 + d0 mod 3)>}> : (index, index) -> index\n"
+        '%1 = "affine.min"(%0) <{map = affine_map<(d0) -> (d0, 15)>}> : '
+        "(index) -> index\n"
+        '%2 = "affine.max"(%1) <{map = affine_map<(d0) -> (d0 floordiv 4, 0)>}> : '
+        "(index) -> index\n"
+        '"memref.store"(%arg2, %arg0, %2) : (f32, memref<16xf32>, index) -> ()'
     ),
     ("gpu.launch", "gpu.terminator"): """\
 "builtin.module"() ({

@@ -26,9 +26,18 @@ from xdsl.dialects.builtin import (
     i32,
 )
 from xdsl.ir import Attribute, Operation
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineExpr,
+    AffineMap,
+)
 from xdsl.irdl import AttrSizedOperandSegments, AttrSizedResultSegments, IRDLOperation
+from xdsl.parser.affine_parser import AffineParser
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import ParseError
+from xdsl.utils.mlir_lexer import MLIRToken
 
 from gpuc.diagnostics import LocatingParser, OpError
 from gpuc.transforms.foreign.atomic_kinds import AMBIGUOUS_KINDS
@@ -257,13 +266,44 @@ def ambiguous_kind_message(number: int) -> str:
     )
 
 
+SEMI_AFFINE_KINDS = {
+    "*": AffineBinaryOpKind.Mul,
+    "ceildiv": AffineBinaryOpKind.CeilDiv,
+    "floordiv": AffineBinaryOpKind.FloorDiv,
+    "mod": AffineBinaryOpKind.Mod,
+}
+
+
+class SemiAffineParser(AffineParser):
+    """xDSL's affine parser, which also reads semi-affine maps: a product, a
+    division or a `mod` by a symbol, as MLIR's `convert-parallel-loops-to-gpu`
+    writes them (`(d0 - s0) ceildiv s1`, `d0 * s0 + s1`). xDSL builds those
+    expressions by folding, which has no rule for them; gpuc builds them as
+    they are written (affine_dialect.py expands them)."""
+
+    def _create_binop_expr(
+        self, lhs: AffineExpr, rhs: AffineExpr, binop: MLIRToken
+    ) -> AffineExpr:
+        kind = SEMI_AFFINE_KINDS.get(binop.text)
+        constant = isinstance(rhs, AffineConstantExpr) or (
+            binop.text == "*" and isinstance(lhs, AffineConstantExpr)
+        )
+        if kind is None or constant:
+            return super()._create_binop_expr(lhs, rhs, binop)
+        return AffineBinaryOpExpr(kind, lhs, rhs)
+
+
 class ForeignParser(LocatingParser):
-    """gpuc's parser for other tools' text: refuses what it would misread.
+    """gpuc's parser for other tools' text: refuses what it would misread,
+    and reads semi-affine maps (SemiAffineParser).
 
     A generic `memref.atomic_rmw` is read by its number only where every MLIR
     version means the same by it (`{kind = N}` is MLIR <= 17's attribute
     form, so MLIR 16's numbering; in `<{...}>` only addf 0 and addi 1 agree).
     """
+
+    def parse_affine_map(self) -> AffineMap:
+        return SemiAffineParser(self._parser_state).parse_affine_map()
 
     _properties: dict[str, Attribute] | None = None
 
