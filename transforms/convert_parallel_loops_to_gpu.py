@@ -215,6 +215,7 @@ def convert_loop_nest(loop: scf.ParallelOp) -> gpu.LaunchOp:
     builder = LaunchBuilder(loop)
     builder.convert(loop, builder.body, None)
     launch = builder.launch()
+    launch.location = loop.location  # what the kernel's diagnostics point at
     builder.host.insert_op_before(launch, loop)  # type: ignore[union-attr]
     Rewriter.erase_op(loop)
     return launch

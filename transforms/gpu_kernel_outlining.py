@@ -17,10 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, cf, gpu
+from xdsl.dialects import arith, cf, gpu, memref
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     IntegerAttr,
+    MemRefType,
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
@@ -32,6 +33,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from gpuc.dialects.symbols import symbol_name
+from gpuc.transforms.foreign.bare_pointers import has_identity_layout
 
 DIMS = ("x", "y", "z")
 # The launch body's 12 arguments: block ids, thread ids, grid sizes, block sizes.
@@ -113,6 +115,40 @@ def _known_size(values: list[SSAValue]) -> DenseArrayBase | None:
     return DenseArrayBase.from_list(i32, sizes)
 
 
+VIEW_OPS = (
+    memref.SubviewOp,
+    memref.ReinterpretCastOp,
+    memref.CastOp,
+    memref.ExpandShapeOp,
+    memref.CollapseShapeOp,
+)
+"""Ops that make a new view of a buffer, which outlining moves into the kernel."""
+
+
+def sink_views(launch: gpu.LaunchOp) -> None:
+    """Clone into the launch body each view op whose strided result the body
+    uses, the views it is made of too, so that the kernel takes the buffer
+    (a plain memref parameter) and makes the view itself; unlike MLIR, whose
+    kernels then take the strided view as a memref descriptor."""
+    entry = launch.body.blocks[0]
+    while True:
+        views = [
+            value
+            for value in captured_values(launch.body)
+            if isinstance(value.owner, VIEW_OPS)
+            and isinstance(value.type, MemRefType)
+            and not has_identity_layout(value.type)
+        ]
+        if not views:
+            return
+        for value in views:
+            clone = value.owner.clone()
+            entry.insert_op_before(clone, entry.first_op)  # type: ignore[arg-type]
+            for use in list(value.uses):
+                if launch.is_ancestor(use.operation) and use.operation is not launch:
+                    use.operation.operands[use.index] = clone.results[0]
+
+
 def outline(module: ModuleOp, launch: gpu.LaunchOp, taken: set[str]) -> None:
     """Replace `launch` by a gpu.launch_func of a new kernel in a new gpu.module."""
     host = launch.parent_op()
@@ -122,6 +158,7 @@ def outline(module: ModuleOp, launch: gpu.LaunchOp, taken: set[str]) -> None:
     module_name = unique_name(taken, base)
     taken.add(module_name)
 
+    sink_views(launch)
     # Constants are cloned into the body; every other outside value is a parameter.
     for value in captured_values(launch.body):
         owner = value.owner
@@ -169,6 +206,10 @@ def outline(module: ModuleOp, launch: gpu.LaunchOp, taken: set[str]) -> None:
         body.insert_block(entry, 0)
 
     kernel = gpu.FuncOp(base, ([p.type for p in params], []), body, kernel=True)
+    # Diagnostics about the kernel or the ops outlining made point at the launch.
+    kernel.location = launch.location
+    for arg, param in zip(entry.args, params, strict=True):
+        arg.name_hint = param.name_hint
     for key, values in (("gpu.known_block_size", block), ("gpu.known_grid_size", grid)):
         if (known := _known_size(values)) is not None:
             kernel.attributes[key] = known
@@ -176,6 +217,7 @@ def outline(module: ModuleOp, launch: gpu.LaunchOp, taken: set[str]) -> None:
     copy_symbols(module, [kernel], contents)
     gpu_module = gpu.ModuleOp(SymbolRefAttr(module_name), Region(contents))
     gpu_module.properties["sym_name"] = StringAttr(module_name)
+    gpu_module.location = launch.location
     module.body.block.add_op(gpu_module)
 
     launch_func = gpu.LaunchFuncOp(
@@ -187,6 +229,7 @@ def outline(module: ModuleOp, launch: gpu.LaunchOp, taken: set[str]) -> None:
         asyncDependencies=list(launch.asyncDependencies),
         dynamicSharedMemorySize=launch.dynamicSharedMemorySize,
     )
+    launch_func.location = launch.location
     Rewriter.replace_op(launch, launch_func)
 
 

@@ -409,8 +409,9 @@ def check_static_shared(module: ModuleOp, target: Target) -> None:
                 func,
                 f"kernel @{name} uses {used} bytes of static shared memory, more "
                 f"than the {limit} bytes the {target.name} target allows{why}; "
-                "allocate less with gpuc.shared_alloc (helpers' allocations count "
-                "too)",
+                "allocate less workgroup memory (gpuc.shared_alloc, or an "
+                "imported kernel's workgroup memrefs; helpers' allocations "
+                "count too)",
             )
 
 
