@@ -1,0 +1,242 @@
+"""What real frontends hand gpuc: kernels with strided memref parameters
+(static and dynamic strides and offsets, launched on numpy views and device
+arrays without copies), memrefs of more than three dimensions, host-side
+views that outlining sinks into the kernel (xDSL's stencil pipeline, run
+here), and linalg programs mlir-opt-22 lowered to outlined kernels whose
+parameters are strided views and whose indices are `affine.apply`s. Each runs
+on native and spirv (Intel's OpenCL CPU runtime) against numpy on fresh
+random inputs with poisoned outputs, and compiles for ptx (ptxas), spirv
+(spirv-val) and amdgpu. Rerun with GPUC_TEST_SEED=<seed> to reproduce.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from kernel_modules import compiled, seeded
+from test_outlining import host_value, launches
+from xdsl.dialects import memref
+from xdsl.ir import SSAValue
+
+import gpuc
+from gpuc.driver import compile_module
+from gpuc.transforms.foreign.affine_dialect import expand_affine_ops
+from gpuc.transforms.foreign.text import parse_foreign_module
+
+SEED = int(os.environ.get("GPUC_TEST_SEED", secrets.randbits(32)))
+print(f"test_strided_params: GPUC_TEST_SEED={SEED}")
+TARGETS = ["native", "spirv"]
+HERE = Path(__file__).parent
+SOURCE = (HERE / "strided_params_kernels.mlir").read_text()
+STENCIL_PIPELINE = (
+    "shape-inference",
+    "convert-stencil-to-ll-mlir",
+    "gpu-map-parallel-loops",
+)
+"""xDSL's passes from the stencil dialect to mapped loops, as xDSL's
+stencil tests run them."""
+LINALG = (HERE / "fixtures" / "linalg" / "programs.mlir22.mlir").read_text()
+
+
+def rng(*key: object) -> np.random.Generator:
+    return seeded(SEED, *key)
+
+
+def views_args(r: np.random.Generator) -> tuple[np.ndarray[Any, Any], ...]:
+    big = r.standard_normal((12, 40)).astype(np.float32)
+    top, left = int(r.integers(0, 4)), int(r.integers(0, 8))
+    a = big[top : top + 8 : 2, left : left + 24 : 3]  # strides (80, 3) elements
+    flat = r.standard_normal(80).astype(np.float32)
+    b = np.lib.stride_tricks.as_strided(flat[3:], (4, 8), (64, 8))  # [16, 2], 3
+    c_base = np.full((6, 20), np.nan, np.float32)
+    c = c_base[1:5, 4:12]
+    return big, a, b, c_base, c
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_strided_views_match_numpy(target: str) -> None:
+    r = rng("views", target)
+    big, a, b, c_base, c = views_args(r)
+    out = np.full((4, 4, 8), np.nan, np.float32)
+    compiled(SOURCE, target)["views"][(1,), (8, 4)](a, b, out, c)
+    y, x = np.mgrid[0:4, 0:8]
+    np.testing.assert_array_equal(out[0], a + b)
+    np.testing.assert_array_equal(out[1], 2 * a)
+    np.testing.assert_array_equal(out[2], b)
+    np.testing.assert_array_equal(out[3], a[1 + 2 * (y % 2), 2 * (x % 3)])
+    np.testing.assert_array_equal(c, a - b)
+    untouched = np.ones(c_base.shape, bool)
+    untouched[1:5, 4:12] = False
+    assert np.isnan(c_base[untouched]).all()  # nothing written outside the view
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_device_arrays_and_explicit_layout_arguments(target: str) -> None:
+    """A device array is a contiguous view; the strides and offset may also
+    be passed explicitly, and the launch checks them against the array."""
+    mod = compiled(SOURCE, target)
+    r = rng("device", target)
+    big, a, b, _, _ = views_args(r)
+    dense = np.ascontiguousarray(a)
+    out = np.full((4, 4, 8), np.nan, np.float32)
+    c = np.full((4, 8), np.nan, np.float32)
+    da, dout, dc = mod.to_device(dense), mod.to_device(out), mod.to_device(c)
+    mod["views"][(1,), (8, 4)](da, b, dout, dc)
+    np.testing.assert_array_equal(dout.copy_to_host()[0], dense + b)
+    np.testing.assert_array_equal(dc.copy_to_host(), dense - b)
+    # a's stride0, stride1, offset and c's stride0, offset passed by hand.
+    offset = (a.__array_interface__["data"][0] - big.ctypes.data) // 4
+    c2 = np.full((4, 8), np.nan, np.float32)
+    mod["views"][(1,), (8, 4)](a, 80, 3, offset, b, out, c2, 8, 0)
+    np.testing.assert_array_equal(c2, a - b)
+    with pytest.raises(gpuc.LaunchError, match="disagrees with argument 0"):
+        mod["views"][(1,), (8, 4)](a, 81, 3, offset, b, out, c2, 8, 0)
+
+
+def test_views_the_launch_refuses() -> None:
+    mod = compiled(SOURCE, "native")
+    r = rng("refused")
+    _, a, b, _, c = views_args(r)
+    out = np.zeros((4, 4, 8), np.float32)
+    with pytest.raises(gpuc.LaunchError, match="non-negative multiples"):
+        mod["views"][(1,), (8, 4)](a[::-1], b, out, c)
+    with pytest.raises(gpuc.LaunchError, match=r"strided<\[16, 2\]>.*stride 16"):
+        mod["views"][(1,), (8, 4)](a, np.ascontiguousarray(b), out, c)
+    with pytest.raises(gpuc.LaunchError, match="stride 1"):
+        mod["views"][(1,), (8, 4)](a, b, out, a)  # c's innermost stride is 3
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_five_and_four_dimensional_memrefs(target: str) -> None:
+    r = rng("rank5", target)
+    h = int(r.integers(2, 6))
+    t = r.standard_normal((2, 3, h, 4, 5)).astype(np.float32)
+    nhwc = r.standard_normal((2, h, 4, 3)).astype(np.float32)
+    v = nhwc.transpose(0, 3, 1, 2)  # NCHW view of NHWC data, not contiguous
+    out = np.full_like(t, np.nan)
+    compiled(SOURCE, target)["rank5"][(2,), (4, h, 3)](t, v, out)
+    np.testing.assert_array_equal(out, t + v[..., None])
+
+
+def stencil_module() -> Any:
+    """A 2-D five-point stencil in xDSL's stencil dialect, lowered by xDSL's
+    own pipeline: its loads and stores go through host-side subviews."""
+    from xdsl.context import Context
+    from xdsl.dialects.arith import Arith
+    from xdsl.dialects.builtin import Builtin
+    from xdsl.dialects.func import Func
+    from xdsl.dialects.stencil import Stencil
+    from xdsl.parser import Parser
+    from xdsl.transforms import get_all_passes
+
+    ctx = Context()
+    for dialect in (Builtin, Func, Arith, Stencil):
+        ctx.load_dialect(dialect)
+    text = (HERE / "fixtures" / "stencil" / "laplace.mlir").read_text()
+    module = Parser(ctx, text).parse_module()
+    passes = get_all_passes()
+    for name in STENCIL_PIPELINE:
+        passes[name]()().apply(ctx, module)
+    return module
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_xdsl_stencil_pipeline_runs(target: str) -> None:
+    module = stencil_module()
+    assert "strided<[34, 1], offset: 35>" in str(module)  # the host-side views
+    mod = gpuc.compile(module, target=target)
+    (name,) = list(mod)
+    names = [p.name for p in mod.signatures[name].params]
+    assert names == ["out", "in"]  # the buffers, the views sunk into the kernel
+    r = rng("stencil", target)
+    a = r.standard_normal((66, 34)).astype(np.float32)
+    o = np.full((66, 34), np.nan, np.float32)
+    mod[name][(32, 64), 1](o, a)
+    c = a[1:-1, 1:-1]
+    want = (a[:-2, 1:-1] + a[2:, 1:-1]) + (a[1:-1, 2:] + a[1:-1, :-2]) + c * -4
+    np.testing.assert_allclose(o[1:-1, 1:-1], want, rtol=1e-5, atol=1e-6)
+
+
+def evaluated(value: SSAValue, env: dict[SSAValue, Any]) -> Any:
+    """A host value of the linalg programs: test_outlining's, and subviews."""
+    op = value.owner
+    if isinstance(op, memref.SubviewOp) and value not in env:
+        source = evaluated(op.source, env)
+        offsets = op.static_offsets.get_values()
+        sizes = op.static_sizes.get_values()
+        steps = op.static_strides.get_values()
+        index = tuple(
+            slice(o, o + n * s, s)
+            for o, n, s in zip(offsets, sizes, steps, strict=True)
+        )
+        env[value] = source[index]
+    return host_value(value, env)
+
+
+def run_linalg(target: str, function: str, inputs: list[Any]) -> None:
+    module = parse_foreign_module(LINALG)
+    expand_affine_ops(module)
+    mod = compiled(LINALG, target)
+    host = next(
+        op
+        for op in module.ops
+        if getattr(op, "sym_name", None) is not None and op.sym_name.data == function  # type: ignore[attr-defined]
+    )
+    env = dict(zip(host.regions[0].blocks[0].args, inputs, strict=True))
+    for op in host.walk():
+        for v in op.operands:
+            if isinstance(v.owner, memref.SubviewOp):
+                evaluated(v, env)
+    for kernel, grid, block, args in launches(module, function, inputs, env):
+        mod.launch(kernel, grid=grid, block=block, args=args)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_mlir_outlined_linalg_programs(target: str) -> None:
+    """mlir-opt-22's kernels: a strided slice parameter with affine.apply
+    indices, 4-D NHWC convolution and NCHW pooling, a batched matmul."""
+    r = rng("linalg", target)
+    a = r.standard_normal((16, 32)).astype(np.float32)
+    b = np.full((8, 8), np.nan, np.float32)
+    run_linalg(target, "scale_slice", [a, b])
+    np.testing.assert_array_equal(b, a[2:10, 4:20:2] * 2)
+
+    x = r.standard_normal((2, 6, 6, 3)).astype(np.float32)
+    f = r.standard_normal((3, 3, 3, 4)).astype(np.float32)
+    y = np.zeros((2, 4, 4, 4), np.float32)
+    run_linalg(target, "conv_nhwc", [x, f, y])
+    windows = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(1, 2))
+    want = np.einsum("nhwcij,ijcf->nhwf", windows, f)
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
+
+    p = r.standard_normal((2, 3, 6, 6)).astype(np.float32)
+    q = np.full((2, 3, 3, 3), -np.inf, np.float32)
+    run_linalg(target, "pool_nchw", [p, np.zeros((2, 2), np.float32), q])
+    np.testing.assert_array_equal(q, p.reshape(2, 3, 3, 2, 3, 2).max(axis=(3, 5)))
+
+    ba = r.standard_normal((3, 4, 5)).astype(np.float32)
+    bb = r.standard_normal((3, 5, 6)).astype(np.float32)
+    bc = np.zeros((3, 4, 6), np.float32)
+    run_linalg(target, "bmm", [ba, bb, bc])
+    np.testing.assert_allclose(bc, ba @ bb, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("sm", [75, 90])
+def test_ptx_passes_ptxas(sm: int) -> None:
+    for source in (SOURCE, LINALG):
+        assert compile_module(source, "ptx", sm=sm, validate=True).artefact
+
+
+def test_spirv_passes_spirv_val() -> None:
+    for source in (SOURCE, LINALG):
+        assert compile_module(source, "spirv", validate=True).artefact
+
+
+def test_amdgpu_compiles() -> None:
+    for source in (SOURCE, LINALG):
+        assert compile_module(source, "amdgpu").artefact
