@@ -20,13 +20,14 @@ import numpy as np
 import pytest
 from kernel_modules import compiled, seeded
 from test_outlining import host_value, launches
-from xdsl.dialects import memref
+from xdsl.context import Context
+from xdsl.dialects import func, memref
 from xdsl.ir import SSAValue
 
 import gpuc
 from gpuc.driver import compile_module
-from gpuc.transforms.foreign.affine_dialect import expand_affine_ops
 from gpuc.transforms.foreign.text import parse_foreign_module
+from gpuc.transforms.import_foreign import outline_host_code
 
 SEED = int(os.environ.get("GPUC_TEST_SEED", secrets.randbits(32)))
 print(f"test_strided_params: GPUC_TEST_SEED={SEED}")
@@ -41,6 +42,7 @@ STENCIL_PIPELINE = (
 """xDSL's passes from the stencil dialect to mapped loops, as xDSL's
 stencil tests run them."""
 LINALG = (HERE / "fixtures" / "linalg" / "programs.mlir22.mlir").read_text()
+LINALG_TILED = (HERE / "fixtures" / "linalg" / "programs.tiled.mlir22.mlir").read_text()
 
 
 def rng(*key: object) -> np.random.Generator:
@@ -123,15 +125,16 @@ def test_five_and_four_dimensional_memrefs(target: str) -> None:
     np.testing.assert_array_equal(out, t + v[..., None])
 
 
-def stencil_module() -> Any:
+def stencil_module(tiles: str) -> Any:
     """A 2-D five-point stencil in xDSL's stencil dialect, lowered by xDSL's
-    own pipeline: its loads and stores go through host-side subviews."""
-    from xdsl.context import Context
+    own pipeline (tiled by xDSL's scf-parallel-loop-tiling with `tiles`):
+    its loads and stores go through host-side subviews."""
     from xdsl.dialects.arith import Arith
     from xdsl.dialects.builtin import Builtin
     from xdsl.dialects.func import Func
     from xdsl.dialects.stencil import Stencil
     from xdsl.parser import Parser
+    from xdsl.passes import PassPipeline
     from xdsl.transforms import get_all_passes
 
     ctx = Context()
@@ -139,24 +142,34 @@ def stencil_module() -> Any:
         ctx.load_dialect(dialect)
     text = (HERE / "fixtures" / "stencil" / "laplace.mlir").read_text()
     module = Parser(ctx, text).parse_module()
-    passes = get_all_passes()
-    for name in STENCIL_PIPELINE:
-        passes[name]()().apply(ctx, module)
+    tiling = f"scf-parallel-loop-tiling{{parallel-loop-tile-sizes={tiles}}}"
+    spec = ",".join(
+        [*STENCIL_PIPELINE[:2], *([tiling] if tiles else []), STENCIL_PIPELINE[2]]
+    )
+    PassPipeline.parse_spec(get_all_passes(), spec).apply(ctx, module)
     return module
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_xdsl_stencil_pipeline_runs(target: str) -> None:
-    module = stencil_module()
+@pytest.mark.parametrize("tiles", ["", "8,5"])
+def test_xdsl_stencil_pipeline_runs(tiles: str, target: str) -> None:
+    """Untiled, the kernel takes the buffers (the views sunk into it); tiled,
+    each tile's loop is bounded by an affine.min computed inside the mapped
+    nest (xDSL's lower-affine leaves it), a grid-stride loop in the kernel."""
+    module = stencil_module(tiles)
     assert "strided<[34, 1], offset: 35>" in str(module)  # the host-side views
+    assert ("affine.min" in str(module)) == bool(tiles)
     mod = gpuc.compile(module, target=target)
     (name,) = list(mod)
     names = [p.name for p in mod.signatures[name].params]
-    assert names == ["out", "in"]  # the buffers, the views sunk into the kernel
-    r = rng("stencil", target)
+    assert names == ["out", "in"]
+    r = rng("stencil", tiles, target)
     a = r.standard_normal((66, 34)).astype(np.float32)
     o = np.full((66, 34), np.nan, np.float32)
-    mod[name][(32, 64), 1](o, a)
+    outline_host_code(Context(), module)
+    ((kernel, grid, block, args),) = launches(module, "laplace", [a, o])
+    assert block == ((5, 8, 1) if tiles else (1, 1, 1))
+    mod.launch(kernel, grid=grid, block=block, args=args)
     c = a[1:-1, 1:-1]
     want = (a[:-2, 1:-1] + a[2:, 1:-1]) + (a[1:-1, 2:] + a[1:-1, :-2]) + c * -4
     np.testing.assert_allclose(o[1:-1, 1:-1], want, rtol=1e-5, atol=1e-6)
@@ -178,16 +191,18 @@ def evaluated(value: SSAValue, env: dict[SSAValue, Any]) -> Any:
     return host_value(value, env)
 
 
-def run_linalg(target: str, function: str, inputs: list[Any]) -> None:
-    module = parse_foreign_module(LINALG)
-    expand_affine_ops(module)
-    mod = compiled(LINALG, target)
+def run_linalg(text: str, target: str, function: str, inputs: list[Any]) -> None:
+    """Run host function `function` of `text` as its gpu.launch_funcs say,
+    once gpuc's import has outlined what mlir-opt left as loops."""
+    module = parse_foreign_module(text)
+    outline_host_code(Context(), module)
+    mod = compiled(text, target)
     host = next(
         op
         for op in module.ops
-        if getattr(op, "sym_name", None) is not None and op.sym_name.data == function  # type: ignore[attr-defined]
+        if isinstance(op, func.FuncOp) and op.sym_name.data == function
     )
-    env = dict(zip(host.regions[0].blocks[0].args, inputs, strict=True))
+    env = dict(zip(host.body.blocks[0].args, inputs, strict=True))
     for op in host.walk():
         for v in op.operands:
             if isinstance(v.owner, memref.SubviewOp):
@@ -197,46 +212,51 @@ def run_linalg(target: str, function: str, inputs: list[Any]) -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_mlir_outlined_linalg_programs(target: str) -> None:
-    """mlir-opt-22's kernels: a strided slice parameter with affine.apply
-    indices, 4-D NHWC convolution and NCHW pooling, a batched matmul."""
-    r = rng("linalg", target)
+@pytest.mark.parametrize("lowered", ["outlined", "tiled"])
+def test_mlir_lowered_linalg_programs(lowered: str, target: str) -> None:
+    """mlir-opt-22's kernels (outlined: a strided slice parameter with
+    affine.apply indices, 4-D NHWC convolution and NCHW pooling, a batched
+    matmul), and the same programs tiled (4x3) and mapped, which mlir-opt-22's
+    convert-parallel-loops-to-gpu leaves as loops (each inner tile's bound is
+    an affine.min computed inside the nest) and gpuc converts."""
+    text = LINALG if lowered == "outlined" else LINALG_TILED
+    r = rng("linalg", lowered, target)
     a = r.standard_normal((16, 32)).astype(np.float32)
     b = np.full((8, 8), np.nan, np.float32)
-    run_linalg(target, "scale_slice", [a, b])
+    run_linalg(text, target, "scale_slice", [a, b])
     np.testing.assert_array_equal(b, a[2:10, 4:20:2] * 2)
 
     x = r.standard_normal((2, 6, 6, 3)).astype(np.float32)
     f = r.standard_normal((3, 3, 3, 4)).astype(np.float32)
     y = np.zeros((2, 4, 4, 4), np.float32)
-    run_linalg(target, "conv_nhwc", [x, f, y])
+    run_linalg(text, target, "conv_nhwc", [x, f, y])
     windows = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(1, 2))
     want = np.einsum("nhwcij,ijcf->nhwf", windows, f)
     np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
 
     p = r.standard_normal((2, 3, 6, 6)).astype(np.float32)
     q = np.full((2, 3, 3, 3), -np.inf, np.float32)
-    run_linalg(target, "pool_nchw", [p, np.zeros((2, 2), np.float32), q])
+    run_linalg(text, target, "pool_nchw", [p, np.zeros((2, 2), np.float32), q])
     np.testing.assert_array_equal(q, p.reshape(2, 3, 3, 2, 3, 2).max(axis=(3, 5)))
 
     ba = r.standard_normal((3, 4, 5)).astype(np.float32)
     bb = r.standard_normal((3, 5, 6)).astype(np.float32)
     bc = np.zeros((3, 4, 6), np.float32)
-    run_linalg(target, "bmm", [ba, bb, bc])
+    run_linalg(text, target, "bmm", [ba, bb, bc])
     np.testing.assert_allclose(bc, ba @ bb, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("sm", [75, 90])
 def test_ptx_passes_ptxas(sm: int) -> None:
-    for source in (SOURCE, LINALG):
+    for source in (SOURCE, LINALG, LINALG_TILED):
         assert compile_module(source, "ptx", sm=sm, validate=True).artefact
 
 
 def test_spirv_passes_spirv_val() -> None:
-    for source in (SOURCE, LINALG):
+    for source in (SOURCE, LINALG, LINALG_TILED):
         assert compile_module(source, "spirv", validate=True).artefact
 
 
 def test_amdgpu_compiles() -> None:
-    for source in (SOURCE, LINALG):
+    for source in (SOURCE, LINALG, LINALG_TILED):
         assert compile_module(source, "amdgpu").artefact

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+from xdsl.traits import is_side_effect_free
 
 from gpuc.dialects.symbols import symbol_name
 from gpuc.transforms.foreign.bare_pointers import has_identity_layout
@@ -125,24 +126,42 @@ VIEW_OPS = (
 """Ops that make a new view of a buffer, which outlining moves into the kernel."""
 
 
+def _of_constants(value: SSAValue) -> bool:
+    """Whether `value` is arith of constants only (`%s = arith.muli %c1,
+    %c8`, what loop tiling writes for a step): outlining clones it in."""
+    owner = value.owner
+    if not isinstance(owner, Operation) or owner.dialect_name() != "arith":
+        return False
+    if owner.regions or not is_side_effect_free(owner):
+        return False
+    return isinstance(owner, arith.ConstantOp) or all(
+        _of_constants(v) for v in owner.operands
+    )
+
+
+def _sinkable(value: SSAValue) -> bool:
+    if isinstance(value.owner, VIEW_OPS):
+        return isinstance(value.type, MemRefType) and not has_identity_layout(
+            value.type
+        )
+    return not isinstance(value.owner, arith.ConstantOp) and _of_constants(value)
+
+
 def sink_views(launch: gpu.LaunchOp) -> None:
     """Clone into the launch body each view op whose strided result the body
     uses, the views it is made of too, so that the kernel takes the buffer
-    (a plain memref parameter) and makes the view itself; unlike MLIR, whose
-    kernels then take the strided view as a memref descriptor."""
+    (a plain memref parameter) and makes the view itself (unlike MLIR, whose
+    kernels then take the strided view as a memref descriptor); and each
+    arith op of constants, which MLIR's canonicalizer would have folded."""
     entry = launch.body.blocks[0]
     while True:
-        views = [
-            value
-            for value in captured_values(launch.body)
-            if isinstance(value.owner, VIEW_OPS)
-            and isinstance(value.type, MemRefType)
-            and not has_identity_layout(value.type)
-        ]
-        if not views:
+        sunk = [v for v in captured_values(launch.body) if _sinkable(v)]
+        if not sunk:
             return
-        for value in views:
-            clone = value.owner.clone()
+        for value in sunk:
+            owner = value.owner
+            assert isinstance(owner, Operation)
+            clone = owner.clone()
             entry.insert_op_before(clone, entry.first_op)  # type: ignore[arg-type]
             for use in list(value.uses):
                 if launch.is_ancestor(use.operation) and use.operation is not launch:

@@ -117,7 +117,7 @@ class Expander:
         if isinstance(expr, AffineDimExpr | AffineSymExpr):
             values = self.dims if isinstance(expr, AffineDimExpr) else self.symbols
             leaf = values[expr.position]
-            known = _constant(leaf)
+            known = constant_value(leaf)
             return leaf if known is None else known
         assert isinstance(expr, AffineBinaryOpExpr), expr
         lhs, rhs = self.value(expr.lhs), self.value(expr.rhs)
@@ -144,11 +144,25 @@ class Expander:
         return self.constant(value) if isinstance(value, int) else value
 
 
-def _constant(value: SSAValue) -> int | None:
+CONSTANT_FOLDS: dict[type[Operation], Callable[[int, int], int]] = {
+    arith.AddiOp: lambda a, b: a + b,
+    arith.SubiOp: lambda a, b: a - b,
+    arith.MuliOp: lambda a, b: a * b,
+}
+
+
+def constant_value(value: SSAValue) -> int | None:
+    """The integer `value` always holds: an `arith.constant`, or `addi`,
+    `subi`, `muli` of such (`arith.muli %c1, %c4`, as loop tiling writes a
+    tile's step)."""
     owner = value.owner
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
-    return None
+    fold = CONSTANT_FOLDS.get(type(owner))
+    if fold is None or not isinstance(owner, Operation):
+        return None
+    a, b = (constant_value(v) for v in owner.operands)
+    return None if a is None or b is None else fold(a, b)
 
 
 def expand_affine_op(op: affine.ApplyOp | affine.MinOp | MaxOp) -> None:
