@@ -158,8 +158,10 @@ def constant_value(value: SSAValue) -> int | None:
     owner = value.owner
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
+    if not isinstance(owner, Operation):
+        return None
     fold = CONSTANT_FOLDS.get(type(owner))
-    if fold is None or not isinstance(owner, Operation):
+    if fold is None:
         return None
     a, b = (constant_value(v) for v in owner.operands)
     return None if a is None or b is None else fold(a, b)
