@@ -318,6 +318,15 @@ class OpError(DiagnosticException):
         return format_op_diagnostic(self.op, self.message)
 
 
+NO_CUSTOM_FORMAT = "does not have a custom format."
+"""How xDSL's parser ends its error for an op written in custom syntax it lacks."""
+GENERIC_ONLY = (
+    " in xDSL, which reads it in generic form only (as MLIR's custom gpu "
+    "syntax, and Polygeist's, need): print the module with `mlir-opt "
+    "--mlir-print-op-generic` first"
+)
+
+
 def format_parse_error(error: ParseError, line_offset: int = 0) -> str:
     """`file:line:col: error: message`, the source line and a caret under it."""
     span = error.span
@@ -330,7 +339,10 @@ def format_parse_error(error: ParseError, line_offset: int = 0) -> str:
     first = source.split("\n")[0].rstrip("\r")
     width = max(1, min(span.end, start + len(first)) - span.start)
     caret = " " * (col - 1) + "^" + "~" * (width - 1)
-    text = f"{file}:{line + line_offset}:{col}: error: {error.msg}\n{first}\n{caret}"
+    message = error.msg
+    if message.startswith("Operation ") and message.endswith(NO_CUSTOM_FORMAT):
+        message = message[: -len(".")] + GENERIC_ONLY
+    text = f"{file}:{line + line_offset}:{col}: error: {message}\n{first}\n{caret}"
     if isinstance(error, MultipleSpansParseError):
         for ref, note in error.refs:
             ref_file, ref_line, ref_col = ref.get_location()

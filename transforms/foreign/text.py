@@ -207,7 +207,25 @@ def _upgrade_position(op: Operation) -> None:
     upgrade_position(op)
 
 
+def _rename_float_op(op: Operation) -> None:
+    """MLIR 16's `arith.maxf`/`minf` as the `maximumf`/`minimumf` they became."""
+    from xdsl.dialects.arith import FastMathFlagsAttr
+
+    from gpuc.transforms.foreign.arith_dialect import RENAMED
+
+    flags = op.properties.get("fastmath") or op.attributes.pop("fastmath", None)
+    new = RENAMED[op.name](
+        op.operands[0],
+        op.operands[1],
+        flags if isinstance(flags, FastMathFlagsAttr) else None,
+    )
+    new.attributes |= op.attributes
+    Rewriter.replace_op(op, new)
+
+
 _UPGRADES: dict[str, Callable[[Any], None]] = {
+    "arith.maxf": _rename_float_op,
+    "arith.minf": _rename_float_op,
     "memref.global": _complete_global,
     "gpu.func": _upgrade_gpu_func,
     "gpu.launch_func": _widen_launch_segments,
