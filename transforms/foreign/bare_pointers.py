@@ -151,8 +151,10 @@ def strided_layout(t: MemRefType) -> tuple[tuple[int | None, ...], int | None] |
 def memref_problem(t: MemRefType) -> str | None:
     """Why the import cannot turn a value of type `t` into a pointer, if it cannot."""
     element = t.element_type
-    if not isinstance(element, IntegerType | AnyFloat):
-        return f"element type {element} is not supported (integers and floats are)"
+    if not isinstance(element, IntegerType | AnyFloat | IndexType):
+        return (
+            f"element type {element} is not supported (integers, index and floats are)"
+        )
     if not has_identity_layout(t) and not isinstance(t.layout, StridedLayoutAttr):
         return (
             f"layout {t.layout} is not supported; the identity (row-major, "
