@@ -59,5 +59,6 @@ DIALECTS: dict[str, str] = {
     "gpu": "gpuc.transforms.foreign.gpu_dialect:GPU",
     "amdgpu": "gpuc.transforms.foreign.amdgpu_dialect:AMDGPU",
     "affine": "gpuc.transforms.foreign.affine_dialect:Affine",
+    "llvm": "gpuc.transforms.foreign.llvm_types:LLVMTypes",
     "spirv": "gpuc.transforms.foreign.spirv_abi:SPIRV",
 }

@@ -88,6 +88,13 @@ FUNCTION_ATTRS = (
 )
 
 
+NO_KERNEL = (
+    "The module has no kernel (no gpu.module, no function with gpu.kernel, "
+    "no gpu.launch or mapped scf.parallel), so all of it was taken as device "
+    "code; if it is host code, run it with `gpuc run`"
+)
+"""What a failed import of a module without kernels adds to its first error."""
+
 GPU_MODULE_ATTR = "gpuc.gpu_module"
 """On an imported kernel: the gpu.module it came from (`module::name`)."""
 
@@ -286,6 +293,9 @@ def import_functions(module: ModuleOp, gpu_module: str | None = None) -> None:
         if isinstance(g, memref.GlobalOp)
     }
     if problems := import_problems(device, globals):
+        if not any(is_kernel(op) for top in device for op in top.walk()):
+            op, message = problems[0]
+            problems[0] = (op, f"{message}. {NO_KERNEL}")
         fail(problems)
     gpu_modules = [d for d in device if isinstance(d, gpu.ModuleOp)]
     if gpu_modules:
