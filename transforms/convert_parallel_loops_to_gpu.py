@@ -293,14 +293,18 @@ def convert_loop_nest(loop: scf.ParallelOp) -> gpu.LaunchOp:
 
 
 def outermost_mapped_loops(module: ModuleOp) -> list[scf.ParallelOp]:
-    """Mapped scf.parallel ops with no mapped loop, launch or gpu.module above."""
+    """Mapped scf.parallel ops with no mapped loop, launch or gpu.module above.
+    An unmapped scf.parallel around one is host code, as an scf.for is: the
+    launch runs once per iteration of it."""
     found: list[scf.ParallelOp] = []
     for op in module.walk():
         if not isinstance(op, scf.ParallelOp) or loop_mapping(op) is None:
             continue
         parent = op.parent_op()
-        while parent is not None and not isinstance(
-            parent, scf.ParallelOp | gpu.LaunchOp | gpu.ModuleOp
+        while parent is not None and not (
+            isinstance(parent, gpu.LaunchOp | gpu.ModuleOp)
+            or isinstance(parent, scf.ParallelOp)
+            and loop_mapping(parent) is not None
         ):
             parent = parent.parent_op()
         if parent is None:

@@ -81,6 +81,7 @@ def functions(
         GpuHostFunctions,
         MemRefHostFunctions,
         RunnerUtilsFunctions,
+        ScfHostFunctions,
         VectorHostFunctions,
     )
 
@@ -90,6 +91,7 @@ def functions(
         FuncFunctions(),
         MathFunctions(),
         ScfFunctions(),
+        ScfHostFunctions(),
         ArithHostFunctions(),
         MemRefHostFunctions(module),
         GpuHostFunctions(kernels, stdout),

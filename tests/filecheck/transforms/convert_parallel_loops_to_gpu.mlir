@@ -161,3 +161,30 @@
   }) {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index) -> ()
   "func.return"() : () -> ()
 }) : () -> ()
+
+// -----
+
+// A mapped loop inside an unmapped scf.parallel: the unmapped loop is host
+// code (as an scf.for would be), and the launch runs once per iteration.
+// CHECK-LABEL: func.func @host_loop
+// CHECK:      "scf.parallel"
+// CHECK-NEXT: ^{{.*}}(%i: index):
+// CHECK:        "gpu.launch"
+// CHECK:          memref.load %m[%i, %{{.*}}]
+"func.func"() <{function_type = (memref<4x8xf32>) -> (), sym_name = "host_loop"}> ({
+^bb0(%m: memref<4x8xf32>):
+  %c0 = "arith.constant"() <{value = 0 : index}> : () -> index
+  %c1 = "arith.constant"() <{value = 1 : index}> : () -> index
+  %c4 = "arith.constant"() <{value = 4 : index}> : () -> index
+  %c8 = "arith.constant"() <{value = 8 : index}> : () -> index
+  "scf.parallel"(%c0, %c4, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    "scf.parallel"(%c0, %c8, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb1(%j: index):
+      %v = "memref.load"(%m, %i, %j) : (memref<4x8xf32>, index, index) -> f32
+      "scf.reduce"() : () -> ()
+    }) {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index) -> ()
+    "scf.reduce"() : () -> ()
+  }) : (index, index, index) -> ()
+  "func.return"() : () -> ()
+}) : () -> ()
