@@ -722,11 +722,13 @@ def accepted_by_code() -> set[str]:
     lowers itself and the region terminators of the ops they translate, and
     the host code the outlining takes."""
     from gpuc.lowering.context import DIALECT_TRANSLATORS, TRANSLATORS
+    from gpuc.transforms.foreign.arith_dialect import RENAMED
     from gpuc.transforms.foreign.checks import MEMREF_USES, SUPPORTED
     from gpuc.transforms.foreign.vector_unroll import UNROLLED
 
     names = {name for ops in SUPPORTED.values() for name in ops} | set(MEMREF_USES)
     names |= set(UNROLLED)
+    names |= set(RENAMED)  # MLIR 16's arith.maxf and minf, read as their new ops
     for dialect in FOREIGN:
         for module in DIALECT_TRANSLATORS.get(dialect, ()):
             import_module(module)
