@@ -85,7 +85,12 @@ def test_gpuc_run_host_parallel_loops_and_subviews() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["kernels.mlir16.mlir", "from_elements.mlir", "llvm_host.mlir16.mlir"],
+    [
+        "kernels.mlir16.mlir",
+        "from_elements.mlir",
+        "llvm_host.mlir16.mlir",
+        "reshapes.mlir16.mlir",
+    ],
 )
 def test_compiles_for_every_target(name: str) -> None:
     source = (FIXTURES / name).read_text()
@@ -107,3 +112,14 @@ def test_host_only_module_and_custom_gpu_syntax() -> None:
     assert "[1,  2,  3,  4]" in out.getvalue()
     with pytest.raises(SourceParseError, match="--mlir-print-op-generic` first"):
         gpuc.compile(FIXTURES / "llvm_host.mlir", target="native")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_collapse_and_expand_shape(target: str) -> None:
+    r = seeded(SEED, "reshapes", target)
+    a = r.standard_normal((4, 6)).astype(np.float32)
+    b = r.standard_normal((3, 8)).astype(np.float32)
+    o = np.full((2, 24), np.nan, np.float32)
+    compiled(FIXTURES / "reshapes.mlir16.mlir", target)["k"][1, 24](a, b, o)
+    np.testing.assert_array_equal(o[0], a.reshape(-1))
+    np.testing.assert_array_equal(o[1], b.reshape(3, 2, 4).reshape(-1))

@@ -90,6 +90,8 @@ MEMREF_OPS = (
     "memref.subview",
     "memref.reinterpret_cast",
     "memref.memory_space_cast",
+    "memref.expand_shape",
+    "memref.collapse_shape",
 )
 FUNC_OPS = ("func.func", "func.call", "func.return")
 SUPPORTED = {
@@ -112,6 +114,8 @@ MEMREF_USES = {
     "memref.subview": "source",
     "memref.reinterpret_cast": "source",
     "memref.memory_space_cast": "source",
+    "memref.expand_shape": "src",
+    "memref.collapse_shape": "src",
     "vector.load": "base",
     "vector.store": "base",
     "vector.transfer_read": "source",
@@ -129,6 +133,8 @@ MEMREF_DEFS = (
     memref.SubviewOp,
     memref.ReinterpretCastOp,
     memref.MemorySpaceCastOp,
+    memref.ExpandShapeOp,
+    memref.CollapseShapeOp,
 )
 WORKGROUP = "memory space #gpu.address_space<workgroup> or 3"
 
@@ -237,7 +243,8 @@ def _value_problems(op: Operation) -> Iterator[Problem]:
                     (
                         f"produces a memref{where(op)}; only function parameters, "
                         "allocations, globals, memref.cast and the views "
-                        "(memref.subview, reinterpret_cast, memory_space_cast) may"
+                        "(memref.subview, reinterpret_cast, memory_space_cast, "
+                        "expand_shape, collapse_shape) may"
                     ),
                 )
             yield from _use_problems(result)

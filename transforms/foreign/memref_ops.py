@@ -55,6 +55,7 @@ from gpuc.transforms.foreign.memref_views import (
     kept_dims,
     materialize,
     multiply,
+    reshape_groups,
     subtract,
 )
 from gpuc.transforms.foreign.vector_dialect import ExtractElementOp, InsertElementOp
@@ -174,6 +175,10 @@ class FunctionMemory:
             self._reinterpret_cast(op)
         elif isinstance(op, memref.MemorySpaceCastOp):
             self._memory_space_cast(op)
+        elif isinstance(op, memref.CollapseShapeOp):
+            self._collapse_shape(op)
+        elif isinstance(op, memref.ExpandShapeOp):
+            self._expand_shape(op)
         elif isinstance(op, memref.AllocaOp | memref.AllocOp):
             self._allocate(op)
         elif isinstance(op, memref.GetGlobalOp):
@@ -305,6 +310,39 @@ class FunctionMemory:
         self.views[op.dest] = replace(source, ptr=ptr)
         self.dead.append(op)
 
+    def _collapse_shape(self, op: memref.CollapseShapeOp) -> None:
+        """Each group of dimensions one: the product of their sizes, the
+        stride of the innermost (MLIR requires the group to be contiguous)."""
+        source = self.views[op.src]
+        strides = source.all_strides(op)
+        sizes: list[Size] = []
+        steps: list[Size] = []
+        for group in _reshape_groups(op):
+            size: Size = 1
+            for d in group:
+                size = multiply(size, source.sizes[d], op)
+            sizes.append(size)
+            steps.append(strides[group[-1]] if group else 1)
+        self.views[op.result] = replace(
+            source, sizes=tuple(sizes), strides=tuple(steps)
+        )
+        self.dead.append(op)
+
+    def _expand_shape(self, op: memref.ExpandShapeOp) -> None:
+        """Each source dimension split into its group: the result's sizes
+        (`output_shape`), strides from the source dimension's outwards."""
+        source = self.views[op.src]
+        strides = source.all_strides(op)
+        sizes = _mixed(op.static_output_shape, op.output_shape)
+        steps: list[Size] = [0] * len(sizes)
+        for d, group in enumerate(_reshape_groups(op)):
+            step = strides[d]
+            for k in reversed(group):
+                steps[k] = step
+                step = multiply(step, sizes[k], op)
+        self.views[op.result] = replace(source, sizes=sizes, strides=tuple(steps))
+        self.dead.append(op)
+
     def _allocate(self, op: memref.AllocaOp | memref.AllocOp) -> None:
         """Workgroup memory (checked: static) becomes gpuc.shared_alloc; an
         alloca in private (or no) space, gpuc.private_alloc."""
@@ -341,6 +379,14 @@ class FunctionMemory:
             Rewriter.erase_op(op)
         for arg in self.old_args:
             self.entry.erase_arg(arg)
+
+
+def _reshape_groups(
+    op: memref.CollapseShapeOp | memref.ExpandShapeOp,
+) -> list[list[int]]:
+    groups = reshape_groups(op.reassociation)
+    assert groups is not None  # verified
+    return groups
 
 
 def _mixed(

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, MemRefType
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from gpuc.transforms.foreign.bare_pointers import dynamic_dims
 
@@ -152,3 +152,19 @@ def kept_dims(sizes: Sequence[int], result: Sequence[int]) -> list[int] | None:
         elif size != 1:
             return None
     return kept if len(kept) == len(result) else None
+
+
+def reshape_groups(reassociation: Attribute | None) -> list[list[int]] | None:
+    """A reshape's `reassociation` (`[[0, 1], [2]]`) as lists of dimensions;
+    None when it is not an array of integer arrays."""
+    if not isinstance(reassociation, ArrayAttr):
+        return None
+    groups: list[list[int]] = []
+    for group in reassociation.data:
+        if not isinstance(group, ArrayAttr):
+            return None
+        dims = [d.value.data for d in group.data if isinstance(d, IntegerAttr)]
+        if len(dims) != len(group.data):
+            return None
+        groups.append(dims)
+    return groups

@@ -12,18 +12,22 @@ op name, so a module without gpu or memref ops never imports those dialects
 from __future__ import annotations
 
 from collections.abc import Callable
+from math import prod
 from typing import TYPE_CHECKING, Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseArrayBase,
     FunctionType,
+    IndexType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
     UnitAttr,
     i32,
+    i64,
 )
 from xdsl.ir import Attribute, Operation
 from xdsl.ir.affine import (
@@ -35,7 +39,7 @@ from xdsl.ir.affine import (
 )
 from xdsl.irdl import AttrSizedOperandSegments, AttrSizedResultSegments, IRDLOperation
 from xdsl.parser.affine_parser import AffineParser
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.mlir_lexer import MLIRToken
 
@@ -223,7 +227,59 @@ def _rename_float_op(op: Operation) -> None:
     Rewriter.replace_op(op, new)
 
 
+def _complete_expand_shape(op: Operation) -> None:
+    """MLIR 16 to 18 print `memref.expand_shape` without its output shape
+    (MLIR 19 added `output_shape`, which xDSL requires): the static sizes
+    from the result type, each dynamic one its source dimension's size over
+    the static sizes of its group (`memref.dim`, `arith.divsi`)."""
+    from xdsl.dialects import arith, memref
+
+    from gpuc.transforms.foreign.memref_views import reshape_groups
+
+    if "static_output_shape" in op.properties or "static_output_shape" in (
+        op.attributes
+    ):
+        return
+    result, source = op.results[0].type, op.operands[0].type
+    attr = op.properties.get("reassociation") or op.attributes.get("reassociation")
+    groups = reshape_groups(attr)
+    if not isinstance(result, MemRefType) or not isinstance(source, MemRefType):
+        return
+    if groups is None or attr is None:
+        return  # the verifier says what is missing
+    shape = result.get_shape()
+    dynamic: list[Operation] = []
+    sizes: list[Any] = []
+    for d, dims in enumerate(groups):
+        known = prod(shape[k] for k in dims if shape[k] != DYNAMIC_INDEX)
+        for k in dims:
+            if shape[k] != DYNAMIC_INDEX:
+                continue
+            at = arith.ConstantOp(IntegerAttr(d, IndexType()))
+            size = memref.DimOp.create(
+                operands=[op.operands[0], at.result], result_types=[IndexType()]
+            )
+            by = arith.ConstantOp(IntegerAttr(known, IndexType()))
+            part = arith.DivSIOp(size, by)
+            dynamic += [at, size, by, part]
+            sizes.append(part.result)
+    for new in dynamic:
+        Rewriter.insert_op(new, InsertPoint.before(op))
+    expand = memref.ExpandShapeOp.create(
+        operands=[op.operands[0], *sizes],
+        result_types=[result],
+        properties={
+            "reassociation": attr,
+            "static_output_shape": DenseArrayBase.from_list(i64, shape),
+        },
+        attributes={k: v for k, v in op.attributes.items() if k != "reassociation"},
+    )
+    expand.location = op.location
+    Rewriter.replace_op(op, expand)
+
+
 _UPGRADES: dict[str, Callable[[Any], None]] = {
+    "memref.expand_shape": _complete_expand_shape,
     "arith.maxf": _rename_float_op,
     "arith.minf": _rename_float_op,
     "memref.global": _complete_global,
