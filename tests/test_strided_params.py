@@ -215,8 +215,9 @@ def run_linalg(text: str, target: str, function: str, inputs: list[Any]) -> None
 @pytest.mark.parametrize("lowered", ["outlined", "tiled"])
 def test_mlir_lowered_linalg_programs(lowered: str, target: str) -> None:
     """mlir-opt-22's kernels (outlined: a strided slice parameter with
-    affine.apply indices, 4-D NHWC convolution and NCHW pooling, a batched
-    matmul), and the same programs tiled (4x3) and mapped, which mlir-opt-22's
+    affine.apply indices, 4-D NHWC convolution and NCHW pooling, batched
+    and plain matmul, a depthwise convolution, an f16 row sum, a softmax),
+    and the same programs tiled (4x3) and mapped, which mlir-opt-22's
     convert-parallel-loops-to-gpu leaves as loops (each inner tile's bound is
     an affine.min computed inside the nest) and gpuc converts."""
     text = LINALG if lowered == "outlined" else LINALG_TILED
@@ -244,6 +245,34 @@ def test_mlir_lowered_linalg_programs(lowered: str, target: str) -> None:
     bc = np.zeros((3, 4, 6), np.float32)
     run_linalg(text, target, "bmm", [ba, bb, bc])
     np.testing.assert_allclose(bc, ba @ bb, rtol=1e-5, atol=1e-5)
+
+    ma = r.standard_normal((5, 7)).astype(np.float32)
+    mb = r.standard_normal((7, 6)).astype(np.float32)
+    mc = np.zeros((5, 6), np.float32)
+    run_linalg(text, target, "matmul", [ma, mb, mc])
+    np.testing.assert_allclose(mc, ma @ mb, rtol=1e-5, atol=1e-5)
+
+    d = r.standard_normal((1, 6, 6, 4)).astype(np.float32)
+    df = r.standard_normal((3, 3, 4)).astype(np.float32)
+    dout = np.zeros((1, 4, 4, 4), np.float32)
+    run_linalg(text, target, "depthwise", [d, df, dout])
+    dwin = np.lib.stride_tricks.sliding_window_view(d, (3, 3), axis=(1, 2))
+    np.testing.assert_allclose(
+        dout, np.einsum("nhwcij,ijc->nhwc", dwin, df), rtol=1e-4, atol=1e-5
+    )
+
+    h = r.standard_normal((6, 10)).astype(np.float16)
+    sums = np.zeros(6, np.float32)
+    run_linalg(text, target, "row_sum", [h, sums])
+    np.testing.assert_allclose(sums, h.astype(np.float32).sum(1), rtol=1e-5, atol=1e-5)
+
+    x = r.standard_normal((4, 9)).astype(np.float32)
+    y = np.full((4, 9), np.nan, np.float32)
+    mx = np.full(4, -np.inf, np.float32)
+    total = np.zeros(4, np.float32)
+    run_linalg(text, target, "softmax", [x, y, mx, total])
+    e = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("sm", [75, 90])
