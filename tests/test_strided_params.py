@@ -289,3 +289,56 @@ def test_spirv_passes_spirv_val() -> None:
 def test_amdgpu_compiles() -> None:
     for source in (SOURCE, LINALG, LINALG_TILED):
         assert compile_module(source, "amdgpu").artefact
+
+
+STRIDED_DOUBLE = """
+func.func @double(%v: memref<4x?xf32, strided<[?, 2], offset: ?>>)
+    attributes {gpu.kernel} {
+  %i = "gpu.thread_id"() {dimension = #gpu<dim y>} : () -> index
+  %j = "gpu.thread_id"() {dimension = #gpu<dim x>} : () -> index
+  %x = memref.load %v[%i, %j] : memref<4x?xf32, strided<[?, 2], offset: ?>>
+  %y = arith.addf %x, %x : f32
+  memref.store %y, %v[%i, %j] : memref<4x?xf32, strided<[?, 2], offset: ?>>
+  func.return
+}
+"""
+
+
+def test_ptx_executor_copies_the_span_of_a_view(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On the ptx executor (tests/fake_cuda_driver.py standing in for a GPU),
+    a strided parameter gets a device copy of the memory its view spans, its
+    first element at the pointer, the strides and offset from the view, and
+    the span is copied back: the view's elements change, the gaps do not."""
+    pytest.importorskip("cuda.bindings")
+    import ctypes
+
+    import fake_cuda_driver as f
+
+    from gpuc.runtime import cuda
+
+    seen: list[tuple[int, ...]] = []
+
+    def double(grid: Any, block: Any, args: list[int]) -> Any:
+        ptr = f.read(args[0], ctypes.c_uint64)
+        cols, row, offset = (f.read(a, ctypes.c_int64) for a in args[1:4])
+        seen.append((cols, row, offset))
+        span = f.device_array(ptr, np.float32, 1 + 3 * row + 2 * (cols - 1))
+        for i in range(4):
+            span[i * row : i * row + 2 * cols : 2] *= 2
+        return f.OK
+
+    double.arity = 4  # type: ignore[attr-defined]
+    driver = f.FakeDriver({"double": double})
+    monkeypatch.setattr(cuda, "_driver", lambda: driver)
+    mod = gpuc.compile(STRIDED_DOUBLE, target="ptx")
+    base = rng("ptx span").standard_normal((6, 20)).astype(np.float32)
+    before = base.copy()
+    view = base[1:5, 3:13:2]
+    mod["double"][1, (5, 4)](view)
+    assert seen == [(5, 20, 23)]
+    expected = before.copy()
+    expected[1:5, 3:13:2] *= 2
+    np.testing.assert_array_equal(base, expected)
+    assert driver.memory == {}
