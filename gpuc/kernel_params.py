@@ -10,6 +10,8 @@ call, storing it, a block argument, a comparison) counts as a write.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -23,7 +25,9 @@ from xdsl.ir import SSAValue
 from gpuc.dialects.attrs import PtrType
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.memory import AddrSpaceCastOp, LoadOp, OffsetOp
-from gpuc.runtime.args import ArrayShape
+
+if TYPE_CHECKING:
+    from gpuc.runtime.args import ArrayShape
 
 MEMREF_PARAMS_ATTR = "gpuc.memref_params"
 """On a kernel the import made from memrefs: per memref parameter, its
@@ -71,6 +75,9 @@ def memref_shapes(kernel: FuncOp) -> tuple[ArrayShape, ...]:
     record = kernel.attributes.get(MEMREF_PARAMS_ATTR)
     if record is None:
         return ()
+    # Only an imported kernel's record needs it (and numpy with it).
+    from gpuc.runtime.args import ArrayShape
+
     layouts: dict[int, StridedLayoutAttr] = {}
     for pair in getattr(kernel.attributes.get(MEMREF_LAYOUTS_ATTR), "data", ()):
         if isinstance(pair, ArrayAttr) and len(pair.data) == 2:
