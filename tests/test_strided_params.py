@@ -275,10 +275,9 @@ def test_mlir_lowered_linalg_programs(lowered: str, target: str) -> None:
     np.testing.assert_allclose(y, e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("sm", [75, 90])
-def test_ptx_passes_ptxas(sm: int) -> None:
+def test_ptx_passes_ptxas() -> None:
     for source in (SOURCE, LINALG, LINALG_TILED):
-        assert compile_module(source, "ptx", sm=sm, validate=True).artefact
+        assert compile_module(source, "ptx", sm=90, validate=True).artefact
 
 
 def test_spirv_passes_spirv_val() -> None:
