@@ -17,6 +17,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -288,6 +289,21 @@ def _generic(op: Operation) -> str:
     except Exception as e:  # a broken op may not even print
         return f"<cannot print '{op.name}': {e}>"
     return out.getvalue()
+
+
+ORIGINS: WeakKeyDictionary[Operation, str] = WeakKeyDictionary()
+"""For an op a pass generated in place of one the user wrote, that op's
+name: the gpu.launch convert-parallel-loops-to-gpu made of an `scf.parallel`,
+the kernel gpu-kernel-outlining made of a `gpu.launch` (or of that loop),
+and the gpuc.func the import made of it. The generated op carries the
+original's location; diagnostics about it name the original (`made_of`)."""
+
+
+def made_of(op: Operation) -> str:
+    """` (the kernel gpuc made of the scf.parallel here)` for a kernel a pass
+    generated (ORIGINS), else empty."""
+    origin = ORIGINS.get(op)
+    return f" (the kernel gpuc made of the {origin} here)" if origin else ""
 
 
 def format_op_diagnostic(op: Operation, message: str, severity: str = "error") -> str:

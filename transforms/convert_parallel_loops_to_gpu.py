@@ -32,7 +32,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from gpuc.diagnostics import OpError
+from gpuc.diagnostics import ORIGINS, OpError
 
 LAUNCH_ARGS = ("block_x", "block_y", "block_z", "thread_x", "thread_y", "thread_z")
 """The processors in the order of gpu.launch's first six body arguments (block
@@ -287,6 +287,7 @@ def convert_loop_nest(loop: scf.ParallelOp) -> gpu.LaunchOp:
     builder.convert(loop, builder.body, None)
     launch = builder.launch()
     launch.location = loop.location  # what the kernel's diagnostics point at
+    ORIGINS[launch] = "scf.parallel"
     builder.host.insert_op_before(launch, loop)  # type: ignore[union-attr]
     Rewriter.erase_op(loop)
     return launch

@@ -33,6 +33,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.traits import is_side_effect_free
 
+from gpuc.diagnostics import ORIGINS
 from gpuc.dialects.symbols import symbol_name
 from gpuc.transforms.foreign.bare_pointers import has_identity_layout
 
@@ -227,6 +228,7 @@ def outline(module: ModuleOp, launch: gpu.LaunchOp, taken: set[str]) -> None:
     kernel = gpu.FuncOp(base, ([p.type for p in params], []), body, kernel=True)
     # Diagnostics about the kernel or the ops outlining made point at the launch.
     kernel.location = launch.location
+    ORIGINS[kernel] = ORIGINS.get(launch, "gpu.launch")
     for arg, param in zip(entry.args, params, strict=True):
         arg.name_hint = param.name_hint
     for key, values in (("gpu.known_block_size", block), ("gpu.known_grid_size", grid)):

@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from gpuc.diagnostics import made_of
 from gpuc.dialects.attrs import AddressSpace
 from gpuc.dialects.symbols import symbol_name
 from gpuc.transforms.foreign.affine_dialect import AFFINE_OPS
@@ -290,7 +291,7 @@ def _abi_problem(op: ForeignFuncOp) -> str | None:
 
 
 def _function_problems(op: ForeignFuncOp) -> Iterator[Problem]:
-    name = f"@{symbol_name(op)}"
+    name = f"@{symbol_name(op)}{made_of(op)}"
     if (problem := _abi_problem(op)) is not None:
         yield op, f"{name}: {problem}"
     for t in op.function_type.inputs.data:

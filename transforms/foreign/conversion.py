@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation
 from xdsl.rewriter import Rewriter
 
-from gpuc.diagnostics import OpError, format_op_diagnostic
+from gpuc.diagnostics import ORIGINS, OpError, format_op_diagnostic
 from gpuc.dialects.attrs import Dim, Role
 from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
 from gpuc.dialects.index import (
@@ -211,6 +211,8 @@ def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> 
         visibility=visibility.data if isinstance(visibility, StringAttr) else None,
     )
     new.location = op.location
+    if (origin := ORIGINS.get(op)) is not None:
+        ORIGINS[new] = origin
     new.attributes |= {
         k: v for k, v in op.attributes.items() if k not in FUNCTION_ATTRS
     }

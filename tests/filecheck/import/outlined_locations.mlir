@@ -3,8 +3,13 @@
 // itself points at what the user wrote, not at 1:1.
 // RUN: not gpuc-opt -p import %s 2>&1 | filecheck %s
 // RUN: not gpuc compile %s --target spirv -o %t.spv 2>&1 | filecheck %s
+// RUN: not gpuc compile %root/tests/fixtures/outlining/shared_limit.mlir --target ptx -o %t.ptx 2>&1 | filecheck %s --check-prefix=SHARED
 
-// CHECK: outlined_locations.mlir:[[# @LINE + 7]]:3: error: 'gpu.func' op @f_kernel has a parameter whose memory space 2 : i64 is not supported
+// A target's check after the import (the static shared-memory limit) points
+// at the gpu.launch the kernel was made of, and names it.
+// SHARED: shared_limit.mlir:6:3: error: 'gpuc.func' op kernel @f_kernel (the kernel gpuc made of the gpu.launch here) uses 65536 bytes of static shared memory, more than the 49152 bytes the ptx target allows
+
+// CHECK: outlined_locations.mlir:[[# @LINE + 7]]:3: error: 'gpu.func' op @f_kernel (the kernel gpuc made of the scf.parallel here) has a parameter whose memory space 2 : i64 is not supported
 // CHECK-NOT: :1:1:
 "func.func"() <{function_type = (memref<4xf32, 2>) -> (), sym_name = "f"}> ({
 ^bb0(%m: memref<4xf32, 2>):
