@@ -695,9 +695,9 @@ def _fill_layout(sig: KernelSignature, shape: ArrayShape, checked: list[Any]) ->
         strides = _element_strides(array)
         assert strides is not None  # _pointer_arg checked it
         offset = _view_offset(array)
-    else:
-        row = np.empty(array.shape, array.dtype, order="C")
-        strides, offset = tuple(s // row.itemsize for s in row.strides), 0
+    else:  # a device array: C-contiguous
+        strides = tuple(math.prod(array.shape[d + 1 :]) for d in range(array.ndim))
+        offset = 0
     seen = f"strides {strides} (elements)"
     positions = iter(shape.stride_params)
     for d, (size, stride) in enumerate(zip(array.shape, shape.strides, strict=True)):
