@@ -5,7 +5,11 @@ in function `@f` becomes `gpu.func @f_kernel kernel` in its own
 `gpu.module @f_kernel` (`@f_kernel_0`, `_1`, ... for the next launches, each
 module keeping the kernel name `@f_kernel`), launched by a `gpu.launch_func`
 with the same sizes. Values the body uses from outside are the kernel's
-parameters, in order of first use; `arith.constant`s are cloned in instead.
+parameters, in order of first use, named as those values are;
+`arith.constant`s are cloned in instead, and so (unlike MLIR) are arith ops
+of constants and view ops whose result is strided, so the kernel takes the
+buffer, not the view (`sink_views`). The kernel, its module and the launch
+carry the `gpu.launch`'s location.
 Block and thread ids and sizes become `gpu` index ops. The functions and
 globals the body names (`func.call`, `memref.get_global`), and those they
 name in turn, are copied into the gpu.module. Constant launch sizes are
