@@ -250,14 +250,28 @@ class LaunchBuilder:
 
 def _upper_bound(value: SSAValue) -> int | None:
     """A constant `value` never exceeds: itself, or the smallest such bound
-    of an `arith.minsi`'s operands (affine.min expands to minsi)."""
+    of an `arith.minsi`'s operands, or of an `affine.min`'s results that are
+    constants or operands (the import expands affine.min to minsi first;
+    this pass alone sees it as written)."""
+    from xdsl.dialects import affine
+    from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineSymExpr
+
     if (c := _constant(value)) is not None:
         return c
     owner = value.owner
+    candidates: list[int | None] = []
     if isinstance(owner, arith.MinSIOp):
-        bounds = [b for v in owner.operands if (b := _upper_bound(v)) is not None]
-        return min(bounds) if bounds else None
-    return None
+        candidates = [_upper_bound(v) for v in owner.operands]
+    elif isinstance(owner, affine.MinOp):
+        m = owner.map.data
+        for e in m.results:
+            if isinstance(e, AffineConstantExpr):
+                candidates.append(e.value)
+            elif isinstance(e, AffineDimExpr | AffineSymExpr):
+                at = e.position + (m.num_dims if isinstance(e, AffineSymExpr) else 0)
+                candidates.append(_upper_bound(owner.operands[at]))
+    bounds = [b for b in candidates if b is not None]
+    return min(bounds) if bounds else None
 
 
 def _inside_launch(op: Operation) -> bool:

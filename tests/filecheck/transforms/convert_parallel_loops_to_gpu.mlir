@@ -188,3 +188,32 @@
   }) : (index, index, index) -> ()
   "func.return"() : () -> ()
 }) : () -> ()
+
+// -----
+
+// The pass alone reads a tile's affine.min bound as written (the import
+// expands it into arith first): sized by its constant result, 8.
+// CHECK-LABEL: func.func @affine_tile
+// CHECK:      arith.ceildivsi %n, %c8 : index
+// CHECK-NEXT: %[[TILE:.*]] = arith.constant 8 : index
+// CHECK:      "gpu.launch"(%{{.*}}, %{{.*}}, %{{.*}}, %[[TILE]], %{{.*}}, %{{.*}})
+// CHECK:      %[[UB:.*]] = affine.min
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[UB]] step
+"func.func"() <{function_type = (memref<?xf32>, index) -> (), sym_name = "affine_tile"}> ({
+^bb0(%m: memref<?xf32>, %n: index):
+  %c0 = "arith.constant"() <{value = 0 : index}> : () -> index
+  %c1 = "arith.constant"() <{value = 1 : index}> : () -> index
+  %c8 = "arith.constant"() <{value = 8 : index}> : () -> index
+  "scf.parallel"(%c0, %n, %c8) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb1(%i: index):
+    %ub = "affine.min"(%i, %n) <{map = affine_map<(d0)[s0] -> (8, s0 - d0)>}> : (index, index) -> index
+    "scf.parallel"(%c0, %ub, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb2(%j: index):
+      %e = "arith.addi"(%i, %j) : (index, index) -> index
+      %v = "memref.load"(%m, %e) : (memref<?xf32>, index) -> f32
+      "scf.reduce"() : () -> ()
+    }) {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index) -> ()
+    "scf.reduce"() : () -> ()
+  }) {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index) -> ()
+  "func.return"() : () -> ()
+}) : () -> ()
