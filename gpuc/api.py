@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gpuc.runtime.args import ArrayShape, KernelSignature, LaunchError, Param
+from gpuc.runtime.args import KernelSignature, LaunchError, Param
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor as PoolExecutor
@@ -59,7 +59,7 @@ def signature(info: KernelInfo) -> KernelSignature:
         info.static_shared_bytes,
         info.symbol,
         info.block_size,
-        tuple(ArrayShape(p, dims) for p, dims in info.memref_shapes),
+        info.memref_shapes,
         info.asserts,
         info.prints,
         info.uses_fragments,

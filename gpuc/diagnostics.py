@@ -17,6 +17,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -290,6 +291,21 @@ def _generic(op: Operation) -> str:
     return out.getvalue()
 
 
+ORIGINS: WeakKeyDictionary[Operation, str] = WeakKeyDictionary()
+"""For an op a pass generated in place of one the user wrote, that op's
+name: the gpu.launch convert-parallel-loops-to-gpu made of an `scf.parallel`,
+the kernel gpu-kernel-outlining made of a `gpu.launch` (or of that loop),
+and the gpuc.func the import made of it. The generated op carries the
+original's location; diagnostics about it name the original (`made_of`)."""
+
+
+def made_of(op: Operation) -> str:
+    """` (the kernel gpuc made of the scf.parallel here)` for a kernel a pass
+    generated (ORIGINS), else empty."""
+    origin = ORIGINS.get(op)
+    return f" (the kernel gpuc made of the {origin} here)" if origin else ""
+
+
 def format_op_diagnostic(op: Operation, message: str, severity: str = "error") -> str:
     """`file:line:col: error: 'op.name' op message`, then the op itself."""
     loc, exact = nearest_source_loc(op)
@@ -330,6 +346,15 @@ class OpError(DiagnosticException):
         return rebuild, (type(self), self.args, {**state, "text": str(self)})
 
 
+NO_CUSTOM_FORMAT = "does not have a custom format."
+"""How xDSL's parser ends its error for an op written in custom syntax it lacks."""
+GENERIC_ONLY = (
+    " in xDSL, which reads it in generic form only (as MLIR's custom gpu "
+    "syntax, and Polygeist's, need): print the module with `mlir-opt "
+    "--mlir-print-op-generic` first"
+)
+
+
 def format_parse_error(error: ParseError, line_offset: int = 0) -> str:
     """`file:line:col: error: message`, the source line and a caret under it."""
     span = error.span
@@ -342,7 +367,10 @@ def format_parse_error(error: ParseError, line_offset: int = 0) -> str:
     first = source.split("\n")[0].rstrip("\r")
     width = max(1, min(span.end, start + len(first)) - span.start)
     caret = " " * (col - 1) + "^" + "~" * (width - 1)
-    text = f"{file}:{line + line_offset}:{col}: error: {error.msg}\n{first}\n{caret}"
+    message = error.msg
+    if message.startswith("Operation ") and message.endswith(NO_CUSTOM_FORMAT):
+        message = message[: -len(".")] + GENERIC_ONLY
+    text = f"{file}:{line + line_offset}:{col}: error: {message}\n{first}\n{caret}"
     if isinstance(error, MultipleSpansParseError):
         for ref, note in error.refs:
             ref_file, ref_line, ref_col = ref.get_location()

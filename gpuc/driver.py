@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from llvmlite import ir
 
     from gpuc.generators import Generator
+    from gpuc.runtime.args import ArrayShape
     from gpuc.transforms.gpuc_pipeline import AfterPass
 
 STAGES = ("parse", "dialect", "translate", "link", "optimize", "emit", "validate")
@@ -64,9 +65,9 @@ class KernelInfo:
     read_only: tuple[bool, ...] = ()
     """Per parameter: a pointer the kernel never writes through
     (`gpuc.kernel_params`)."""
-    memref_shapes: tuple[tuple[int, tuple[int | None, ...]], ...] = ()
-    """Parameters the import made from memrefs: (pointer position, dimensions,
-    None where dynamic); each dynamic size is an index parameter after it."""
+    memref_shapes: tuple[ArrayShape, ...] = ()
+    """Parameters the import made from memrefs: pointer position, dimensions
+    and strided layout (gpuc.kernel_params)."""
     asserts: tuple[str, ...] = ()
     """For a kernel that takes the error record (ptx, spirv): the module's
     assert messages by id - 1 (gpuc/asserts.py)."""

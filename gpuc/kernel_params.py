@@ -10,17 +10,34 @@ call, storing it, a block argument, a comparison) counts as a write.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import DenseArrayBase
+from typing import TYPE_CHECKING
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    IntAttr,
+    IntegerAttr,
+    NoneAttr,
+    StridedLayoutAttr,
+)
 from xdsl.ir import SSAValue
 
 from gpuc.dialects.attrs import PtrType
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.memory import AddrSpaceCastOp, LoadOp, OffsetOp
 
+if TYPE_CHECKING:
+    from gpuc.runtime.args import ArrayShape
+
 MEMREF_PARAMS_ATTR = "gpuc.memref_params"
 """On a kernel the import made from memrefs: per memref parameter, its
 pointer parameter's position then the memref's shape (-1 where dynamic), so
 that a launch fills the size parameters from an array's shape."""
+MEMREF_LAYOUTS_ATTR = "gpuc.memref_layouts"
+"""On a kernel with strided memref parameters: per such parameter, its
+pointer parameter's position and the memref's `strided<[...], offset: ...>`
+layout, so that a launch fills the dynamic strides and offset from an
+array's strides and checks the static ones."""
 
 
 def only_loaded(pointer: SSAValue) -> bool:
@@ -51,15 +68,39 @@ def read_only_params(kernel: FuncOp) -> tuple[bool, ...]:
     )
 
 
-def memref_shapes(kernel: FuncOp) -> tuple[tuple[int, tuple[int | None, ...]], ...]:
-    """The import's record of `kernel`'s memref parameters: (pointer position,
-    the memref's dimensions with None where dynamic), in order."""
+def memref_shapes(kernel: FuncOp) -> tuple[ArrayShape, ...]:
+    """The import's record of `kernel`'s memref parameters: per parameter,
+    its pointer position, the memref's dimensions (None where dynamic) and,
+    for a strided layout, its strides and offset (None where dynamic)."""
     record = kernel.attributes.get(MEMREF_PARAMS_ATTR)
     if record is None:
         return ()
-    shapes: list[tuple[int, tuple[int | None, ...]]] = []
+    # Only an imported kernel's record needs it (and numpy with it).
+    from gpuc.runtime.args import ArrayShape
+
+    layouts: dict[int, StridedLayoutAttr] = {}
+    for pair in getattr(kernel.attributes.get(MEMREF_LAYOUTS_ATTR), "data", ()):
+        if isinstance(pair, ArrayAttr) and len(pair.data) == 2:
+            position, layout = pair.data
+            if isinstance(position, IntegerAttr) and isinstance(
+                layout, StridedLayoutAttr
+            ):
+                layouts[position.value.data] = layout
+    shapes: list[ArrayShape] = []
     for entry in getattr(record, "data", ()):
         if isinstance(entry, DenseArrayBase):
             position, *dims = (int(v) for v in entry.get_values())
-            shapes.append((position, tuple(None if d < 0 else d for d in dims)))
+            shape = ArrayShape(position, tuple(None if d < 0 else d for d in dims))
+            if (layout := layouts.get(position)) is not None:
+                shape = ArrayShape(
+                    position,
+                    shape.dims,
+                    tuple(_static(s) for s in layout.strides),
+                    _static(layout.offset),
+                )
+            shapes.append(shape)
     return tuple(shapes)
+
+
+def _static(value: IntAttr | NoneAttr) -> int | None:
+    return None if isinstance(value, NoneAttr) else value.data

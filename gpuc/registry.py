@@ -58,5 +58,7 @@ DIALECTS: dict[str, str] = {
     "memref": "gpuc.transforms.foreign.memref_dialect:MemRef",
     "gpu": "gpuc.transforms.foreign.gpu_dialect:GPU",
     "amdgpu": "gpuc.transforms.foreign.amdgpu_dialect:AMDGPU",
+    "affine": "gpuc.transforms.foreign.affine_dialect:Affine",
+    "llvm": "gpuc.transforms.foreign.llvm_types:LLVMTypes",
     "spirv": "gpuc.transforms.foreign.spirv_abi:SPIRV",
 }

@@ -2,7 +2,9 @@
 target names the function that computes it (an LLVM intrinsic, libdevice on
 ptx, an OpenCL builtin on spirv, libm on native). Integer ops are intrinsics.
 A float op on bf16 is the f32 one rounded to bf16 (gpuc.lowering.bf16): exact
-for sqrt, fabs, copysign and the roundings, one more rounding for the rest."""
+for sqrt, fabs, copysign and the roundings, one more rounding for the rest.
+A float op on f16 is likewise the f32 function rounded to f16, as MLIR's
+lowerings compute it."""
 
 from __future__ import annotations
 
@@ -84,7 +86,20 @@ def call_math(
             f"math on {op.result.type} is not supported; apply it to each "
             "element (vector.extract, vector.insert)",
         )
-    if str(ty) not in ("float", "double") and name not in ("fabs", "copysign", "fma"):
+    exact_on_any = ("fabs", "copysign", "fma")
+    if str(ty) == "half" and name not in exact_on_any:
+        # As MLIR lowers f16 math: in f32, rounded back once.
+        b = fl.builder
+        single = [
+            b.fpext(a, ir.FloatType()) if str(a.type) == "half" else a for a in args
+        ]
+        symbol = fl.target.math_function(name, ir.FloatType())
+        fn = fl.ml.intrinsic(symbol, ir.FloatType(), [a.type for a in single])
+        if not symbol.startswith("llvm."):
+            fn.attributes.add("nounwind")
+        wide = b.call(fn, single, fastmath=float_flags(op))
+        return b.fptrunc(wide, ty)
+    if str(ty) not in ("float", "double") and name not in exact_on_any:
         raise OpError(
             op, f"math on {op.result.type} is not supported; extend to f32 first"
         )

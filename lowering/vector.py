@@ -1,8 +1,8 @@
 """Translators of the vector dialect on 1-D vectors (lowering/types.py
 lowers `vector<NxT>` to `<N x T>`): broadcast, extract and insert of one
 element (a static or dynamic position; extractelement and insertelement,
-transforms/foreign/vector_dialect.py), shuffle, fma, bitcast (the same bits
-as another vector type; a bf16 vector is its 16-bit patterns, so it
+transforms/foreign/vector_dialect.py), from_elements, shuffle, fma, bitcast
+(the same bits as another vector type; a bf16 vector is its 16-bit patterns, so it
 reinterprets as f16 or i16 ones would). Vector memory is a
 `gpuc.load`/`gpuc.store` through a `!gpuc.ptr<vector<NxT>, space>`
 (docs/dialect.md, "Vectors")."""
@@ -18,7 +18,11 @@ from gpuc.diagnostics import OpError
 from gpuc.lowering import bf16
 from gpuc.lowering.context import FunctionLowering, translates
 from gpuc.lowering.types import intrinsic_suffix
-from gpuc.transforms.foreign.vector_dialect import ExtractElementOp, InsertElementOp
+from gpuc.transforms.foreign.vector_dialect import (
+    ExtractElementOp,
+    FromElementsOp,
+    InsertElementOp,
+)
 
 I32 = ir.IntType(32)
 
@@ -101,6 +105,16 @@ def translate_insertelement(op: InsertElementOp, fl: FunctionLowering) -> None:
     one_dimensional(op, op.dest)
     value, dest = fl.get(op.source), fl.get(op.dest)
     fl.set(op, fl.builder.insert_element(dest, value, element_position(fl, op)))
+
+
+@translates(FromElementsOp)
+def translate_from_elements(op: FromElementsOp, fl: FunctionLowering) -> None:
+    """Each operand inserted at its position of an undefined vector."""
+    result = one_dimensional(op, op.result)
+    value: ir.Value = ir.Constant(fl.type(result), ir.Undefined)
+    for i, element in enumerate(op.elements):
+        value = fl.builder.insert_element(value, fl.get(element), ir.Constant(I32, i))
+    fl.set(op, value)
 
 
 @translates(vector.ShuffleOp)

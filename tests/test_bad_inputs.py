@@ -722,9 +722,12 @@ LIMITS = [
         col=1,
     ),
     Bad(
-        "math-on-half",
-        kernel("%v = arith.constant 1.0 : f16\n%r = math.sin %v : f16 // here"),
-        ("math on f16 is not supported",),
+        "math-on-vector",
+        kernel(
+            "%v = arith.constant dense<1.0> : vector<4xf32>\n"
+            "%r = math.sin %v : vector<4xf32> // here"
+        ),
+        ("math on vector<4xf32> is not supported",),
     ),
 ]
 
@@ -749,21 +752,16 @@ LIMITS += [
     ),
 ]
 
-VIEW = "memref<4x8xf32, strided<[16, 1], offset: 4>>"
 LIMITS += [
     Bad(
-        "import-strided-kernel-param",
-        f"func.func @k(%a: {VIEW}) attributes {{gpu.kernel}} {{ // here\n"
+        "import-reinterpret-strided-kernel-param",
+        "func.func @k(%a: memref<4xf32, strided<[2], offset: ?>>) attributes "
+        "{gpu.kernel} {\n"
+        "  %r = memref.reinterpret_cast %a to offset: [0], sizes: [4], strides: "
+        "[1] : memref<4xf32, strided<[2], offset: ?>> to memref<4xf32> // here\n"
         "  return\n}\n",
-        ("kernel's memref parameters have the identity layout", "subview"),
-        col=1,
-    ),
-    Bad(
-        "import-dynamic-strided-helper-param",
-        "func.func @h(%a: memref<4xf32, strided<[?], offset: 2>>) { // here\n"
-        "  return\n}\n",
-        ("dynamic offset or stride", "static strides and offset"),
-        col=1,
+        ("reinterprets kernel parameter", "memref.subview the parameter instead"),
+        col=8,
     ),
     Bad(
         "import-space-cast-workgroup-to-global",

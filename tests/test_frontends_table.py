@@ -25,7 +25,18 @@ from gpuc.driver import compile_module
 from gpuc.registry import DIALECTS, lazy
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "frontends.md"
-FOREIGN = ("func", "arith", "math", "scf", "cf", "vector", "memref", "gpu", "amdgpu")
+FOREIGN = (
+    "func",
+    "arith",
+    "math",
+    "scf",
+    "cf",
+    "vector",
+    "memref",
+    "gpu",
+    "amdgpu",
+    "affine",
+)
 """The dialects of DIALECTS whose ops other frontends write (builtin and
 gpuc are gpuc's own; spirv has attributes only, in their own table)."""
 HOST_OPS = {
@@ -118,18 +129,6 @@ REFUSED: dict[str, str] = {
     ),
     "memref.copy": in_kernel(
         '"memref.copy"(%arg0, %arg1) : (memref<16xf32>, memref<16xf32>) -> ()'
-    ),
-    "memref.expand_shape": in_kernel(
-        '%0 = "memref.expand_shape"(%arg0) <{reassociation = [[0, 1]], '
-        "static_output_shape = array<i64: 4, 4>}> : (memref<16xf32>) -> "
-        "memref<4x4xf32>"
-    ),
-    "memref.collapse_shape": in_kernel(
-        '%0 = "memref.alloca"() <{operandSegmentSizes = array<i32: 0, 0>}> : () -> '
-        "memref<4x4xf32, #gpu.address_space<workgroup>>\n"
-        '%1 = "memref.collapse_shape"(%0) <{reassociation = [[0, 1]]}> : '
-        "(memref<4x4xf32, #gpu.address_space<workgroup>>) -> "
-        "memref<16xf32, #gpu.address_space<workgroup>>"
     ),
     "memref.extract_strided_metadata": in_kernel(
         '%0:4 = "memref.extract_strided_metadata"(%arg0) : (memref<16xf32>) -> '
@@ -271,9 +270,18 @@ func.func private @h(%v: vector<4x4xf32>) {
         "m = 16 : i32, n = 16 : i32}> : (f32, f32, vector<4xf32>) -> vector<4xf32>"
     ),
     "amdgpu.sched_barrier": in_kernel('"amdgpu.sched_barrier"() : () -> ()'),
-    "an op of a dialect gpuc does not register": in_kernel(
+    "affine.load": in_kernel(
         '%0 = "affine.load"(%arg0, %arg3) <{map = affine_map<(d0) -> (d0)>}> : '
         "(memref<16xf32>, index) -> f32"
+    ),
+    "affine.for": in_kernel(
+        '"affine.for"() <{lowerBoundMap = affine_map<() -> (0)>, upperBoundMap = '
+        "affine_map<() -> (4)>, step = 1 : index, operandSegmentSizes = "
+        'array<i32: 0, 0, 0>}> ({\n^bb0(%i: index):\n  "affine.yield"() : () -> ()\n'
+        "}) : () -> ()"
+    ),
+    "an op of a dialect gpuc does not register": in_kernel(
+        '"linalg.fill"(%arg2, %arg0) : (f32, memref<16xf32>) -> ()'
     ),
     "gpu.shuffle of another type": gpu_module(
         '%0 = "arith.constant"() <{value = 1 : i16}> : () -> i16\n'
@@ -427,6 +435,23 @@ ACCEPTED: dict[tuple[str, ...], str] = {
         "f32 -> memref<16xf32>, i32\n"
         "amdgpu.raw_buffer_atomic_fmax %arg2 -> %arg1[%i] : "
         "f32 -> memref<16xf32>, i32"
+    ),
+    ("memref.expand_shape", "memref.collapse_shape"): in_kernel(
+        '%0 = "memref.expand_shape"(%arg0) <{reassociation = [[0, 1]], '
+        "static_output_shape = array<i64: 4, 4>}> : (memref<16xf32>) -> "
+        "memref<4x4xf32>\n"
+        '%1 = "memref.collapse_shape"(%0) <{reassociation = [[0, 1]]}> : '
+        "(memref<4x4xf32>) -> memref<16xf32>\n"
+        '"memref.store"(%arg2, %1, %arg3) : (f32, memref<16xf32>, index) -> ()'
+    ),
+    ("affine.apply", "affine.min", "affine.max"): in_kernel(
+        '%0 = "affine.apply"(%arg3, %arg3) <{map = affine_map<(d0)[s0] -> '
+        "((d0 - s0) ceildiv 2 + d0 mod 3)>}> : (index, index) -> index\n"
+        '%1 = "affine.min"(%0) <{map = affine_map<(d0) -> (d0, 15)>}> : '
+        "(index) -> index\n"
+        '%2 = "affine.max"(%1) <{map = affine_map<(d0) -> (d0 floordiv 4, 0)>}> : '
+        "(index) -> index\n"
+        '"memref.store"(%arg2, %arg0, %2) : (f32, memref<16xf32>, index) -> ()'
     ),
     ("gpu.launch", "gpu.terminator"): """\
 "builtin.module"() ({
@@ -693,11 +718,13 @@ def accepted_by_code() -> set[str]:
     lowers itself and the region terminators of the ops they translate, and
     the host code the outlining takes."""
     from gpuc.lowering.context import DIALECT_TRANSLATORS, TRANSLATORS
+    from gpuc.transforms.foreign.arith_dialect import RENAMED
     from gpuc.transforms.foreign.checks import MEMREF_USES, SUPPORTED
     from gpuc.transforms.foreign.vector_unroll import UNROLLED
 
     names = {name for ops in SUPPORTED.values() for name in ops} | set(MEMREF_USES)
     names |= set(UNROLLED)
+    names |= set(RENAMED)  # MLIR 16's arith.maxf and minf, read as their new ops
     for dialect in FOREIGN:
         for module in DIALECT_TRANSLATORS.get(dialect, ()):
             import_module(module)

@@ -72,16 +72,19 @@ def host_value(value: SSAValue, env: dict[SSAValue, Any]) -> Any:
 
 
 def launches(
-    module: ModuleOp, function: str, inputs: list[Any]
+    module: ModuleOp,
+    function: str,
+    inputs: list[Any],
+    known: dict[SSAValue, Any] | None = None,
 ) -> list[tuple[str, tuple[int, ...], tuple[int, ...], list[Any]]]:
     """Each gpu.launch_func of `function`: (kernel, grid, block, arguments)
-    with `inputs` bound to the function's parameters."""
+    with `inputs` bound to the function's parameters (and `known` values)."""
     host = next(
         op
         for op in module.ops
         if isinstance(op, func.FuncOp) and op.sym_name.data == function
     )
-    env = dict(zip(host.body.blocks[0].args, inputs, strict=True))
+    env = {**(known or {}), **dict(zip(host.body.blocks[0].args, inputs, strict=True))}
     found = []
     for op in host.walk():
         if not isinstance(op, gpu.LaunchFuncOp):

@@ -60,7 +60,7 @@ def test_static_shared_limit(target: str) -> None:
     with pytest.raises(OpError, match=re.escape(message)) as error:
         compile_module(shared_kernel(limit // 4 + 1), target)
     assert ":2:1: error: 'gpuc.func' op" in str(error.value)
-    assert "allocate less with gpuc.shared_alloc" in str(error.value)
+    assert "allocate less workgroup memory (gpuc.shared_alloc" in str(error.value)
     assert make_target(target).max_static_shared_bytes == limit
 
 

@@ -6,9 +6,13 @@ and thread dimensions becomes one `gpu.launch`; each mapped dimension's trip
 count `ceildiv(ub - lb, step)` is that launch dimension's size, computed
 before the launch, and its induction variable is `id * step + lb`; unmapped
 launch dimensions are 1; `sequential` dimensions become `scf.for`. Nested
-mapped loops join the same launch. What MLIR's pass also refuses is a
-diagnostic here: reductions, non-identity maps, bounds computed inside the
-nest, one hardware dimension given two different sizes.
+mapped loops join the same launch. A mapped loop whose bounds are computed
+inside the nest (a tile's, `affine.min(tile, n - i)`), or whose hardware
+dimension another loop of the nest sized differently, becomes a grid-stride
+`scf.for` from `id * step + lb` by `size * step`: correct for any launch
+size, sized by the tile (the constant bounding its trip count) when it is the
+first. What MLIR's pass also refuses is a diagnostic here: reductions,
+non-identity maps, a bound inside the nest with no constant trip count bound.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from gpuc.diagnostics import OpError
+from gpuc.diagnostics import ORIGINS, OpError
 
 LAUNCH_ARGS = ("block_x", "block_y", "block_z", "thread_x", "thread_y", "thread_z")
 """The processors in the order of gpu.launch's first six body arguments (block
@@ -45,10 +49,10 @@ def loop_mapping(op: Operation) -> list[gpu.LoopDimMapAttr] | None:
 
 
 def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
+    """The integer `value` holds, if it is arith of constants."""
+    from gpuc.transforms.foreign.affine_dialect import constant_value
+
+    return constant_value(value)
 
 
 class LaunchBuilder:
@@ -65,18 +69,34 @@ class LaunchBuilder:
         self.host.insert_op_before(op, self.outermost)  # type: ignore[union-attr]
         return op.results[0]
 
-    def host_value(self, value: SSAValue, loop: scf.ParallelOp) -> SSAValue:
-        """`value` (a loop bound) as available before the launch."""
+    def host_value(self, value: SSAValue) -> SSAValue | None:
+        """`value` (a loop bound) as available before the launch, if it is."""
         if not self._inside(value):
             return value
         if (c := _constant(value)) is not None:
             return self.host_op(arith.ConstantOp(IntegerAttr(c, IndexType())))
-        raise OpError(
-            loop,
-            "has a bound computed inside the mapped loop nest; a gpu.launch's "
-            "sizes are computed before it, so compute the bound before the "
-            "outermost mapped scf.parallel",
-        )
+        return None
+
+    def count_bound(
+        self, lb: SSAValue, ub: SSAValue, step: SSAValue, loop: scf.ParallelOp
+    ) -> SSAValue:
+        """A trip count no tile of a loop whose bounds are computed inside the
+        nest exceeds, as a constant before the launch: the lower bound and
+        step must be constants, the upper bound a constant or an
+        `arith.minsi` (`affine.min`) with one (a tiled loop's)."""
+        low, by, high = _constant(lb), _constant(step), _upper_bound(ub)
+        if low is None or by is None or high is None or by <= 0:
+            raise OpError(
+                loop,
+                "has a bound computed inside the mapped loop nest, and gpuc "
+                "cannot bound its trip count by a constant, which the launch "
+                "needs (it is sized before the loops run); give it a constant "
+                "lower bound and step and an upper bound that is a constant or "
+                "an affine.min/arith.minsi with one (what loop tiling writes), "
+                "or compute its bounds before the outermost mapped scf.parallel",
+            )
+        count = max(0, -(-(high - low) // by))
+        return self.host_op(arith.ConstantOp(IntegerAttr(count, IndexType())))
 
     def _inside(self, value: SSAValue) -> bool:
         """Whether `value` is defined in the nest (or already moved into the launch)."""
@@ -103,21 +123,61 @@ class LaunchBuilder:
             return span
         return self.host_op(arith.CeilDivSIOp(span, step))
 
-    def size_for(self, processor: str, count: SSAValue, loop: scf.ParallelOp) -> None:
+    def size_for(self, processor: str, count: SSAValue) -> bool:
+        """Make `count` the launch size of `processor` unless it has one;
+        whether the loop's iterations are then exactly the ids."""
         known = self.sizes.get(processor)
         if known is None:
             self.sizes[processor] = count
-            return
-        same = known is count or (
+            return True
+        return known is count or (
             _constant(known) is not None and _constant(known) == _constant(count)
         )
-        if not same:
-            raise OpError(
-                loop,
-                f"maps a loop to {processor}, which another loop of the nest "
-                "already maps with a different trip count; map each hardware "
-                "dimension once per nest, or give the loops the same bounds",
-            )
+
+    def map_dimension(
+        self,
+        loop: scf.ParallelOp,
+        dim: int,
+        processor: str,
+        at: tuple[Block, Operation | None],
+    ) -> tuple[SSAValue, tuple[Block, Operation | None]]:
+        """The induction variable of mapped dimension `dim` and where the
+        loop's body goes: `id * step + lb` when the launch size is its trip
+        count; else (a bound computed inside the nest, or a hardware
+        dimension another loop sized differently) a grid-stride `scf.for`
+        from there by `size * step`, correct for any launch size."""
+        lb, ub, step = loop.lowerBound[dim], loop.upperBound[dim], loop.step[dim]
+        host = [self.host_value(v) for v in (lb, ub, step)]
+        if None in host:
+            count = self.count_bound(lb, ub, step, loop)
+            exact = False
+            self.size_for(processor, count)
+        else:
+            host_lb, host_ub, host_step = host
+            assert host_lb is not None and host_ub is not None
+            assert host_step is not None
+            lb, step = host_lb, host_step
+            exact = self.size_for(processor, self.trip_count(lb, host_ub, step))
+        position = LAUNCH_ARGS.index(processor)
+        block, before = at
+        index: SSAValue = self.body.args[position]
+        if _constant(step) != 1:
+            index = _emit(block, before, arith.MuliOp(index, step))
+        if _constant(lb) != 0:
+            index = _emit(block, before, arith.AddiOp(index, lb))
+        if exact:
+            return index, at
+        # The launch's size of this dimension (grid or block), scaled by the step.
+        stride: SSAValue = self.body.args[position + 6]
+        if _constant(step) != 1:
+            stride = _emit(block, before, arith.MuliOp(stride, step))
+        for_op = scf.ForOp(
+            index, ub, stride, [], Region(Block(arg_types=[IndexType()]))
+        )
+        _insert(block, before, for_op)
+        for_op.body.block.add_op(scf.YieldOp())
+        inner = for_op.body.block
+        return inner.args[0], (inner, inner.last_op)
 
     def convert(
         self, loop: scf.ParallelOp, into: Block, before: Operation | None
@@ -144,25 +204,24 @@ class LaunchBuilder:
                     f"maps dimension {dim} with map {attr.map.data} and bound "
                     f"{attr.bound.data}; only the identity maps are supported",
                 )
-            lb = self.host_value(loop.lowerBound[dim], loop)
-            ub = self.host_value(loop.upperBound[dim], loop)
-            step = self.host_value(loop.step[dim], loop)
             processor = attr.processor.data.value
             if processor == "sequential":
+                # Its bounds are read in the kernel, wherever they are computed.
                 for_op = scf.ForOp(
-                    lb, ub, step, [], Region(Block(arg_types=[IndexType()]))
+                    loop.lowerBound[dim],
+                    loop.upperBound[dim],
+                    loop.step[dim],
+                    [],
+                    Region(Block(arg_types=[IndexType()])),
                 )
                 _insert(target, target_before, for_op)
                 for_op.body.block.add_op(scf.YieldOp())
                 target, target_before = for_op.body.block, for_op.body.block.last_op
                 replacements.append(for_op.body.block.args[0])
                 continue
-            self.size_for(processor, self.trip_count(lb, ub, step), loop)
-            index: SSAValue = self.body.args[LAUNCH_ARGS.index(processor)]
-            if _constant(step) != 1:
-                index = _emit(target, target_before, arith.MuliOp(index, step))
-            if _constant(lb) != 0:
-                index = _emit(target, target_before, arith.AddiOp(index, lb))
+            index, (target, target_before) = self.map_dimension(
+                loop, dim, processor, (target, target_before)
+            )
             replacements.append(index)
         for iv, value in zip(ivs, replacements, strict=True):
             iv.replace_all_uses_with(value)
@@ -187,6 +246,32 @@ class LaunchBuilder:
             sizes.append(one)
         self.body.add_op(gpu.TerminatorOp.create())
         return gpu.LaunchOp(Region(self.body), sizes[:3], sizes[3:])
+
+
+def _upper_bound(value: SSAValue) -> int | None:
+    """A constant `value` never exceeds: itself, or the smallest such bound
+    of an `arith.minsi`'s operands, or of an `affine.min`'s results that are
+    constants or operands (the import expands affine.min to minsi first;
+    this pass alone sees it as written)."""
+    from xdsl.dialects import affine
+    from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineSymExpr
+
+    if (c := _constant(value)) is not None:
+        return c
+    owner = value.owner
+    candidates: list[int | None] = []
+    if isinstance(owner, arith.MinSIOp):
+        candidates = [_upper_bound(v) for v in owner.operands]
+    elif isinstance(owner, affine.MinOp):
+        m = owner.map.data
+        for e in m.results:
+            if isinstance(e, AffineConstantExpr):
+                candidates.append(e.value)
+            elif isinstance(e, AffineDimExpr | AffineSymExpr):
+                at = e.position + (m.num_dims if isinstance(e, AffineSymExpr) else 0)
+                candidates.append(_upper_bound(owner.operands[at]))
+    bounds = [b for b in candidates if b is not None]
+    return min(bounds) if bounds else None
 
 
 def _inside_launch(op: Operation) -> bool:
@@ -215,20 +300,26 @@ def convert_loop_nest(loop: scf.ParallelOp) -> gpu.LaunchOp:
     builder = LaunchBuilder(loop)
     builder.convert(loop, builder.body, None)
     launch = builder.launch()
+    launch.location = loop.location  # what the kernel's diagnostics point at
+    ORIGINS[launch] = "scf.parallel"
     builder.host.insert_op_before(launch, loop)  # type: ignore[union-attr]
     Rewriter.erase_op(loop)
     return launch
 
 
 def outermost_mapped_loops(module: ModuleOp) -> list[scf.ParallelOp]:
-    """Mapped scf.parallel ops with no mapped loop, launch or gpu.module above."""
+    """Mapped scf.parallel ops with no mapped loop, launch or gpu.module above.
+    An unmapped scf.parallel around one is host code, as an scf.for is: the
+    launch runs once per iteration of it."""
     found: list[scf.ParallelOp] = []
     for op in module.walk():
         if not isinstance(op, scf.ParallelOp) or loop_mapping(op) is None:
             continue
         parent = op.parent_op()
-        while parent is not None and not isinstance(
-            parent, scf.ParallelOp | gpu.LaunchOp | gpu.ModuleOp
+        while parent is not None and not (
+            isinstance(parent, gpu.LaunchOp | gpu.ModuleOp)
+            or isinstance(parent, scf.ParallelOp)
+            and loop_mapping(parent) is not None
         ):
             parent = parent.parent_op()
         if parent is None:

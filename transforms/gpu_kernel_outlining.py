@@ -5,7 +5,11 @@ in function `@f` becomes `gpu.func @f_kernel kernel` in its own
 `gpu.module @f_kernel` (`@f_kernel_0`, `_1`, ... for the next launches, each
 module keeping the kernel name `@f_kernel`), launched by a `gpu.launch_func`
 with the same sizes. Values the body uses from outside are the kernel's
-parameters, in order of first use; `arith.constant`s are cloned in instead.
+parameters, in order of first use, named as those values are;
+`arith.constant`s are cloned in instead, and so (unlike MLIR) are arith ops
+of constants and view ops whose result is strided, so the kernel takes the
+buffer, not the view (`sink_views`). The kernel, its module and the launch
+carry the `gpu.launch`'s location.
 Block and thread ids and sizes become `gpu` index ops. The functions and
 globals the body names (`func.call`, `memref.get_global`), and those they
 name in turn, are copied into the gpu.module. Constant launch sizes are
@@ -17,10 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, cf, gpu
+from xdsl.dialects import arith, cf, gpu, memref
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     IntegerAttr,
+    MemRefType,
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
@@ -30,8 +35,11 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
+from xdsl.traits import is_side_effect_free
 
+from gpuc.diagnostics import ORIGINS
 from gpuc.dialects.symbols import symbol_name
+from gpuc.transforms.foreign.bare_pointers import has_identity_layout
 
 DIMS = ("x", "y", "z")
 # The launch body's 12 arguments: block ids, thread ids, grid sizes, block sizes.
@@ -113,6 +121,58 @@ def _known_size(values: list[SSAValue]) -> DenseArrayBase | None:
     return DenseArrayBase.from_list(i32, sizes)
 
 
+VIEW_OPS = (
+    memref.SubviewOp,
+    memref.ReinterpretCastOp,
+    memref.CastOp,
+    memref.ExpandShapeOp,
+    memref.CollapseShapeOp,
+)
+"""Ops that make a new view of a buffer, which outlining moves into the kernel."""
+
+
+def _of_constants(value: SSAValue) -> bool:
+    """Whether `value` is arith of constants only (`%s = arith.muli %c1,
+    %c8`, what loop tiling writes for a step): outlining clones it in."""
+    owner = value.owner
+    if not isinstance(owner, Operation) or owner.dialect_name() != "arith":
+        return False
+    if owner.regions or not is_side_effect_free(owner):
+        return False
+    return isinstance(owner, arith.ConstantOp) or all(
+        _of_constants(v) for v in owner.operands
+    )
+
+
+def _sinkable(value: SSAValue) -> bool:
+    if isinstance(value.owner, VIEW_OPS):
+        return isinstance(value.type, MemRefType) and not has_identity_layout(
+            value.type
+        )
+    return not isinstance(value.owner, arith.ConstantOp) and _of_constants(value)
+
+
+def sink_views(launch: gpu.LaunchOp) -> None:
+    """Clone into the launch body each view op whose strided result the body
+    uses, the views it is made of too, so that the kernel takes the buffer
+    (a plain memref parameter) and makes the view itself (unlike MLIR, whose
+    kernels then take the strided view as a memref descriptor); and each
+    arith op of constants, which MLIR's canonicalizer would have folded."""
+    entry = launch.body.blocks[0]
+    while True:
+        sunk = [v for v in captured_values(launch.body) if _sinkable(v)]
+        if not sunk:
+            return
+        for value in sunk:
+            owner = value.owner
+            assert isinstance(owner, Operation)
+            clone = owner.clone()
+            entry.insert_op_before(clone, entry.first_op)  # type: ignore[arg-type]
+            for use in list(value.uses):
+                if launch.is_ancestor(use.operation) and use.operation is not launch:
+                    use.operation.operands[use.index] = clone.results[0]
+
+
 def outline(module: ModuleOp, launch: gpu.LaunchOp, taken: set[str]) -> None:
     """Replace `launch` by a gpu.launch_func of a new kernel in a new gpu.module."""
     host = launch.parent_op()
@@ -122,6 +182,7 @@ def outline(module: ModuleOp, launch: gpu.LaunchOp, taken: set[str]) -> None:
     module_name = unique_name(taken, base)
     taken.add(module_name)
 
+    sink_views(launch)
     # Constants are cloned into the body; every other outside value is a parameter.
     for value in captured_values(launch.body):
         owner = value.owner
@@ -169,6 +230,11 @@ def outline(module: ModuleOp, launch: gpu.LaunchOp, taken: set[str]) -> None:
         body.insert_block(entry, 0)
 
     kernel = gpu.FuncOp(base, ([p.type for p in params], []), body, kernel=True)
+    # Diagnostics about the kernel or the ops outlining made point at the launch.
+    kernel.location = launch.location
+    ORIGINS[kernel] = ORIGINS.get(launch, "gpu.launch")
+    for arg, param in zip(entry.args, params, strict=True):
+        arg.name_hint = param.name_hint
     for key, values in (("gpu.known_block_size", block), ("gpu.known_grid_size", grid)):
         if (known := _known_size(values)) is not None:
             kernel.attributes[key] = known
@@ -176,6 +242,7 @@ def outline(module: ModuleOp, launch: gpu.LaunchOp, taken: set[str]) -> None:
     copy_symbols(module, [kernel], contents)
     gpu_module = gpu.ModuleOp(SymbolRefAttr(module_name), Region(contents))
     gpu_module.properties["sym_name"] = StringAttr(module_name)
+    gpu_module.location = launch.location
     module.body.block.add_op(gpu_module)
 
     launch_func = gpu.LaunchFuncOp(
@@ -187,6 +254,7 @@ def outline(module: ModuleOp, launch: gpu.LaunchOp, taken: set[str]) -> None:
         asyncDependencies=list(launch.asyncDependencies),
         dynamicSharedMemorySize=launch.dynamicSharedMemorySize,
     )
+    launch_func.location = launch.location
     Rewriter.replace_op(launch, launch_func)
 
 

@@ -3,7 +3,8 @@
 Functions become `gpuc.func` with a role (kernel from a `gpu.kernel` unit
 attribute or `gpu.func ... kernel`, else helper) and their MLIR visibility;
 gpu index and barrier ops become gpuc's; memrefs become pointers with the
-bare-pointer convention of foreign/bare_pointers.py. Host code with mapped
+bare-pointer convention of foreign/bare_pointers.py; the affine ops of
+tiled loops become arith (foreign/affine_dialect.py). Host code with mapped
 `scf.parallel` nests or `gpu.launch` ops is outlined first (MLIR's
 `convert-parallel-loops-to-gpu` and `gpu-kernel-outlining`). When the module
 holds gpu.modules, their contents are the compiled module (each its own
@@ -36,7 +37,7 @@ from xdsl.passes import ModulePass
 
 from gpuc.dialects.call_graph import invalidate_call_graph
 
-FOREIGN_DIALECTS = frozenset({"func", "gpu", "memref", "amdgpu"})
+FOREIGN_DIALECTS = frozenset({"func", "gpu", "memref", "amdgpu", "affine"})
 """Dialects whose ops the import converts (or rejects with a diagnostic)."""
 FOREIGN_TYPES = (MemRefType, UnrankedMemRefType, TensorType, UnrankedTensorType)
 """Types the import converts (or rejects), wherever a value has them."""
@@ -97,15 +98,18 @@ def keep_gpu_module(ctx: Context, op: ModuleOp, name: str) -> None:
 def outline_host_code(ctx: Context, op: ModuleOp) -> None:
     """Run `convert-parallel-loops-to-gpu` and `gpu-kernel-outlining` on host
     code that has mapped loop nests or gpu.launch ops: their kernels are what
-    the import then takes."""
+    the import then takes. The affine ops tiling leaves are expanded into
+    arith first, so that loop bounds and launch sizes are plain arithmetic."""
     from xdsl.dialects import gpu
 
     from gpuc.transforms.convert_parallel_loops_to_gpu import (
         ConvertParallelLoopsToGpu,
         outermost_mapped_loops,
     )
+    from gpuc.transforms.foreign.affine_dialect import expand_affine_ops
     from gpuc.transforms.gpu_kernel_outlining import GpuKernelOutlining
 
+    expand_affine_ops(op)
     if outermost_mapped_loops(op):
         ConvertParallelLoopsToGpu().apply(ctx, op)
     if any(isinstance(o, gpu.LaunchOp) for o in op.walk()):

@@ -19,6 +19,7 @@ buffers.
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -336,6 +337,44 @@ class MemRefHostFunctions(InterpreterFunctions):
                 raise OpError(op, f"casts a buffer of shape {array.shape} to {kind}")
         return (array,)
 
+    @impl(memref.SubviewOp)
+    def run_subview(
+        self, interpreter: Interpreter, op: memref.SubviewOp, args: PythonValues
+    ) -> PythonValues:
+        """A numpy view of the source (a rank-reducing subview indexes away
+        the dropped unit dimensions), as MLIR's view shares the buffer."""
+        from gpuc.transforms.foreign.memref_views import kept_dims
+
+        array, *dynamic = plain(args)
+        values = iter(dynamic)
+
+        def mixed(static: Any) -> list[int]:
+            return [
+                int(next(values)) if v == builtin.DYNAMIC_INDEX else v
+                for v in static.get_values()
+            ]
+
+        offsets = mixed(op.static_offsets)
+        sizes = mixed(op.static_sizes)
+        steps = mixed(op.static_strides)
+        result = op.result.type
+        assert isinstance(result, builtin.MemRefType)
+        kept = kept_dims(op.static_sizes.get_values(), result.get_shape())
+        index: list[slice | int] = []
+        for d, (start, size, step) in enumerate(
+            zip(offsets, sizes, steps, strict=True)
+        ):
+            end = start + (size - 1) * step + 1 if size else start
+            if start < 0 or end > array.shape[d] or step < 1:
+                raise OpError(
+                    op,
+                    f"takes [{start}, {end}) step {step} of dimension {d} of a "
+                    f"buffer of shape {array.shape}: outside it",
+                )
+            keep = kept is None or d in kept
+            index.append(slice(start, start + size * step, step) if keep else start)
+        return (array[tuple(index)],)
+
     @impl(memref.DimOp)
     def run_dim(
         self, interpreter: Interpreter, op: memref.DimOp, args: PythonValues
@@ -389,6 +428,42 @@ class MemRefHostFunctions(InterpreterFunctions):
                 values.reshape(array.shape) if values.size == array.size else values
             )
         return array
+
+
+@register_impls
+class ScfHostFunctions(InterpreterFunctions):
+    """`scf.parallel` on the host (an unmapped loop around a mapped one, or
+    one with no mapping at all): its iterations in order, as MLIR's CPU
+    lowering may run them. Reductions are a diagnostic."""
+
+    @impl(scf.ParallelOp)
+    def run_parallel(
+        self, interpreter: Interpreter, op: scf.ParallelOp, args: PythonValues
+    ) -> PythonValues:
+        if op.initVals:
+            raise OpError(
+                op,
+                "has reductions, which gpuc run does not execute on the host; "
+                "map the loop to the GPU (gpu-map-parallel-loops) or write it "
+                "as scf.for with iter_args",
+            )
+        values = plain(args)
+        rank = len(op.lowerBound)
+        bounds = [
+            range(int(values[d]), int(values[rank + d]), int(values[2 * rank + d]))
+            for d in range(rank)
+        ]
+        kind = builtin.IndexType()
+        for point in itertools.product(*bounds):
+            ivs = tuple(runtime(interpreter, i, kind) for i in point)
+            interpreter.run_ssacfg_region(op.body, ivs, "scf.parallel")
+        return ()
+
+    @impl_terminator(scf.ReduceOp)
+    def run_reduce(
+        self, interpreter: Interpreter, op: scf.ReduceOp, args: PythonValues
+    ) -> tuple[TerminatorValue, PythonValues]:
+        return ReturnedValues(()), ()
 
 
 @register_impls

@@ -82,6 +82,7 @@ def functions(
         GpuHostFunctions,
         MemRefHostFunctions,
         RunnerUtilsFunctions,
+        ScfHostFunctions,
         VectorHostFunctions,
     )
 
@@ -91,6 +92,7 @@ def functions(
         FuncFunctions(),
         MathFunctions(),
         ScfFunctions(),
+        ScfHostFunctions(),
         ArithHostFunctions(),
         ControlHostFunctions(),
         MemRefHostFunctions(module),

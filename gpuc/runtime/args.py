@@ -142,13 +142,20 @@ class Param:
 @dataclass(frozen=True)
 class ArrayShape:
     """A pointer parameter that the import made from a memref: the memref's
-    dimensions (None where dynamic). Each dynamic size is an `index`
-    parameter right after the pointer, in dimension order, which a launch
-    fills from the array's shape (or checks against it when passed)."""
+    dimensions (None where dynamic) and, for a `strided` layout, its strides
+    and offset in elements (None where dynamic). Each dynamic size is an
+    `index` parameter right after the pointer, in dimension order, then each
+    dynamic stride, then a dynamic offset; a launch fills them from the
+    array's shape and strides (or checks them against it when passed)."""
 
     pointer: int
     """The pointer parameter's position."""
     dims: tuple[int | None, ...]
+    strides: tuple[int | None, ...] | None = None
+    """The layout's strides; None: the identity layout (a C-contiguous array)."""
+    offset: int | None = 0
+    """The layout's offset (of a strided layout): the launch passes a pointer
+    to the view's first element, so a static offset is not checked."""
 
     @property
     def size_params(self) -> range:
@@ -156,12 +163,38 @@ class ArrayShape:
         dynamic = sum(1 for d in self.dims if d is None)
         return range(self.pointer + 1, self.pointer + 1 + dynamic)
 
+    @property
+    def stride_params(self) -> range:
+        """The positions of the dynamic stride parameters."""
+        dynamic = sum(1 for s in self.strides or () if s is None)
+        start = self.size_params.stop
+        return range(start, start + dynamic)
+
+    @property
+    def implicit_params(self) -> range:
+        """Every parameter a launch fills from the array: sizes, strides, offset."""
+        end = self.stride_params.stop
+        if self.strides is not None and self.offset is None:
+            end += 1
+        return range(self.pointer + 1, end)
+
     def to_json(self) -> dict[str, Any]:
-        return {"pointer": self.pointer, "dims": list(self.dims)}
+        return {
+            "pointer": self.pointer,
+            "dims": list(self.dims),
+            "strides": list(self.strides) if self.strides is not None else None,
+            "offset": self.offset,
+        }
 
     @staticmethod
     def from_json(data: Mapping[str, Any]) -> ArrayShape:
-        return ArrayShape(int(data["pointer"]), tuple(data["dims"]))
+        strides = data.get("strides")
+        return ArrayShape(
+            int(data["pointer"]),
+            tuple(data["dims"]),
+            tuple(strides) if strides is not None else None,
+            data.get("offset", 0),
+        )
 
 
 @dataclass(frozen=True)
@@ -406,7 +439,11 @@ def _check_passable(kernel: str, param: Param, position: int) -> None:
         )
 
 
-def _pointer_arg(kernel: str, param: Param, position: int, value: object) -> Any:
+def _pointer_arg(
+    kernel: str, param: Param, position: int, value: object, strided: bool = False
+) -> Any:
+    """`value` checked for pointer parameter `param`; `strided`: a strided
+    memref's, which takes any view whose strides are whole elements."""
     if not isinstance(value, np.ndarray | DeviceArray) and is_foreign_array(value):
         value = _foreign_arg(kernel, param, position, value)
     if isinstance(value, DeviceArray):
@@ -415,7 +452,7 @@ def _pointer_arg(kernel: str, param: Param, position: int, value: object) -> Any
     elif (
         isinstance(value, np.ndarray)
         and _dtype_matches(value.dtype, param)
-        and value.flags.c_contiguous
+        and (value.flags.c_contiguous or strided and _element_strides(value))
         and (value.flags.writeable or not param.written)
         and _aligned(value, param)
     ):
@@ -439,7 +476,13 @@ def _pointer_arg(kernel: str, param: Param, position: int, value: object) -> Any
             f"{where} must be a numpy array of {param.dtype}, got one of "
             f"{value.dtype}: convert it with .astype(np.{param.dtype})"
         )
-    if not value.flags.c_contiguous:
+    if strided and not _element_strides(value):
+        raise LaunchError(
+            f"{where} comes from a strided memref, which takes views whose "
+            f"strides are non-negative multiples of the element size; the "
+            f"array's strides are {value.strides} bytes: pass a copy, a.copy()"
+        )
+    if not value.flags.c_contiguous and not strided:
         raise LaunchError(
             f"{where} is not contiguous (the kernel indexes it linearly): "
             "pass np.ascontiguousarray(...)"
@@ -466,6 +509,41 @@ def _foreign_arg(
         return host_view(value, param.written)
     except ForeignArrayError as error:
         raise LaunchError(f"{_where(kernel, param, position)} is {error}") from None
+
+
+def _element_strides(value: np.ndarray[Any, Any]) -> tuple[int, ...] | None:
+    """`value`'s strides in elements, if all are non-negative whole elements."""
+    size = value.itemsize
+    if any(s < 0 or s % size for s in value.strides):
+        return None
+    return tuple(s // size for s in value.strides)
+
+
+def _span(value: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The memory a view with non-negative strides covers, from its first
+    element to its last, as a 1-D C-contiguous array over the same memory:
+    what a strided memref's pointer is passed as (executors copy or map it)."""
+    if value.flags.c_contiguous:
+        return value.reshape(-1)
+    extent = (
+        0
+        if value.size == 0
+        else 1
+        + sum((n - 1) * s for n, s in zip(value.shape, value.strides, strict=True))
+        // value.itemsize
+    )
+    return np.lib.stride_tricks.as_strided(
+        value, (extent,), (value.itemsize,), writeable=value.flags.writeable
+    )
+
+
+def _view_offset(value: np.ndarray[Any, Any]) -> int:
+    """Elements from the start of the array `value` views to its first element."""
+    base = value
+    while isinstance(base.base, np.ndarray):
+        base = base.base
+    start = int(value.__array_interface__["data"][0])
+    return (start - int(base.__array_interface__["data"][0])) // value.itemsize
 
 
 def _aligned(value: np.ndarray[Any, Any], param: Param) -> bool:
@@ -544,7 +622,7 @@ _FROM_SHAPE = object()
 def _with_implicit_sizes(sig: KernelSignature, values: list[object]) -> list[object]:
     """`values` with a placeholder for each size parameter a memref import
     added, when the caller passed the arrays alone."""
-    implicit = {p for shape in sig.shapes for p in shape.size_params}
+    implicit = {p for shape in sig.shapes for p in shape.implicit_params}
     if not implicit or len(values) != len(sig.params) - len(implicit):
         return values
     given = iter(values)
@@ -566,7 +644,7 @@ def _fill_sizes(sig: KernelSignature, checked: list[Any]) -> None:
         passed = {d: next(positions) for d, size in enumerate(dims) if size is None}
         implicit = any(checked[p] is _FROM_SHAPE for p in passed.values())
         if array.ndim != len(dims):
-            if implicit:
+            if implicit or shape.strides is not None:
                 raise LaunchError(
                     f"{where} comes from a memref<{spelled}>: pass an array of "
                     f"rank {len(dims)} (its shape gives the sizes), got shape "
@@ -592,18 +670,67 @@ def _fill_sizes(sig: KernelSignature, checked: list[Any]) -> None:
                         f"{d} is {size}; the array's shape is {array.shape}"
                     )
                 continue
-            position = passed[d]
-            value = checked[position]
-            if value is _FROM_SHAPE:
-                checked[position] = np.int64(actual)
-            elif int(value) != actual:
-                raise LaunchError(
-                    f"{_where(sig.name, sig.params[position], position)} = "
-                    f"{int(value)} disagrees with argument {shape.pointer} "
-                    f"('{param.name}'), an array of shape {array.shape}: pass "
-                    f"{actual}, or leave the sizes out and gpuc takes them from "
-                    "the shape"
-                )
+            _fill(sig, checked, passed[d], actual, shape, "shape", array.shape)
+        if shape.strides is not None:
+            _fill_layout(sig, shape, checked)
+
+
+def _fill(
+    sig: KernelSignature,
+    checked: list[Any],
+    position: int,
+    actual: int,
+    shape: ArrayShape,
+    what: str,
+    seen: object,
+) -> None:
+    """Fill parameter `position` with `actual`, or check what was passed."""
+    value = checked[position]
+    if value is _FROM_SHAPE:
+        checked[position] = np.int64(actual)
+    elif int(value) != actual:
+        param = sig.params[shape.pointer]
+        raise LaunchError(
+            f"{_where(sig.name, sig.params[position], position)} = "
+            f"{int(value)} disagrees with argument {shape.pointer} "
+            f"('{param.name}'), an array of {what} {seen}: pass "
+            f"{actual}, or leave it out and gpuc takes it from the array"
+        )
+
+
+def _fill_layout(sig: KernelSignature, shape: ArrayShape, checked: list[Any]) -> None:
+    """A strided memref's dynamic strides and offset from its array (a view
+    of any non-negative strides; a device array is C-contiguous), its static
+    strides checked, and the array replaced by the memory it spans."""
+    assert shape.strides is not None
+    array = checked[shape.pointer]
+    param = sig.params[shape.pointer]
+    if isinstance(array, np.ndarray):
+        strides = _element_strides(array)
+        assert strides is not None  # _pointer_arg checked it
+        offset = _view_offset(array)
+    else:  # a device array: C-contiguous
+        strides = tuple(math.prod(array.shape[d + 1 :]) for d in range(array.ndim))
+        offset = 0
+    seen = f"strides {strides} (elements)"
+    positions = iter(shape.stride_params)
+    for d, (size, stride) in enumerate(zip(array.shape, shape.strides, strict=True)):
+        if stride is None:
+            _fill(sig, checked, next(positions), strides[d], shape, "strides", seen)
+        elif size > 1 and strides[d] != stride:
+            spelled = ", ".join("?" if s is None else str(s) for s in shape.strides)
+            raise LaunchError(
+                f"{_where(sig.name, param, shape.pointer)} comes from a memref "
+                f"with layout strided<[{spelled}]>, so its dimension {d} has "
+                f"stride {stride}; the array's {seen}: pass a view with "
+                "those strides"
+            )
+    if shape.offset is None:
+        position = shape.implicit_params.stop - 1
+        if checked[position] is _FROM_SHAPE:
+            checked[position] = np.int64(offset)
+    if isinstance(array, np.ndarray):
+        checked[shape.pointer] = _span(array)
 
 
 def _shared_arg(
@@ -645,13 +772,14 @@ def check_args(
         spelled = ", ".join(f"{p.name}: {p.spelling}" for p in sig.params)
         short = ""
         if sig.shapes:
-            sizes = sum(len(shape.size_params) for shape in sig.shapes)
+            sizes = sum(len(shape.implicit_params) for shape in sig.shapes)
             short = f" (or {len(sig.params) - sizes} without the memrefs' sizes)"
         raise LaunchError(
             f"kernel '{sig.name}' takes {len(sig.params)} arguments{short} "
             f"({spelled}), got {len(values)}"
         )
     checked: list[Any] = []
+    strided_params = {s.pointer for s in sig.shapes if s.strides is not None}
     for position, (param, value) in enumerate(zip(sig.params, values, strict=True)):
         if param.space == "shared" and param.type_name in SCALAR_DTYPES:
             checked.append(_shared_arg(sig.name, param, position, value, shared_params))
@@ -660,7 +788,8 @@ def check_args(
         if value is _FROM_SHAPE:
             checked.append(value)
         elif param.kind == "pointer":
-            checked.append(_pointer_arg(sig.name, param, position, value))
+            strided = position in strided_params
+            checked.append(_pointer_arg(sig.name, param, position, value, strided))
         elif param.kind == "int":
             checked.append(_int_arg(sig.name, param, position, value))
         else:

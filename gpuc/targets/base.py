@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import IntegerType, ModuleOp
 from xdsl.utils.arg_spec import ArgSpecConvertible
 from xdsl.utils.exceptions import DiagnosticException
 
-from gpuc.diagnostics import OpError
+from gpuc.diagnostics import OpError, made_of
 from gpuc.dialects.attrs import (
     FINALIZED_ATTR,
     AddressSpace,
@@ -568,10 +568,12 @@ def check_static_shared(module: ModuleOp, target: Target) -> None:
             )
             raise OpError(
                 func,
-                f"kernel @{name} uses {used} bytes of static shared memory, more "
+                f"kernel @{name}{made_of(func)} uses {used} bytes of static "
+                "shared memory, more "
                 f"than the {limit} bytes the {target.name} target allows{why}; "
-                "allocate less with gpuc.shared_alloc (helpers' allocations count "
-                "too)",
+                "allocate less workgroup memory (gpuc.shared_alloc, or an "
+                "imported kernel's workgroup memrefs; helpers' allocations "
+                "count too)",
             )
 
 

@@ -310,8 +310,33 @@ VECTOR_OPS: dict[type[Operation], type[Operation]] = {
 
 _REPLACING = {xdsl: ours for ours, xdsl in VECTOR_OPS.items()}
 
+
+@irdl_op_definition
+class MaxFOp(arith.FloatingPointLikeBinaryOperation):
+    """MLIR 16's `arith.maxf` (MLIR 17 renamed it `arith.maximumf`: NaN if
+    either operand is, -0.0 below +0.0); read, then upgraded to that
+    (text.py, RENAMED_OPS)."""
+
+    name = "arith.maxf"
+    traits = traits_def(Pure())
+
+
+@irdl_op_definition
+class MinFOp(arith.FloatingPointLikeBinaryOperation):
+    """MLIR 16's `arith.minf`, now `arith.minimumf` (as MaxFOp)."""
+
+    name = "arith.minf"
+    traits = traits_def(Pure())
+
+
+RENAMED: dict[str, type[arith.FloatingPointLikeBinaryOperation]] = {
+    MaxFOp.name: arith.MaximumfOp,
+    MinFOp.name: arith.MinimumfOp,
+}
+"""MLIR 16's names -> the op each became."""
+
 Arith = Dialect(
     "arith",
-    [_REPLACING.get(op, op) for op in arith.Arith.operations],
+    [*(_REPLACING.get(op, op) for op in arith.Arith.operations), MaxFOp, MinFOp],
     list(arith.Arith.attributes),
 )

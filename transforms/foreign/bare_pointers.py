@@ -1,11 +1,14 @@
 """memref values as gpuc pointers, the bare-pointer convention of the `import` pass.
 
-A memref (at most three dimensions) becomes a `!gpuc.ptr<T, space>` to its
-base (the first element of its buffer) plus one `index` value per dynamic
-size, passed right after the pointer in dimension order. Element (i, j, k) of
-the identity layout sits at row-major offset `(i * d1 + j) * d2 + k`; of a
-`strided<[s0, s1, s2], offset: o>` one, at `o + i * s0 + j * s1 + k * s2`
-(views, memref_views.py). docs/frontends.md is the contract.
+A memref (of any rank) becomes a `!gpuc.ptr<T, space>` plus one `index`
+value per dynamic size, passed right after the pointer in dimension order.
+With the identity layout the pointer is to the buffer's first element, and
+element (i, j, k) sits at row-major offset `(i * d1 + j) * d2 + k`. With a
+`strided<[s0, s1, s2], offset: o>` layout the pointer is to the view's first
+element (the buffer's element `o`), element (i, j, k) sits at
+`i * s0 + j * s1 + k * s2` from it, and one `index` value per dynamic stride,
+then one for a dynamic offset, follow the sizes (views, memref_views.py).
+docs/frontends.md is the contract.
 """
 
 from __future__ import annotations
@@ -32,8 +35,6 @@ from xdsl.ir.affine import AffineMap
 
 from gpuc.dialects.attrs import AddressSpace, AddressSpaceAttr, AtomicKind, PtrType
 from gpuc.transforms.foreign.gpu_dialect import GPUAddressSpace, GPUAddressSpaceAttr
-
-MAX_RANK = 3
 
 SPACE_BY_KEYWORD = {
     GPUAddressSpace.GLOBAL: AddressSpace.GLOBAL,
@@ -107,14 +108,16 @@ def allocation_space(space: Attribute) -> AddressSpace | None:
 
 
 def _row_major_strides(shape: Sequence[int]) -> list[int] | None:
+    """The identity layout's strides; None when a dynamic size (other than
+    the outermost, which no stride depends on) leaves one unknown."""
     strides: list[int] = []
     step = 1
-    for size in reversed(shape):
+    for size in reversed(shape[1:]):
         strides.append(step)
         if size == DYNAMIC_INDEX:
             return None
         step *= size
-    return strides[::-1]
+    return [step, *strides[::-1]] if shape else []
 
 
 def has_identity_layout(t: MemRefType) -> bool:
@@ -134,24 +137,24 @@ def has_identity_layout(t: MemRefType) -> bool:
     return False
 
 
-def static_layout(t: MemRefType) -> tuple[tuple[int, ...], int] | None:
-    """The strides and offset of `t`'s `strided` layout when all are static."""
+def strided_layout(t: MemRefType) -> tuple[tuple[int | None, ...], int | None] | None:
+    """The strides and offset of `t`'s layout (None where dynamic) when it is
+    a `strided` one other than the identity; None for the identity."""
     layout = t.layout
-    if not isinstance(layout, StridedLayoutAttr):
+    if not isinstance(layout, StridedLayoutAttr) or has_identity_layout(t):
         return None
-    strides = [s.data for s in layout.strides if not isinstance(s, NoneAttr)]
-    if len(strides) != t.get_num_dims() or isinstance(layout.offset, NoneAttr):
-        return None
-    return tuple(strides), layout.offset.data
+    strides = tuple(None if isinstance(s, NoneAttr) else s.data for s in layout.strides)
+    offset = layout.offset
+    return strides, None if isinstance(offset, NoneAttr) else offset.data
 
 
 def memref_problem(t: MemRefType) -> str | None:
     """Why the import cannot turn a value of type `t` into a pointer, if it cannot."""
     element = t.element_type
-    if not isinstance(element, IntegerType | AnyFloat):
-        return f"element type {element} is not supported (integers and floats are)"
-    if t.get_num_dims() > MAX_RANK:
-        return f"{t.get_num_dims()} dimensions are not supported (at most {MAX_RANK})"
+    if not isinstance(element, IntegerType | AnyFloat | IndexType):
+        return (
+            f"element type {element} is not supported (integers, index and floats are)"
+        )
     if not has_identity_layout(t) and not isinstance(t.layout, StridedLayoutAttr):
         return (
             f"layout {t.layout} is not supported; the identity (row-major, "
@@ -172,24 +175,43 @@ def dynamic_dims(t: MemRefType) -> list[int]:
     return [d for d, size in enumerate(t.get_shape()) if size == DYNAMIC_INDEX]
 
 
+def dynamic_layout_count(t: MemRefType) -> int:
+    """How many `index` values pass `t`'s dynamic strides and offset."""
+    layout = strided_layout(t)
+    if layout is None:
+        return 0
+    strides, offset = layout
+    return strides.count(None) + (offset is None)
+
+
 def expand_type(t: Attribute) -> list[Attribute]:
     """The parameter types a value of type `t` is passed as."""
     if not isinstance(t, MemRefType):
         return [t]
-    return [pointer_type(t), *(IndexType() for _ in dynamic_dims(t))]
+    extra = len(dynamic_dims(t)) + dynamic_layout_count(t)
+    return [pointer_type(t), *(IndexType() for _ in range(extra))]
 
 
-def memref_params(inputs: Sequence[Attribute]) -> ArrayAttr[DenseArrayBase] | None:
-    """A signature's `gpuc.memref_params` record (MEMREF_PARAMS_ATTR), None
-    without memrefs."""
+def memref_params(
+    inputs: Sequence[Attribute],
+) -> tuple[ArrayAttr[DenseArrayBase], ArrayAttr[ArrayAttr[Attribute]] | None] | None:
+    """A signature's `gpuc.memref_params` record (MEMREF_PARAMS_ATTR) and its
+    `gpuc.memref_layouts` record (MEMREF_LAYOUTS_ATTR: the strided layout of
+    each memref parameter that has one, by pointer position), None without
+    memrefs."""
     records: list[DenseArrayBase] = []
+    layouts: list[ArrayAttr[Attribute]] = []
     position = 0
     for t in inputs:
         if isinstance(t, MemRefType):
             shape = [-1 if d == DYNAMIC_INDEX else d for d in t.get_shape()]
             records.append(DenseArrayBase.from_list(i64, [position, *shape]))
+            if strided_layout(t) is not None:
+                layouts.append(ArrayAttr([IntegerAttr(position, i64), t.layout]))
         position += len(expand_type(t))
-    return ArrayAttr(records) if records else None
+    if not records:
+        return None
+    return ArrayAttr(records), ArrayAttr(layouts) if layouts else None
 
 
 def constant_index(value: SSAValue) -> int | None:

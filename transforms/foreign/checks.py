@@ -26,10 +26,12 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
     UnregisteredOp,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from gpuc.diagnostics import made_of
 from gpuc.dialects.attrs import AddressSpace
 from gpuc.dialects.symbols import symbol_name
+from gpuc.transforms.foreign.affine_dialect import AFFINE_OPS
 from gpuc.transforms.foreign.all_reduce import kind_problem
 from gpuc.transforms.foreign.amdgpu_dialect import (
     AMDGPU_OPS,
@@ -44,9 +46,8 @@ from gpuc.transforms.foreign.bare_pointers import (
     address_space,
     allocation_space,
     constant_index,
-    has_identity_layout,
     memref_problem,
-    static_layout,
+    strided_layout,
 )
 from gpuc.transforms.foreign.gpu_dialect import AllReduceOp
 from gpuc.transforms.foreign.memref_dialect import ATOMIC_RMW_OPS
@@ -90,6 +91,8 @@ MEMREF_OPS = (
     "memref.subview",
     "memref.reinterpret_cast",
     "memref.memory_space_cast",
+    "memref.expand_shape",
+    "memref.collapse_shape",
 )
 FUNC_OPS = ("func.func", "func.call", "func.return")
 SUPPORTED = {
@@ -97,6 +100,7 @@ SUPPORTED = {
     "memref": MEMREF_OPS,
     "func": FUNC_OPS,
     "amdgpu": AMDGPU_OPS,
+    "affine": tuple(op.name for op in AFFINE_OPS),  # expanded before the checks
 }
 
 # Where a memref value may be used: op name -> the operand it may be.
@@ -111,6 +115,8 @@ MEMREF_USES = {
     "memref.subview": "source",
     "memref.reinterpret_cast": "source",
     "memref.memory_space_cast": "source",
+    "memref.expand_shape": "src",
+    "memref.collapse_shape": "src",
     "vector.load": "base",
     "vector.store": "base",
     "vector.transfer_read": "source",
@@ -128,6 +134,8 @@ MEMREF_DEFS = (
     memref.SubviewOp,
     memref.ReinterpretCastOp,
     memref.MemorySpaceCastOp,
+    memref.ExpandShapeOp,
+    memref.CollapseShapeOp,
 )
 WORKGROUP = "memory space #gpu.address_space<workgroup> or 3"
 
@@ -161,10 +169,15 @@ Problem = tuple[Operation, str]
 
 
 def type_problem(t: Attribute) -> str | None:
+    if t.name.startswith("llvm."):  # transforms/foreign/llvm_types.py
+        return (
+            f"type {t} is an llvm dialect type, which device code cannot use; "
+            "pass memrefs and scalars (host code around gpu.modules may use it)"
+        )
     if isinstance(t, TensorType | UnrankedTensorType):
         return f"tensor type {t} is not supported; bufferize to memrefs first"
     if isinstance(t, UnrankedMemRefType):
-        return f"unranked {t} is not supported; give the memref a rank (1 to 3)"
+        return f"unranked {t} is not supported; give the memref a rank"
     if isinstance(t, MemRefType):
         problem: str | None = memref_problem(t)
         return problem
@@ -231,7 +244,8 @@ def _value_problems(op: Operation) -> Iterator[Problem]:
                     (
                         f"produces a memref{where(op)}; only function parameters, "
                         "allocations, globals, memref.cast and the views "
-                        "(memref.subview, reinterpret_cast, memory_space_cast) may"
+                        "(memref.subview, reinterpret_cast, memory_space_cast, "
+                        "expand_shape, collapse_shape) may"
                     ),
                 )
             yield from _use_problems(result)
@@ -277,14 +291,12 @@ def _abi_problem(op: ForeignFuncOp) -> str | None:
 
 
 def _function_problems(op: ForeignFuncOp) -> Iterator[Problem]:
-    name = f"@{symbol_name(op)}"
+    name = f"@{symbol_name(op)}{made_of(op)}"
     if (problem := _abi_problem(op)) is not None:
         yield op, f"{name}: {problem}"
     for t in op.function_type.inputs.data:
         if (problem := type_problem(t)) is not None:
             yield op, f"{name} has a parameter whose {problem}"
-        elif (problem := _parameter_layout_problem(op, t)) is not None:
-            yield op, f"{name} has a parameter of type {t}: {problem}"
     for t in op.function_type.outputs.data:
         if isinstance(t, MemRefType | UnrankedMemRefType):
             yield (
@@ -296,26 +308,6 @@ def _function_problems(op: ForeignFuncOp) -> Iterator[Problem]:
             )
         elif (problem := type_problem(t)) is not None:
             yield op, f"{name} has a result whose {problem}"
-
-
-def _parameter_layout_problem(fn: ForeignFuncOp, t: Attribute) -> str | None:
-    """Why a parameter of type `t` cannot be passed by the bare-pointer
-    convention (a base pointer and the dynamic sizes), if it cannot."""
-    if not isinstance(t, MemRefType) or has_identity_layout(t):
-        return None
-    if is_kernel(fn):
-        return (
-            "a kernel's memref parameters have the identity layout (a launch "
-            "passes whole arrays); take the buffer and memref.subview or "
-            "memref.reinterpret_cast it in the kernel"
-        )
-    if static_layout(t) is None:
-        return (
-            "its strided layout has a dynamic offset or stride, which the "
-            "bare-pointer convention does not pass; give the layout static "
-            "strides and offset"
-        )
-    return None
 
 
 def _view_problem(op: Operation) -> str | None:
@@ -342,6 +334,36 @@ def _view_problem(op: Operation) -> str | None:
             f"casts {spaces[0]} memory to {spaces[1]} memory{where(op)}, which "
             "no pointer conversion does (gpuc reads no memory space and 0 as "
             "global); cast to or from generic memory (#gpuc<space generic>)"
+        )
+    return None
+
+
+def _reinterpret_problem(op: memref.ReinterpretCastOp) -> str | None:
+    """Why a reinterpret_cast cannot be imported, if it cannot: it starts
+    from its source's buffer base, which a launch does not pass for a
+    kernel's strided parameter (only the view's elements)."""
+    source = op.source
+    while isinstance(source.owner, Operation) and source.owner.name in (
+        "memref.subview",
+        "memref.cast",
+        "memref.memory_space_cast",
+        "memref.assume_alignment",
+    ):
+        source = source.owner.operands[0]
+    block = source.owner
+    fn = block.parent_op() if isinstance(block, Block) else None
+    if (
+        isinstance(fn, ForeignFuncOp)
+        and is_kernel(fn)
+        and block is fn.body.blocks.first
+        and isinstance(source.type, MemRefType)
+        and strided_layout(source.type) is not None
+    ):
+        return (
+            f"reinterprets kernel parameter of type {source.type}{where(op)}, "
+            "which starts from the buffer's base; a launch passes a strided "
+            "parameter's view only (the elements it spans): take the whole "
+            "buffer as the parameter, or memref.subview the parameter instead"
         )
     return None
 
@@ -448,6 +470,8 @@ def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | Non
         return _allocation_problem(op)
     if isinstance(op, memref.SubviewOp | memref.MemorySpaceCastOp):
         return _view_problem(op)
+    if isinstance(op, memref.ReinterpretCastOp):
+        return _reinterpret_problem(op)
     if isinstance(op, memref.GlobalOp):
         return _global_problem(op)
     if isinstance(op, memref.GetGlobalOp):

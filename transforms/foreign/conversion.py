@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation
 from xdsl.rewriter import Rewriter
 
-from gpuc.diagnostics import OpError, format_op_diagnostic
+from gpuc.diagnostics import ORIGINS, OpError, format_op_diagnostic
 from gpuc.dialects.attrs import Dim, Role
 from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
 from gpuc.dialects.index import (
@@ -43,7 +43,7 @@ from gpuc.dialects.subgroup import (
     SubgroupSizeOp,
 )
 from gpuc.dialects.symbols import symbol_name
-from gpuc.kernel_params import MEMREF_PARAMS_ATTR
+from gpuc.kernel_params import MEMREF_LAYOUTS_ATTR, MEMREF_PARAMS_ATTR
 from gpuc.transforms.foreign.all_reduce import gpuc_kind, lower_all_reduce
 from gpuc.transforms.foreign.amdgpu_dialect import convert_amdgpu_op
 from gpuc.transforms.foreign.bare_pointers import expand_type, memref_params
@@ -87,6 +87,13 @@ FUNCTION_ATTRS = (
     "spirv.entry_point_abi",
 )
 
+
+NO_KERNEL = (
+    "The module has no kernel (no gpu.module, no function with gpu.kernel, "
+    "no gpu.launch or mapped scf.parallel), so all of it was taken as device "
+    "code; if it is host code, run it with `gpuc run`"
+)
+"""What a failed import of a module without kernels adds to its first error."""
 
 GPU_MODULE_ATTR = "gpuc.gpu_module"
 """On an imported kernel: the gpu.module it came from (`module::name`)."""
@@ -203,6 +210,9 @@ def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> 
         body,
         visibility=visibility.data if isinstance(visibility, StringAttr) else None,
     )
+    new.location = op.location
+    if (origin := ORIGINS.get(op)) is not None:
+        ORIGINS[new] = origin
     new.attributes |= {
         k: v for k, v in op.attributes.items() if k not in FUNCTION_ATTRS
     }
@@ -213,8 +223,11 @@ def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> 
         assert not isinstance(size, str), size  # checks.py reported it
         if size is not None:
             new.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, size)
-    if role is Role.KERNEL and (shapes := memref_params(signature.inputs.data)):
+    if role is Role.KERNEL and (records := memref_params(signature.inputs.data)):
+        shapes, layouts = records
         new.attributes[MEMREF_PARAMS_ATTR] = shapes
+        if layouts is not None:
+            new.attributes[MEMREF_LAYOUTS_ATTR] = layouts
     Rewriter.replace_op(op, new)
 
 
@@ -282,6 +295,9 @@ def import_functions(module: ModuleOp, gpu_module: str | None = None) -> None:
         if isinstance(g, memref.GlobalOp)
     }
     if problems := import_problems(device, globals):
+        if not any(is_kernel(op) for top in device for op in top.walk()):
+            op, message = problems[0]
+            problems[0] = (op, f"{message}. {NO_KERNEL}")
         fail(problems)
     gpu_modules = [d for d in device if isinstance(d, gpu.ModuleOp)]
     if gpu_modules:

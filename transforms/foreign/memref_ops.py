@@ -31,6 +31,7 @@ from gpuc.dialects.memory import (
     AddrSpaceCastOp,
     AtomicRMWOp,
     LoadOp,
+    OffsetOp,
     PrivateAllocOp,
     SharedAllocOp,
     StoreOp,
@@ -43,7 +44,7 @@ from gpuc.transforms.foreign.bare_pointers import (
     dynamic_dims,
     element_count,
     pointer_type,
-    static_layout,
+    strided_layout,
     view_sizes,
 )
 from gpuc.transforms.foreign.memref_dialect import ATOMIC_RMW_OPS
@@ -54,6 +55,8 @@ from gpuc.transforms.foreign.memref_views import (
     kept_dims,
     materialize,
     multiply,
+    reshape_groups,
+    subtract,
 )
 from gpuc.transforms.foreign.vector_dialect import ExtractElementOp, InsertElementOp
 
@@ -78,33 +81,68 @@ class FunctionMemory:
         self.old_args: list[BlockArgument] = []
 
     def bind_arguments(self) -> None:
-        """Give each memref parameter its pointer and size parameters after it."""
+        """Give each memref parameter its pointer, then its size, stride and
+        offset parameters (the dynamic ones) after it."""
         for arg in list(self.entry.args):
-            if not isinstance(arg.type, MemRefType):
-                continue
-            ptr = self.entry.insert_arg(pointer_type(arg.type), arg.index + 1)
-            ptr.name_hint = arg.name_hint
-            sizes: list[SSAValue] = []
-            for dim in dynamic_dims(arg.type):
-                size = self.entry.insert_arg(IndexType(), ptr.index + 1 + len(sizes))
-                if arg.name_hint is not None:
-                    size.name_hint = f"{arg.name_hint}_dim{dim}"
-                sizes.append(size)
-            view = MemrefView(ptr, view_sizes(arg.type, sizes))
-            if (layout := static_layout(arg.type)) is not None:
-                view = MemrefView(view.ptr, view.sizes, *layout)
-            self.views[arg] = view
-            self.old_args.append(arg)
+            if isinstance(arg.type, MemRefType):
+                self.views[arg] = self._bind(arg, arg.type)
+                self.old_args.append(arg)
+
+    def _bind(self, arg: BlockArgument, t: MemRefType) -> MemrefView:
+        ptr = self.entry.insert_arg(pointer_type(t), arg.index + 1)
+        ptr.name_hint = arg.name_hint
+        added: list[SSAValue] = []
+
+        def passed(suffix: str) -> SSAValue:
+            value = self.entry.insert_arg(IndexType(), ptr.index + 1 + len(added))
+            if arg.name_hint is not None:
+                value.name_hint = f"{arg.name_hint}_{suffix}"
+            added.append(value)
+            return value
+
+        sizes = [passed(f"dim{d}") for d in dynamic_dims(t)]
+        view = MemrefView(ptr, view_sizes(t, sizes))
+        if (layout := strided_layout(t)) is None:
+            return view
+        strides, offset = layout
+        return replace(
+            view,
+            strides=tuple(
+                passed(f"stride{d}") if s is None else s for d, s in enumerate(strides)
+            ),
+            base_offset=passed("offset") if offset is None else offset,
+        )
 
     def operands(self, values: Sequence[SSAValue], before: Operation) -> list[SSAValue]:
-        """`values` as passed to a gpuc.call: each memref as pointer + dynamic sizes."""
+        """`values` as passed to a gpuc.call: each memref as its pointer and
+        its dynamic sizes, strides and offset (bare_pointers.py)."""
         result: list[SSAValue] = []
         for value in values:
-            if isinstance(value.type, MemRefType):
-                view = self.views[value]
-                result += [view.ptr, *view.dynamic_sizes(value.type, before)]
-            else:
+            t = value.type
+            if not isinstance(t, MemRefType):
                 result.append(value)
+                continue
+            view = self.views[value]
+            layout = strided_layout(t)
+            if layout is None:
+                result += [view.ptr, *view.dynamic_sizes(t, before)]
+                continue
+            first = view.ptr
+            if view.offset != 0:
+                step = OffsetOp(view.ptr, materialize(view.offset, before))
+                Rewriter.insert_op(step, InsertPoint.before(before))
+                first = step.result
+            strides, offset = layout
+            given = view.all_strides(before)
+            result += [first, *view.dynamic_sizes(t, before)]
+            result += [
+                materialize(given[d], before)
+                for d, s in enumerate(strides)
+                if s is None
+            ]
+            if offset is None:
+                whole = add(view.offset, view.base_offset, before)
+                result.append(materialize(whole, before))
         return result
 
     def rewrite(self, op: Operation) -> bool:
@@ -137,6 +175,10 @@ class FunctionMemory:
             self._reinterpret_cast(op)
         elif isinstance(op, memref.MemorySpaceCastOp):
             self._memory_space_cast(op)
+        elif isinstance(op, memref.CollapseShapeOp):
+            self._collapse_shape(op)
+        elif isinstance(op, memref.ExpandShapeOp):
+            self._expand_shape(op)
         elif isinstance(op, memref.AllocaOp | memref.AllocOp):
             self._allocate(op)
         elif isinstance(op, memref.GetGlobalOp):
@@ -242,7 +284,13 @@ class FunctionMemory:
         (offset,) = _mixed(op.static_offsets, op.offsets)
         sizes = _mixed(op.static_sizes, op.sizes)
         strides = _mixed(op.static_strides, op.strides)
-        self.views[op.result] = MemrefView(source.ptr, sizes, strides, offset)
+        self.views[op.result] = MemrefView(
+            source.ptr,
+            sizes,
+            strides,
+            subtract(offset, source.base_offset, op),
+            source.base_offset,
+        )
         self.dead.append(op)
 
     def _memory_space_cast(self, op: memref.MemorySpaceCastOp) -> None:
@@ -260,6 +308,39 @@ class FunctionMemory:
             Rewriter.insert_op(cast, InsertPoint.before(op))
             ptr = cast.result
         self.views[op.dest] = replace(source, ptr=ptr)
+        self.dead.append(op)
+
+    def _collapse_shape(self, op: memref.CollapseShapeOp) -> None:
+        """Each group of dimensions one: the product of their sizes, the
+        stride of the innermost (MLIR requires the group to be contiguous)."""
+        source = self.views[op.src]
+        strides = source.all_strides(op)
+        sizes: list[Size] = []
+        steps: list[Size] = []
+        for group in _reshape_groups(op):
+            size: Size = 1
+            for d in group:
+                size = multiply(size, source.sizes[d], op)
+            sizes.append(size)
+            steps.append(strides[group[-1]] if group else 1)
+        self.views[op.result] = replace(
+            source, sizes=tuple(sizes), strides=tuple(steps)
+        )
+        self.dead.append(op)
+
+    def _expand_shape(self, op: memref.ExpandShapeOp) -> None:
+        """Each source dimension split into its group: the result's sizes
+        (`output_shape`), strides from the source dimension's outwards."""
+        source = self.views[op.src]
+        strides = source.all_strides(op)
+        sizes = _mixed(op.static_output_shape, op.output_shape)
+        steps: list[Size] = [0] * len(sizes)
+        for d, group in enumerate(_reshape_groups(op)):
+            step = strides[d]
+            for k in reversed(group):
+                steps[k] = step
+                step = multiply(step, sizes[k], op)
+        self.views[op.result] = replace(source, sizes=sizes, strides=tuple(steps))
         self.dead.append(op)
 
     def _allocate(self, op: memref.AllocaOp | memref.AllocOp) -> None:
@@ -298,6 +379,14 @@ class FunctionMemory:
             Rewriter.erase_op(op)
         for arg in self.old_args:
             self.entry.erase_arg(arg)
+
+
+def _reshape_groups(
+    op: memref.CollapseShapeOp | memref.ExpandShapeOp,
+) -> list[list[int]]:
+    groups = reshape_groups(op.reassociation)
+    assert groups is not None  # verified
+    return groups
 
 
 def _mixed(

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, MemRefType
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from gpuc.transforms.foreign.bare_pointers import dynamic_dims
 
@@ -37,6 +37,11 @@ class MemrefView:
     sizes: tuple[Size, ...]
     strides: tuple[Size, ...] | None = None
     offset: Size = 0
+    base_offset: Size = 0
+    """How many elements past the buffer's base `ptr` is: a strided memref
+    parameter's pointer is to its view's first element, the buffer's element
+    at the layout's offset (bare_pointers.py). memref.reinterpret_cast, which
+    starts from the base, needs it."""
 
     def size(self, dim: int, before: Operation) -> SSAValue:
         return materialize(self.sizes[dim], before)
@@ -123,6 +128,17 @@ def add(a: Size, b: Size, before: Operation) -> Size:
     return op.result
 
 
+def subtract(a: Size, b: Size, before: Operation) -> Size:
+    """`a - b`, folded where `b` is a constant 0 or both are ints."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a - b
+    if _known(b) == 0:
+        return a
+    op = arith.SubiOp(materialize(a, before), materialize(b, before))
+    before.parent_block().insert_op_before(op, before)  # type: ignore[union-attr]
+    return op.result
+
+
 def kept_dims(sizes: Sequence[int], result: Sequence[int]) -> list[int] | None:
     """Which dimensions of a view with static `sizes` (DYNAMIC_INDEX where
     dynamic) the `result` shape keeps: a rank-reducing subview drops unit
@@ -136,3 +152,19 @@ def kept_dims(sizes: Sequence[int], result: Sequence[int]) -> list[int] | None:
         elif size != 1:
             return None
     return kept if len(kept) == len(result) else None
+
+
+def reshape_groups(reassociation: Attribute | None) -> list[list[int]] | None:
+    """A reshape's `reassociation` (`[[0, 1], [2]]`) as lists of dimensions;
+    None when it is not an array of integer arrays."""
+    if not isinstance(reassociation, ArrayAttr):
+        return None
+    groups: list[list[int]] = []
+    for group in reassociation.data:
+        if not isinstance(group, ArrayAttr):
+            return None
+        dims = [d.value.data for d in group.data if isinstance(d, IntegerAttr)]
+        if len(dims) != len(group.data):
+            return None
+        groups.append(dims)
+    return groups

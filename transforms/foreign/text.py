@@ -12,23 +12,36 @@ op name, so a module without gpu or memref ops never imports those dialects
 from __future__ import annotations
 
 from collections.abc import Callable
+from math import prod
 from typing import TYPE_CHECKING, Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     DenseArrayBase,
     FunctionType,
+    IndexType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
     UnitAttr,
     i32,
+    i64,
 )
 from xdsl.ir import Attribute, Operation
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineExpr,
+    AffineMap,
+)
 from xdsl.irdl import AttrSizedOperandSegments, AttrSizedResultSegments, IRDLOperation
-from xdsl.rewriter import Rewriter
+from xdsl.parser.affine_parser import AffineParser
+from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import ParseError
+from xdsl.utils.mlir_lexer import MLIRToken
 
 from gpuc.diagnostics import LocatingParser, OpError
 from gpuc.transforms.foreign.atomic_kinds import AMBIGUOUS_KINDS
@@ -198,7 +211,77 @@ def _upgrade_position(op: Operation) -> None:
     upgrade_position(op)
 
 
+def _rename_float_op(op: Operation) -> None:
+    """MLIR 16's `arith.maxf`/`minf` as the `maximumf`/`minimumf` they became."""
+    from xdsl.dialects.arith import FastMathFlagsAttr
+
+    from gpuc.transforms.foreign.arith_dialect import RENAMED
+
+    flags = op.properties.get("fastmath") or op.attributes.pop("fastmath", None)
+    new = RENAMED[op.name](
+        op.operands[0],
+        op.operands[1],
+        flags if isinstance(flags, FastMathFlagsAttr) else None,
+    )
+    new.attributes |= op.attributes
+    Rewriter.replace_op(op, new)
+
+
+def _complete_expand_shape(op: Operation) -> None:
+    """MLIR 16 to 18 print `memref.expand_shape` without its output shape
+    (MLIR 19 added `output_shape`, which xDSL requires): the static sizes
+    from the result type, each dynamic one its source dimension's size over
+    the static sizes of its group (`memref.dim`, `arith.divsi`)."""
+    from xdsl.dialects import arith, memref
+
+    from gpuc.transforms.foreign.memref_views import reshape_groups
+
+    if "static_output_shape" in op.properties or "static_output_shape" in (
+        op.attributes
+    ):
+        return
+    result, source = op.results[0].type, op.operands[0].type
+    attr = op.properties.get("reassociation") or op.attributes.get("reassociation")
+    groups = reshape_groups(attr)
+    if not isinstance(result, MemRefType) or not isinstance(source, MemRefType):
+        return
+    if groups is None or attr is None:
+        return  # the verifier says what is missing
+    shape = result.get_shape()
+    dynamic: list[Operation] = []
+    sizes: list[Any] = []
+    for d, dims in enumerate(groups):
+        known = prod(shape[k] for k in dims if shape[k] != DYNAMIC_INDEX)
+        for k in dims:
+            if shape[k] != DYNAMIC_INDEX:
+                continue
+            at = arith.ConstantOp(IntegerAttr(d, IndexType()))
+            size = memref.DimOp.create(
+                operands=[op.operands[0], at.result], result_types=[IndexType()]
+            )
+            by = arith.ConstantOp(IntegerAttr(known, IndexType()))
+            part = arith.DivSIOp(size, by)
+            dynamic += [at, size, by, part]
+            sizes.append(part.result)
+    for new in dynamic:
+        Rewriter.insert_op(new, InsertPoint.before(op))
+    expand = memref.ExpandShapeOp.create(
+        operands=[op.operands[0], *sizes],
+        result_types=[result],
+        properties={
+            "reassociation": attr,
+            "static_output_shape": DenseArrayBase.from_list(i64, shape),
+        },
+        attributes={k: v for k, v in op.attributes.items() if k != "reassociation"},
+    )
+    expand.location = op.location
+    Rewriter.replace_op(op, expand)
+
+
 _UPGRADES: dict[str, Callable[[Any], None]] = {
+    "memref.expand_shape": _complete_expand_shape,
+    "arith.maxf": _rename_float_op,
+    "arith.minf": _rename_float_op,
     "memref.global": _complete_global,
     "gpu.func": _upgrade_gpu_func,
     "gpu.launch_func": _widen_launch_segments,
@@ -257,13 +340,44 @@ def ambiguous_kind_message(number: int) -> str:
     )
 
 
+SEMI_AFFINE_KINDS = {
+    "*": AffineBinaryOpKind.Mul,
+    "ceildiv": AffineBinaryOpKind.CeilDiv,
+    "floordiv": AffineBinaryOpKind.FloorDiv,
+    "mod": AffineBinaryOpKind.Mod,
+}
+
+
+class SemiAffineParser(AffineParser):
+    """xDSL's affine parser, which also reads semi-affine maps: a product, a
+    division or a `mod` by a symbol, as MLIR's `convert-parallel-loops-to-gpu`
+    writes them (`(d0 - s0) ceildiv s1`, `d0 * s0 + s1`). xDSL builds those
+    expressions by folding, which has no rule for them; gpuc builds them as
+    they are written (affine_dialect.py expands them)."""
+
+    def _create_binop_expr(
+        self, lhs: AffineExpr, rhs: AffineExpr, binop: MLIRToken
+    ) -> AffineExpr:
+        kind = SEMI_AFFINE_KINDS.get(binop.text)
+        constant = isinstance(rhs, AffineConstantExpr) or (
+            binop.text == "*" and isinstance(lhs, AffineConstantExpr)
+        )
+        if kind is None or constant:
+            return super()._create_binop_expr(lhs, rhs, binop)
+        return AffineBinaryOpExpr(kind, lhs, rhs)
+
+
 class ForeignParser(LocatingParser):
-    """gpuc's parser for other tools' text: refuses what it would misread.
+    """gpuc's parser for other tools' text: refuses what it would misread,
+    and reads semi-affine maps (SemiAffineParser).
 
     A generic `memref.atomic_rmw` is read by its number only where every MLIR
     version means the same by it (`{kind = N}` is MLIR <= 17's attribute
     form, so MLIR 16's numbering; in `<{...}>` only addf 0 and addi 1 agree).
     """
+
+    def parse_affine_map(self) -> AffineMap:
+        return SemiAffineParser(self._parser_state).parse_affine_map()
 
     _properties: dict[str, Attribute] | None = None
 

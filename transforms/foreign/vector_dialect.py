@@ -258,10 +258,33 @@ class ShapeCastOp(IRDLOperation):
             raise VerifyException(f"cannot reshape {source} to {result}")
 
 
+@irdl_op_definition
+class FromElementsOp(IRDLOperation):
+    """`%v = vector.from_elements %a, %b, %c, %d : vector<2x2xf32>`: a vector
+    of its operands, in row-major order (MLIR 19 and later; xDSL lacks it)."""
+
+    name = "vector.from_elements"
+    _T: ClassVar = ELEMENT
+    elements = var_operand_def(_T)
+    result = result_def(VectorType.constr(_T))
+    traits = traits_def(Pure())
+    assembly_format = "$elements attr-dict `:` type($result)"
+
+    def verify_(self) -> None:
+        t = self.result.type
+        assert isinstance(t, VectorType)
+        if len(self.elements) != t.element_count():
+            raise VerifyException(
+                f"makes {t} of {len(self.elements)} elements; it has "
+                f"{t.element_count()}"
+            )
+
+
 Vector = Dialect(
     "vector",
     [
         *vector.Vector.operations,
+        FromElementsOp,
         ExtractElementOp,
         InsertElementOp,
         ContractionOp,

@@ -35,6 +35,7 @@ from xdsl.rewriter import Rewriter
 from gpuc.transforms.foreign.vector_contract import contract, contract_problem
 from gpuc.transforms.foreign.vector_dialect import (
     ContractionOp,
+    FromElementsOp,
     ShapeCastOp,
     TransposeOp,
 )
@@ -58,6 +59,7 @@ from gpuc.transforms.foreign.vector_transfers import (
 
 ELEMENTWISE_DIALECTS = ("arith", "math")
 MOVES = (
+    "vector.from_elements",
     "vector.extract",
     "vector.insert",
     "vector.broadcast",
@@ -224,17 +226,18 @@ def constant(u: Unroller, op: arith.ConstantOp) -> None:
 
 
 def move(u: Unroller, op: Operation) -> None:
-    """extract, insert, broadcast, shape_cast, transpose: which element of
-    which operand each result element is."""
+    """from_elements, extract, insert, broadcast, shape_cast, transpose:
+    which element of which operand each result element is."""
     result = op.results[0]
     out = shape(result.type)
-    if isinstance(op, vector.ExtractOp):
+    refs: list[Element]
+    if isinstance(op, FromElementsOp):
+        refs = list(op.elements)
+    elif isinstance(op, vector.ExtractOp):
         source = shape(op.vector.type)
         position = list(op.static_position.get_values())
         start = flat(position + [0] * (len(source) - len(position)), source)
-        refs: list[Element] = [
-            (op.vector, start + i) for i in range(prod(out) if out else 1)
-        ]
+        refs = [(op.vector, start + i) for i in range(prod(out) if out else 1)]
     elif isinstance(op, vector.InsertOp):
         dest = shape(op.dest.type)
         position = list(op.static_position.get_values())

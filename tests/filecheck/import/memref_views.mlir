@@ -1,8 +1,8 @@
 // memref views as mlir-opt-16 and -22 print them: a subview, a dynamic
 // subview, a rank-reducing one, a reinterpret_cast and a subview of workgroup
 // memory address the element `offset + i * s0 + j * s1` from the base
-// pointer; a view passed to a helper is its base pointer, the helper applies
-// its parameter's static layout. Compiled for every target (ptxas and
+// pointer; a view passed to a helper is a pointer to its first element (the
+// base plus the layout's offset), the helper applies its parameter's strides. Compiled for every target (ptxas and
 // spirv-val where installed). memory_space_cast (MLIR 17+): between two
 // spellings of global memory it is the same pointer; workgroup to the default
 // space (which gpuc reads as global) is refused at the op.
@@ -25,11 +25,9 @@
 // CHECK-SAME:    %[[V:.*]]: !gpuc.ptr<f32, global>, %[[I:.*]]: index, %[[J:.*]]: index) -> f32 helper {
 // CHECK-NEXT:    %[[S0:.*]] = arith.constant 96 : index
 // CHECK-NEXT:    %[[A:.*]] = arith.muli %[[I]], %[[S0]] : index
-// CHECK-NEXT:    %[[O:.*]] = arith.constant 68 : index
-// CHECK-NEXT:    %[[B:.*]] = arith.addi %[[O]], %[[A]] : index
 // CHECK-NEXT:    %[[S1:.*]] = arith.constant 2 : index
 // CHECK-NEXT:    %[[C:.*]] = arith.muli %[[J]], %[[S1]] : index
-// CHECK-NEXT:    %[[E:.*]] = arith.addi %[[B]], %[[C]] : index
+// CHECK-NEXT:    %[[E:.*]] = arith.addi %[[A]], %[[C]] : index
 // CHECK-NEXT:    gpuc.load %[[V]][%[[E]]] : !gpuc.ptr<f32, global>
 
 // CHECK-LABEL: gpuc.func @views(
@@ -37,8 +35,10 @@
 // CHECK:         %[[W:.*]] = gpuc.shared_alloc 128 : !gpuc.ptr<f32, shared>
 // CHECK:         %[[X:.*]] = gpuc.thread_id x
 // CHECK:         %[[Y:.*]] = gpuc.thread_id y
-// The subview is its base: the helper gets %a itself.
-// CHECK:         gpuc.call @at(%[[A]], %[[Y]], %[[X]])
+// The subview's first element, %a + 68, is what the helper gets.
+// CHECK:         %[[O:.*]] = arith.constant 68 : index
+// CHECK-NEXT:    %[[FIRST:.*]] = gpuc.offset %[[A]][%[[O]]] : !gpuc.ptr<f32, global>
+// CHECK-NEXT:    gpuc.call @at(%[[FIRST]], %[[Y]], %[[X]])
 // subview %a[%off, 1] [4, 8] [1, 3]: offset off * 32 + 1, strides [32, 3].
 // CHECK:         %[[R:.*]] = arith.constant 32 : index
 // CHECK-NEXT:    %[[RO:.*]] = arith.muli %[[OFF]], %[[R]] : index

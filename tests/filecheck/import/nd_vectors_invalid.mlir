@@ -35,7 +35,7 @@ func.func @k(%a: memref<4x4xf32>) attributes {gpu.kernel} {
   return
 }
 
-// CHECK: nd_vectors_invalid.mlir:34:8: error: 'vector.reduction' op works on vector<4x4xf32> in @k; gpuc unrolls vectors of several dimensions through arith and math ops element by element, vector.fma, vector.transfer_read, vector.transfer_write, vector.load, vector.store, vector.contract, vector.extract, vector.insert, vector.broadcast, vector.shape_cast, vector.transpose, scf.for, scf.if, scf.yield (not through calls, functions' parameters or results, nor other ops)
+// CHECK: nd_vectors_invalid.mlir:34:8: error: 'vector.reduction' op works on vector<4x4xf32> in @k; gpuc unrolls vectors of several dimensions through arith and math ops element by element, vector.fma, vector.transfer_read, vector.transfer_write, vector.load, vector.store, vector.contract, vector.from_elements, vector.extract, vector.insert, vector.broadcast, vector.shape_cast, vector.transpose, scf.for, scf.if, scf.yield (not through calls, functions' parameters or results, nor other ops)
 
 // -----
 

@@ -21,6 +21,20 @@ gpuc.func @f16_ops(%a: f16, %b: f16) -> f16 helper {
 
 // -----
 
+// math on f16 is the f32 function, rounded to f16 once (as MLIR lowers it).
+// CHECK-LABEL: define half @exp16(half %a)
+// CHECK: %[[W:.+]] = fpext half %a to float
+// CHECK: %[[E:.+]] = call float @{{.*}}exp{{.*}}(float %[[W]])
+// CHECK: fptrunc float %[[E]] to half
+// SPIRV-LABEL: define spir_func half @exp16(half %a)
+// SPIRV: fpext half %a to float
+gpuc.func @exp16(%a: f16) -> f16 helper {
+  %0 = math.exp %a : f16
+  gpuc.return %0 : f16
+}
+
+// -----
+
 // The operands widen (zext, shl 16, bitcast), the f32 sum rounds to nearest-
 // even (add 0x7FFF plus the kept half's lowest bit; a NaN is quieted instead).
 // CHECK-LABEL: define i16 @bf16_add(i16 %a, i16 %b)

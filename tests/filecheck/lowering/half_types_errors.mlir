@@ -19,13 +19,3 @@ gpuc.func @shared_f8() -> !gpuc.ptr<f8E5M2, shared> helper {
   %s = gpuc.shared_alloc 4 : !gpuc.ptr<f8E5M2, shared>
   gpuc.return %s : !gpuc.ptr<f8E5M2, shared>
 }
-
-// -----
-
-// math on f16 is refused (extend to f32); on bf16 it is the f32 op, rounded.
-// CHECK: half_types_errors.mlir:[[# @LINE + 2]]:8: error: 'math.exp' op math on f16 is not supported; extend to f32 first
-gpuc.func @exp16(%a: f16) -> f16 helper {
-  %0 = math.exp %a : f16
-  gpuc.return %0 : f16
-}
-

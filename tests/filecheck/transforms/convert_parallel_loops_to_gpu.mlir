@@ -47,7 +47,8 @@
 
 // -----
 
-// A bound the launch cannot know before it starts is a diagnostic.
+// A bound computed inside the nest with no constant bound on its trip count
+// (the launch is sized before the loops run) is a diagnostic at the loop.
 "func.func"() <{function_type = (memref<?xf32>, index) -> (), sym_name = "inner_bound"}> ({
 ^bb0(%m: memref<?xf32>, %n: index):
   %c0 = "arith.constant"() <{value = 0 : index}> : () -> index
@@ -55,7 +56,7 @@
   "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
   ^bb1(%i: index):
     %ub = "arith.addi"(%i, %c1) : (index, index) -> index
-    // CHECK: error: {{.*}}has a bound computed inside the mapped loop nest
+    // CHECK: error: {{.*}}has a bound computed inside the mapped loop nest, and gpuc cannot bound its trip count by a constant, which the launch needs (it is sized before the loops run); give it a constant lower bound and step and an upper bound that is a constant or an affine.min/arith.minsi with one (what loop tiling writes), or compute its bounds before the outermost mapped scf.parallel
     "scf.parallel"(%c0, %ub, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
     ^bb2(%j: index):
       "scf.reduce"() : () -> ()
@@ -85,6 +86,133 @@
       }) {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index) -> ()
       "scf.yield"() : () -> ()
     }, {}) : (i1) -> ()
+    "scf.reduce"() : () -> ()
+  }) {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index) -> ()
+  "func.return"() : () -> ()
+}) : () -> ()
+
+// -----
+
+// A tiled nest: the tile's bound min(4, n - i) is computed inside; its
+// thread dimension is sized by the tile (4) and its loop is a grid-stride
+// scf.for from the thread id to the bound by the block size, correct for any
+// launch size. The sequential dimension reads its inner bound in the kernel.
+// CHECK-LABEL: func.func @tiled
+// CHECK:      %[[BLOCKS:.*]] = arith.ceildivsi %n, %c4 : index
+// CHECK:      %[[TILE:.*]] = arith.constant 4 : index
+// CHECK:      "gpu.launch"(%[[BLOCKS]], %{{.*}}, %{{.*}}, %[[TILE]], %{{.*}}, %{{.*}})
+// CHECK:      ^{{.*}}(%[[BX:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[TX:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[BDX:[^:]*]]: index,
+// CHECK:      %[[I:.*]] = arith.muli %[[BX]], %c4 : index
+// CHECK:      %[[UB:.*]] = arith.minsi %c4, %{{.*}} : index
+// CHECK-NEXT: scf.for %[[J:.*]] = %[[TX]] to %[[UB]] step %[[BDX]] {
+// CHECK:        scf.for %{{.*}} = %c0 to %[[UB]] step %c1 {
+// CHECK:          arith.addi %[[I]], %[[J]] : index
+"func.func"() <{function_type = (memref<?xf32>, index) -> (), sym_name = "tiled"}> ({
+^bb0(%m: memref<?xf32>, %n: index):
+  %c0 = "arith.constant"() <{value = 0 : index}> : () -> index
+  %c1 = "arith.constant"() <{value = 1 : index}> : () -> index
+  %c4 = "arith.constant"() <{value = 4 : index}> : () -> index
+  "scf.parallel"(%c0, %n, %c4) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb1(%i: index):
+    %left = "arith.subi"(%n, %i) : (index, index) -> index
+    %ub = "arith.minsi"(%c4, %left) : (index, index) -> index
+    "scf.parallel"(%c0, %c0, %ub, %ub, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+    ^bb2(%j: index, %k: index):
+      %e = "arith.addi"(%i, %j) : (index, index) -> index
+      %v = "memref.load"(%m, %e) : (memref<?xf32>, index) -> f32
+      "scf.reduce"() : () -> ()
+    }) {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>, #gpu.loop_dim_map<processor = sequential, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index, index, index, index) -> ()
+    "scf.reduce"() : () -> ()
+  }) {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index) -> ()
+  "func.return"() : () -> ()
+}) : () -> ()
+
+// -----
+
+// Two loops of a nest on one hardware dimension with different trip counts:
+// the first sizes it (8), the second is a grid-stride loop over it.
+// CHECK-LABEL: func.func @twice_mapped
+// CHECK:      %c12 = arith.constant 12 : index
+// CHECK:      %[[EIGHT:.*]] = arith.constant 8 : index
+// CHECK:      "gpu.launch"(%{{.*}}, %{{.*}}, %{{.*}}, %[[EIGHT]], %{{.*}}, %{{.*}})
+// CHECK:      ^{{.*}}(%{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[TX:[^:]*]]: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[BDX:[^:]*]]: index,
+// CHECK:      memref.store %{{.*}}, %m[%[[TX]]]
+// CHECK:      scf.for %[[J:.*]] = %[[TX]] to %c12 step %[[BDX]] {
+// CHECK-NEXT:   memref.store %{{.*}}, %m[%[[J]]]
+"func.func"() <{function_type = (memref<?xf32>, f32) -> (), sym_name = "twice_mapped"}> ({
+^bb0(%m: memref<?xf32>, %x: f32):
+  %c0 = "arith.constant"() <{value = 0 : index}> : () -> index
+  %c1 = "arith.constant"() <{value = 1 : index}> : () -> index
+  %c8 = "arith.constant"() <{value = 8 : index}> : () -> index
+  %c12 = "arith.constant"() <{value = 12 : index}> : () -> index
+  "scf.parallel"(%c0, %c1, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb1(%b: index):
+    "scf.parallel"(%c0, %c8, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb2(%i: index):
+      "memref.store"(%x, %m, %i) : (f32, memref<?xf32>, index) -> ()
+      "scf.reduce"() : () -> ()
+    }) {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index) -> ()
+    "scf.parallel"(%c0, %c12, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb2(%j: index):
+      "memref.store"(%x, %m, %j) : (f32, memref<?xf32>, index) -> ()
+      "scf.reduce"() : () -> ()
+    }) {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index) -> ()
+    "scf.reduce"() : () -> ()
+  }) {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index) -> ()
+  "func.return"() : () -> ()
+}) : () -> ()
+
+// -----
+
+// A mapped loop inside an unmapped scf.parallel: the unmapped loop is host
+// code (as an scf.for would be), and the launch runs once per iteration.
+// CHECK-LABEL: func.func @host_loop
+// CHECK:      "scf.parallel"
+// CHECK-NEXT: ^{{.*}}(%i: index):
+// CHECK:        "gpu.launch"
+// CHECK:          memref.load %m[%i, %{{.*}}]
+"func.func"() <{function_type = (memref<4x8xf32>) -> (), sym_name = "host_loop"}> ({
+^bb0(%m: memref<4x8xf32>):
+  %c0 = "arith.constant"() <{value = 0 : index}> : () -> index
+  %c1 = "arith.constant"() <{value = 1 : index}> : () -> index
+  %c4 = "arith.constant"() <{value = 4 : index}> : () -> index
+  %c8 = "arith.constant"() <{value = 8 : index}> : () -> index
+  "scf.parallel"(%c0, %c4, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    "scf.parallel"(%c0, %c8, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb1(%j: index):
+      %v = "memref.load"(%m, %i, %j) : (memref<4x8xf32>, index, index) -> f32
+      "scf.reduce"() : () -> ()
+    }) {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index) -> ()
+    "scf.reduce"() : () -> ()
+  }) : (index, index, index) -> ()
+  "func.return"() : () -> ()
+}) : () -> ()
+
+// -----
+
+// The pass alone reads a tile's affine.min bound as written (the import
+// expands it into arith first): sized by its constant result, 8.
+// CHECK-LABEL: func.func @affine_tile
+// CHECK:      arith.ceildivsi %n, %c8 : index
+// CHECK-NEXT: %[[TILE:.*]] = arith.constant 8 : index
+// CHECK:      "gpu.launch"(%{{.*}}, %{{.*}}, %{{.*}}, %[[TILE]], %{{.*}}, %{{.*}})
+// CHECK:      %[[UB:.*]] = affine.min
+// CHECK-NEXT: scf.for %{{.*}} = %{{.*}} to %[[UB]] step
+"func.func"() <{function_type = (memref<?xf32>, index) -> (), sym_name = "affine_tile"}> ({
+^bb0(%m: memref<?xf32>, %n: index):
+  %c0 = "arith.constant"() <{value = 0 : index}> : () -> index
+  %c1 = "arith.constant"() <{value = 1 : index}> : () -> index
+  %c8 = "arith.constant"() <{value = 8 : index}> : () -> index
+  "scf.parallel"(%c0, %n, %c8) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb1(%i: index):
+    %ub = "affine.min"(%i, %n) <{map = affine_map<(d0)[s0] -> (8, s0 - d0)>}> : (index, index) -> index
+    "scf.parallel"(%c0, %ub, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb2(%j: index):
+      %e = "arith.addi"(%i, %j) : (index, index) -> index
+      %v = "memref.load"(%m, %e) : (memref<?xf32>, index) -> f32
+      "scf.reduce"() : () -> ()
+    }) {mapping = [#gpu.loop_dim_map<processor = thread_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index) -> ()
     "scf.reduce"() : () -> ()
   }) {mapping = [#gpu.loop_dim_map<processor = block_x, map = (d0) -> (d0), bound = (d0) -> (d0)>]} : (index, index, index) -> ()
   "func.return"() : () -> ()
