@@ -20,7 +20,7 @@ from xdsl.ir import Operation
 from xdsl.rewriter import Rewriter
 
 from gpuc.diagnostics import OpError, format_op_diagnostic
-from gpuc.dialects.attrs import Dim, Role
+from gpuc.dialects.attrs import Dim, InlineHint, Role
 from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
 from gpuc.dialects.index import (
     BarrierOp,
@@ -74,6 +74,12 @@ SUBGROUP_INDEX_OPS: dict[type[Operation], type[SubgroupIndexOp]] = {
     gpu.SubgroupSizeOp: SubgroupSizeOp,
     gpu.NumSubgroupsOp: NumSubgroupsOp,
 }
+INLINE_HINT_ATTRS = {
+    "llvm.always_inline": InlineHint.ALWAYS_INLINE,
+    "llvm.no_inline": InlineHint.NO_INLINE,
+}
+"""MLIR's inlining hints on a func.func (func-to-llvm makes them the LLVM
+function's always_inline / no_inline) become the gpuc.func's hint."""
 # What a foreign function carries that gpuc.func states in its own terms.
 FUNCTION_ATTRS = (
     "sym_name",
@@ -85,6 +91,7 @@ FUNCTION_ATTRS = (
     "kernel",
     "workgroup_attributions",
     "spirv.entry_point_abi",
+    *INLINE_HINT_ATTRS,
 )
 
 
@@ -196,12 +203,14 @@ def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> 
         retype_fragments(body)
     signature = op.function_type
     inputs = [t for param in signature.inputs.data for t in expand_type(param)]
+    hints = [h for a, h in INLINE_HINT_ATTRS.items() if a in op.attributes]
     new = FuncOp(
         name,
         (inputs, signature.outputs.data),
         role,
         body,
         visibility=visibility.data if isinstance(visibility, StringAttr) else None,
+        inline=hints[0] if hints else None,
     )
     new.attributes |= {
         k: v for k, v in op.attributes.items() if k not in FUNCTION_ATTRS

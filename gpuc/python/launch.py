@@ -1,0 +1,150 @@
+"""Compiling Python kernels and launching them on numpy or device arrays.
+
+`compile_functions` builds the module (module.py), compiles it with the
+driver, and reports any diagnostic at the Python line its op came from. The
+`PythonModule` it returns is a `gpuc.Module` whose launches take each
+`Array` argument as the array alone: its buffer, offset, shape and strides
+are passed for it, so a non-contiguous numpy view works, and writes through
+it land in its base array.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from xdsl.utils.exceptions import DiagnosticException
+
+from gpuc.api import Module
+from gpuc.python.decorators import KernelFunction
+from gpuc.python.module import build_module, check_kernels
+from gpuc.python.source import KernelError, Where
+from gpuc.python.types import ArrayType, DType, _Constexpr
+from gpuc.runtime.args import LaunchError
+
+
+def flat_view(array: Any, name: str) -> tuple[Any, ...]:
+    """A numpy array (or view) as a kernel takes it: the contiguous buffer
+    spanning its elements, its size, the offset of element 0 in it, its
+    shape and its strides (elements)."""
+    import numpy as np
+
+    a = array
+    if not isinstance(a, np.ndarray):
+        shape = tuple(getattr(a, "shape", ()))
+        if len(shape) != 1:
+            raise LaunchError(
+                f"argument '{name}': a device array is passed whole and flat; "
+                f"pass a 1-D one (or a numpy array), got shape {shape}"
+            )
+        return (a, shape[0], 0, shape[0], 1)
+    item = a.itemsize
+    if any(s % item for s in a.strides):
+        raise LaunchError(
+            f"argument '{name}': its strides {a.strides} are not whole elements "
+            f"of {item} bytes; pass a copy (np.ascontiguousarray)"
+        )
+    strides = [s // item for s in a.strides]
+    if a.size == 0:
+        return (np.zeros(1, a.dtype), 1, 0, *a.shape, *strides)
+    if a.flags.c_contiguous:
+        flat = a.reshape(-1)
+        return (flat, flat.size, 0, *a.shape, *strides)
+    low = sum((n - 1) * s for n, s in zip(a.shape, strides, strict=True) if s < 0)
+    high = sum((n - 1) * s for n, s in zip(a.shape, strides, strict=True) if s > 0)
+    first = a[
+        tuple(
+            slice(n - 1, n) if s < 0 else slice(0, 1)
+            for n, s in zip(a.shape, strides, strict=True)
+        )
+    ]
+    span = high - low + 1
+    flat = np.lib.stride_tricks.as_strided(first, shape=(span,), strides=(item,))
+    return (flat, span, -low, *a.shape, *strides)
+
+
+class PythonModule(Module):
+    """A module compiled from Python kernels."""
+
+    functions: dict[str, KernelFunction]
+    constexprs: dict[str, dict[str, object]]
+
+    def launch(
+        self,
+        name: str,
+        grid: object,
+        block: object,
+        args: Sequence[object] = (),
+        **options: Any,
+    ) -> None:
+        fn = self.functions.get(name)
+        if fn is None:
+            super().launch(name, grid, block, args, **options)
+            return
+        params = fn.parameters()
+        if len(args) != len(params):
+            raise LaunchError(
+                f"kernel '{name}' takes {len(params)} argument(s) "
+                f"({', '.join(p for p, _, _ in params)}), got {len(args)}"
+            )
+        expanded: list[object] = []
+        for (pname, ptype, _), arg in zip(params, args, strict=True):
+            if isinstance(ptype, ArrayType):
+                expanded += flat_view(arg, pname)
+            elif isinstance(ptype, _Constexpr):
+                compiled = self.constexprs.get(name, {}).get(pname)
+                if arg != compiled:
+                    raise LaunchError(
+                        f"kernel '{name}' was compiled with {pname} = {compiled!r}, "
+                        f"launched with {arg!r}; launch {name}[grid, block](...) "
+                        "to compile a variant per value"
+                    )
+            else:
+                assert isinstance(ptype, DType)
+                expanded.append(arg)
+        super().launch(name, grid, block, expanded, **options)
+
+
+def python_error(e: DiagnosticException) -> KernelError | None:
+    """A compiler diagnostic about an op made from Python, at its line."""
+    from gpuc.diagnostics import OpError, nearest_source_loc
+
+    op = getattr(e, "op", None)
+    if not isinstance(e, OpError) or op is None:
+        return None
+    loc, _ = nearest_source_loc(op)
+    if loc is None or not loc.file.endswith(".py"):
+        return None
+    message = " ".join(e.message.removeprefix(f"'{op.name}' ").split("\n"))
+    return KernelError(Where(loc.file, loc.line, loc.col), message)
+
+
+def compile_functions(
+    kernels: Sequence[KernelFunction],
+    target: str | None = None,
+    *,
+    constexprs: Mapping[str, Mapping[str, object]] | None = None,
+    device: str | int | None = None,
+    **options: Any,
+) -> PythonModule:
+    """Compile Python kernels (and the device functions they call)."""
+    from gpuc.driver import compile_module
+    from gpuc.runtime import check_device
+
+    check_kernels(kernels)
+    module, _ = build_module(kernels, constexprs)
+    try:
+        result = compile_module(module, target, **options)
+    except DiagnosticException as e:
+        located = python_error(e)
+        if located is None:
+            raise
+        raise located from None
+    check_device(result.target, device)
+    out = PythonModule(result, device)
+    out.functions = {k.name: k for k in kernels}
+    out.constexprs = {k: dict(v) for k, v in (constexprs or {}).items()}
+    return out
+
+
+__all__ = ["PythonModule", "compile_functions", "flat_view"]

@@ -1,0 +1,605 @@
+"""Statements of a Python kernel: assignments, `if`, `for ... in range`,
+`while`, `break`, `continue`, `return`, `assert`.
+
+Variables are SSA values: what an `if` changes becomes its results, what a
+loop changes its iteration arguments. `break`, `continue` and an early
+`return` set flags (names no Python variable can have) that guard the rest
+of the block, so everything stays structured (scf), as the native target's
+barrier handling and SPIR-V need.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator, Sequence
+
+from xdsl.dialects import cf, memref, scf
+from xdsl.ir import Block, Region, SSAValue
+
+from gpuc.python.expressions import Expressions
+from gpuc.python.types import DType, boolean, index
+from gpuc.python.values import (
+    ArrayValue,
+    Const,
+    Scalar,
+    TupleValue,
+    Undefined,
+    Value,
+    describe,
+)
+
+RETURNED, BROKE, CONTINUED = "$return", "$break", "$continue"
+RESULT = "$result"
+FLAGS = (RETURNED, BROKE, CONTINUED)
+UNSUPPORTED = {
+    ast.FunctionDef: "nested functions (closures); define a @gpuc.func at module level",
+    ast.AsyncFunctionDef: "nested functions",
+    ast.ClassDef: "classes",
+    ast.Try: "try/except", ast.With: "with statements", ast.Raise: "raise (use assert)",
+    ast.Global: "global statements (kernels cannot write module state)",
+    ast.Nonlocal: "nonlocal statements (closures over mutable state)",
+    ast.Import: "import statements (import at module level)",
+    ast.ImportFrom: "import statements (import at module level)",
+    ast.Delete: "del", ast.AsyncFor: "async for", ast.AsyncWith: "async with",
+    ast.Match: "match statements",
+}  # fmt: skip
+
+
+class Retry(Exception):
+    """A loop-carried literal turned out to need another type: build again."""
+
+    def __init__(self, name: str, dtype: DType) -> None:
+        self.name, self.dtype = name, dtype
+
+
+def assigned_names(stmts: Sequence[ast.stmt]) -> list[str]:
+    """Names stored anywhere in `stmts`, first store first, and the flags a
+    `return` sets."""
+    names: dict[str, None] = {}
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names[node.id] = None
+            elif isinstance(node, ast.Return):
+                names[RETURNED] = None
+                names[RESULT] = None
+    return list(names)
+
+
+def contains_break(stmts: Sequence[ast.stmt]) -> bool:
+    """A `break` of this loop (not of a nested one) in `stmts`."""
+
+    def visit(node: ast.AST) -> Iterator[bool]:
+        if isinstance(node, ast.Break):
+            yield True
+        if isinstance(node, ast.For | ast.While):
+            return
+        for child in ast.iter_child_nodes(node):
+            yield from visit(child)
+
+    return any(any(visit(s)) for s in stmts)
+
+
+class Statements(Expressions):
+    """The statement half of a function's compiler."""
+
+    result_type: DType | None = None
+
+    def body(self, stmts: Sequence[ast.stmt]) -> None:
+        for k, stmt in enumerate(stmts):
+            saved, self.node = self.node, stmt
+            try:
+                self.statement(stmt)
+            finally:
+                self.node = saved
+            flags = [self.env.get(f) for f in FLAGS]
+            if any(isinstance(f, Const) and f.value for f in flags):
+                return  # the rest of the block is never reached
+            pending = [f for f in flags if isinstance(f, Scalar)]
+            if pending and k + 1 < len(stmts):
+                self.node = stmts[k + 1]
+                self.guard(pending, stmts[k + 1 :])
+                return
+
+    def guard(self, flags: list[Scalar], rest: Sequence[ast.stmt]) -> None:
+        """`rest` runs only while no flag is set."""
+        stop: Value = flags[0]
+        for f in flags[1:]:
+            stop = self.binary(ast.BitOr(), stop, f)
+        go = self.unary(ast.Not(), stop)
+        assert isinstance(go, Scalar)
+
+        def run() -> None:
+            for f in FLAGS:
+                if f in self.env:
+                    self.env[f] = Const(False)
+            self.body(rest)
+
+        self.if_statement(go, run, lambda: None)
+
+    def statement(self, node: ast.stmt) -> None:
+        if isinstance(node, ast.Assign):
+            value = self.expr(node.value)
+            for target in node.targets:
+                self.assign(target, value)
+        elif isinstance(node, ast.AugAssign):
+            self.augmented(node)
+        elif isinstance(node, ast.AnnAssign):
+            dtype = self.annotation_dtype(node.annotation)
+            if node.value is None:
+                raise self.error("give the annotated variable a value")
+            self.assign(node.target, self.explicit(self.expr(node.value), dtype))
+        elif isinstance(node, ast.Expr):
+            if isinstance(node.value, ast.Constant) and isinstance(
+                node.value.value, str
+            ):
+                return  # a docstring
+            self.expr(node.value)
+        elif isinstance(node, ast.If):
+            cond = self.truth(self.expr(node.test))
+            if isinstance(cond, Const):
+                self.body(node.body if cond.value else node.orelse)
+            else:
+                self.if_statement(
+                    cond, lambda: self.body(node.body), lambda: self.body(node.orelse)
+                )
+        elif isinstance(node, ast.For):
+            self.for_loop(node)
+        elif isinstance(node, ast.While):
+            self.while_loop(node)
+        elif isinstance(node, ast.Break):
+            self.env[BROKE] = Const(True)
+        elif isinstance(node, ast.Continue):
+            self.env[CONTINUED] = Const(True)
+        elif isinstance(node, ast.Return):
+            self.returns(node)
+        elif isinstance(node, ast.Assert):
+            self.assertion(node)
+        elif isinstance(node, ast.Pass):
+            pass
+        else:
+            what = UNSUPPORTED.get(type(node), f"{type(node).__name__} statements")
+            raise self.error(f"{what} are not supported in gpuc kernels")
+
+    def annotation_dtype(self, node: ast.expr) -> DType:
+        value = self.expr(node)
+        obj = getattr(value, "obj", None)
+        if not isinstance(obj, DType):
+            raise self.error(
+                "a variable's annotation must be a gpuc dtype (gpuc.f32, ...)"
+            )
+        return obj
+
+    def assign(self, target: ast.expr, value: Value) -> None:
+        if isinstance(target, ast.Name):
+            if target.id in ("gpuc", "math"):
+                raise self.error(
+                    f"'{target.id}' cannot be assigned in a kernel", target
+                )
+            self.env[target.id] = value
+        elif isinstance(target, ast.Tuple | ast.List):
+            if not isinstance(value, TupleValue) or len(value.items) != len(
+                target.elts
+            ):
+                raise self.error(
+                    f"cannot unpack {describe(value)} into {len(target.elts)} names",
+                    target,
+                )
+            for t, v in zip(target.elts, value.items, strict=True):
+                self.assign(t, v)
+        elif isinstance(target, ast.Subscript):
+            array = self.expr(target.value)
+            if isinstance(array, TupleValue):
+                raise self.error("tuples cannot be changed; only arrays", target)
+            array = self.array(array, "the assigned value")
+            indices = self.indices(array, self.subscripts(target.slice))
+            self.store(array, indices, value)
+        else:
+            raise self.error(
+                "assign to a name, a tuple of names or an array element", target
+            )
+
+    def store(self, array: ArrayValue, indices: list[SSAValue], value: Value) -> None:
+        v = self.scalar(
+            value, array.dtype, f"the value stored into a {array.dtype.name} array"
+        )
+        self.emit(memref.StoreOp.get(v.ssa, array.view, indices))
+
+    def augmented(self, node: ast.AugAssign) -> None:
+        value = self.expr(node.value)
+        target = node.target
+        if isinstance(target, ast.Name):
+            current = self.expr(
+                ast.Name(
+                    target.id,
+                    ast.Load(),
+                    lineno=target.lineno,
+                    col_offset=target.col_offset,
+                )
+            )
+            self.env[target.id] = self.binary(node.op, current, value)
+        elif isinstance(target, ast.Subscript):
+            array = self.array(self.expr(target.value), "the assigned value")
+            indices = self.indices(array, self.subscripts(target.slice))
+            old = Scalar(
+                self.result(memref.LoadOp.get(array.view, indices)), array.dtype
+            )
+            self.store(array, indices, self.binary(node.op, old, value))
+        else:
+            raise self.error("augmented assignment to a name or an array element")
+
+    def if_statement(
+        self, cond: Scalar, then: Callable[[], None], orelse: Callable[[], None]
+    ) -> None:
+        before = self.env
+
+        def branch(
+            run: Callable[[], None],
+        ) -> Callable[[], dict[str, Value | Undefined]]:
+            def emit() -> dict[str, Value | Undefined]:
+                self.env = dict(before)
+                run()
+                return self.env
+
+            return emit
+
+        self.env = self.if_merge(cond, branch(then), branch(orelse), before)
+
+    def if_merge(
+        self,
+        cond: Scalar,
+        then: Callable[[], dict[str, Value | Undefined]],
+        orelse: Callable[[], dict[str, Value | Undefined]],
+        before: dict[str, Value | Undefined],
+    ) -> dict[str, Value | Undefined]:
+        envs: list[dict[str, Value | Undefined]] = []
+        line = getattr(self.node, "lineno", 0)
+        # Emit both branches, then merge what differs, then build the scf.if.
+        blocks: list[Block] = []
+        for branch in (then, orelse):
+            saved, self.block = self.block, Block()
+            envs.append(branch())
+            blocks.append(self.block)
+            self.block = saved
+        merged: dict[str, Value | Undefined] = dict(before)
+        changed: list[tuple[str, DType, Value, Value]] = []
+        for name in dict.fromkeys([*envs[0], *envs[1]]):
+            a, b = envs[0].get(name), envs[1].get(name)
+            if a is b:
+                if a is not None:
+                    merged[name] = a
+                continue
+            if (
+                a is None
+                or b is None
+                or isinstance(a, Undefined)
+                or isinstance(b, Undefined)
+            ):
+                merged[name] = Undefined(
+                    f"it is assigned only on some paths of the if at line {line}"
+                )
+                continue
+            if (
+                isinstance(a, Const)
+                and isinstance(b, Const)
+                and a.value == b.value
+                and type(a.value) is type(b.value)
+            ):
+                merged[name] = a
+                continue
+            label = self.label(name)
+            changed.append((name, self.merged_type(label, [a, b]), a, b))
+        for k, block in enumerate(blocks):
+            saved, self.block = self.block, block
+            values = [
+                self.scalar((a, b)[k], t, self.label(n)).ssa for n, t, a, b in changed
+            ]
+            self.emit(scf.YieldOp(*values))
+            self.block = saved
+        op = self.emit(
+            scf.IfOp(
+                cond.ssa,
+                [t.mlir() for _, t, _, _ in changed],
+                Region(blocks[0]),
+                Region(blocks[1]),
+            )
+        )
+        for (name, dtype, _, _), result in zip(changed, op.results, strict=True):
+            merged[name] = Scalar(result, dtype)
+        return merged
+
+    @staticmethod
+    def label(name: str) -> str:
+        return {
+            RETURNED: "the return flag",
+            BROKE: "the break flag",
+            CONTINUED: "the continue flag",
+            RESULT: "the returned value",
+        }.get(name, f"'{name}'")
+
+    def returns(self, node: ast.Return) -> None:
+        if node.value is not None:
+            if self.result_type is None:
+                raise self.error(
+                    "kernels return nothing (write results into an array); a "
+                    "@gpuc.func returning a value needs a return annotation "
+                    "(-> gpuc.f32)"
+                )
+            self.env[RESULT] = self.scalar(
+                self.expr(node.value), self.result_type, "the returned value"
+            )
+        elif self.result_type is not None:
+            raise self.error(
+                f"this function returns {self.result_type.name}; return a value"
+            )
+        self.env[RETURNED] = Const(True)
+
+    def assertion(self, node: ast.Assert) -> None:
+        message = "assertion failed"
+        if node.msg is not None:
+            if not (
+                isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str)
+            ):
+                raise self.error(
+                    "an assert's message must be a string literal", node.msg
+                )
+            message = node.msg.value
+        cond = self.truth(self.expr(node.test))
+        if isinstance(cond, Const):
+            if cond.value:
+                return
+            cond = self.constant(False, boolean)
+        self.emit(cf.AssertOp(cond.ssa, message))
+
+    # Loops
+
+    def carried(self, stmts: Sequence[ast.stmt], exclude: str | None) -> list[str]:
+        names = [n for n in assigned_names(stmts) if n != exclude]
+        if contains_break(stmts):
+            self.env[BROKE] = Const(False)
+            names.append(BROKE)
+        return [
+            n
+            for n in names
+            if n in self.env
+            and not isinstance(self.env[n], Undefined)
+            and n != CONTINUED
+        ]
+
+    def for_loop(self, node: ast.For) -> None:
+        if node.orelse:
+            raise self.error("for ... else is not supported; use a flag")
+        it = node.iter
+        if not (
+            isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Name)
+            and it.func.id == "range"
+            and self.env.get("range") is None
+            and not it.keywords
+            and 1 <= len(it.args) <= 3
+        ):
+            raise self.error("gpuc kernels loop over range(start, stop, step) only", it)
+        if not isinstance(node.target, ast.Name):
+            raise self.error("the loop variable must be a name", node.target)
+        bounds = [self.expr(a) for a in it.args]
+        start, stop, step = (
+            (Const(0), bounds[0], Const(1))
+            if len(bounds) == 1
+            else (bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else Const(1))
+        )
+        start_i, stop_i = (
+            self.index(start, "the range's start"),
+            self.index(stop, "the range's stop"),
+        )
+        if isinstance(step, Const) and step.value == 0:
+            raise self.error("range() step must not be zero", it)
+        names = self.carried(node.body, node.target.id)
+        simple = (
+            isinstance(step, Const)
+            and isinstance(step.value, int)
+            and step.value > 0
+            and BROKE not in names
+            and RETURNED not in names
+        )
+        step_i = self.index(step, "the range's step")
+        self.build_loop(
+            node,
+            names,
+            start_i,
+            stop_i,
+            step_i,
+            simple,
+            positive=isinstance(step, Const) and int(step.value) > 0,
+        )
+
+    def while_loop(self, node: ast.While) -> None:
+        if node.orelse:
+            raise self.error("while ... else is not supported; use a flag")
+        names = self.carried(node.body, None)
+        self.build_loop(node, names, None, None, None, False, True)
+
+    def build_loop(
+        self,
+        node: ast.For | ast.While,
+        names: list[str],
+        start: Scalar | None,
+        stop: Scalar | None,
+        step: Scalar | None,
+        simple: bool,
+        positive: bool,
+    ) -> None:
+        hints: dict[str, DType] = {}
+        env, block = self.env, self.block
+        for _ in range(len(names) + 2):
+            made: list[Block] = []
+            try:
+                self.try_loop(
+                    node, names, start, stop, step, simple, positive, hints, made
+                )
+                return
+            except Retry as r:
+                hints[r.name] = r.dtype
+                self.env, self.block = env, block
+                for b in made:
+                    b.erase(safe_erase=False)
+        raise self.error("the types of the loop's variables do not settle")
+
+    def loop_types(self, names: list[str], hints: dict[str, DType]) -> list[DType]:
+        types: list[DType] = []
+        for n in names:
+            v = self.env[n]
+            if isinstance(v, Scalar):
+                types.append(v.dtype)
+            elif isinstance(v, Const):
+                types.append(hints.get(n, v.dtype))
+            else:
+                assert not isinstance(v, Undefined)
+                raise self.error(
+                    f"{self.label(n)} is {describe(v)} and is reassigned in the loop; "
+                    "only scalars can be"
+                )
+        return types
+
+    def try_loop(
+        self,
+        node: ast.For | ast.While,
+        names: list[str],
+        start: Scalar | None,
+        stop: Scalar | None,
+        step: Scalar | None,
+        simple: bool,
+        positive: bool,
+        hints: dict[str, DType],
+        made: list[Block],
+    ) -> None:
+        before = self.env
+        types = self.loop_types(names, hints)
+        counter = [index] if start is not None else []
+        outer = self.block
+        target = (
+            node.target.id
+            if isinstance(node, ast.For) and isinstance(node.target, ast.Name)
+            else None
+        )
+
+        def enter(block: Block) -> Scalar | None:
+            self.block = block
+            self.env = dict(before)
+            args = list(block.args)
+            iv = Scalar(args.pop(0), index) if counter else None
+            for n, t, a in zip(names, types, args, strict=True):
+                self.env[n] = Scalar(a, t)
+            return iv
+
+        def body_and_yield(iv: Scalar | None) -> None:
+            if target is not None and iv is not None:
+                self.env[target] = iv
+            for f in (BROKE, RETURNED, CONTINUED):
+                if f in self.env or f == CONTINUED:
+                    self.env[f] = Const(False)
+            self.body(node.body)
+            values: list[SSAValue] = []
+            if iv is not None and not simple:
+                assert step is not None
+                nxt = self.binary(ast.Add(), iv, step)
+                assert isinstance(nxt, Scalar)
+                values.append(nxt.ssa)
+            for n, t in zip(names, types, strict=True):
+                v = self.env.get(n)
+                if (
+                    isinstance(v, Scalar)
+                    and v.dtype is not t
+                    and isinstance(before[n], Const)
+                ):
+                    raise Retry(n, v.dtype)
+                if v is None or isinstance(v, Undefined):
+                    raise self.error(
+                        f"{self.label(n)} is not defined at the end of the loop body"
+                    )
+                values.append(self.scalar(v, t, self.label(n)).ssa)
+            self.emit(scf.YieldOp(*values))
+
+        all_types = [t.mlir() for t in counter + types]
+        if simple:
+            assert start is not None and stop is not None and step is not None
+            body = Block(arg_types=all_types)
+            made.append(body)
+            body_and_yield(enter(body))
+            self.block, self.env = outer, before
+            inits = [
+                self.scalar(before[n], t, self.label(n)).ssa
+                for n, t in zip(names, types, strict=True)
+            ]  # type: ignore[arg-type]
+            op = self.emit(
+                scf.ForOp(start.ssa, stop.ssa, step.ssa, inits, Region(body))
+            )
+            results = list(op.results)
+        else:
+            cond_block = Block(arg_types=all_types)
+            made.append(cond_block)
+            iv = enter(cond_block)
+            flags = [self.env[f] for f in (BROKE, RETURNED) if f in names]
+            go: Value = Const(True)
+            for f in flags:
+                go = self.binary(ast.BitAnd(), go, self.unary(ast.Not(), f))
+
+            def user_condition() -> list[Value]:
+                if isinstance(node, ast.While):
+                    return [self.truth(self.expr(node.test))]
+                assert iv is not None and stop is not None and step is not None
+                if positive:
+                    return [self.compare_two(ast.Lt(), iv, stop)]
+                up = self.compare_two(ast.Gt(), step, Const(0))
+                below = self.compare_two(ast.Lt(), iv, stop)
+                above = self.compare_two(ast.Gt(), iv, stop)
+                return [self.select(up, below, above)]
+
+            if isinstance(go, Const):
+                cond = self.truth(user_condition()[0])
+            else:
+                assert isinstance(go, Scalar)
+                cond = self.truth(
+                    self.if_values(
+                        go,
+                        user_condition,
+                        lambda: [Const(False)],
+                        ["the loop condition"],
+                    )[0]
+                )
+            cond_s = self.scalar(cond, boolean)
+            self.emit(scf.ConditionOp(cond_s.ssa, *cond_block.args))
+            after = Block(arg_types=all_types)
+            made.append(after)
+            body_and_yield(enter(after))
+            self.block, self.env = outer, before
+            inits = ([start.ssa] if start is not None else []) + [
+                self.scalar(before[n], t, self.label(n)).ssa  # type: ignore[arg-type]
+                for n, t in zip(names, types, strict=True)
+            ]
+            op = self.emit(
+                scf.WhileOp(inits, all_types, Region(cond_block), Region(after))
+            )
+            results = list(op.results)[len(counter) :]
+        line = node.lineno
+        self.env = dict(before)
+        for n in assigned_names(node.body):
+            if n not in names and n not in FLAGS and n != RESULT:
+                self.env[n] = Undefined(
+                    f"it is assigned only inside the loop at line {line}"
+                )
+        if target is not None:
+            self.env[target] = Undefined(
+                f"it is the loop variable of the loop at line {line}"
+            )
+        for n, t, r in zip(names, types, results, strict=True):
+            self.env[n] = Scalar(r, t)
+        if BROKE in self.env:
+            self.env[BROKE] = Const(False)
+        self.env[CONTINUED] = Const(False)
+
+    def select(self, cond: Value, a: Value, b: Value) -> Value:
+        from xdsl.dialects import arith
+
+        c = self.scalar(cond, boolean)
+        x, y = self.scalar(a, boolean), self.scalar(b, boolean)
+        return Scalar(self.result(arith.SelectOp(c.ssa, x.ssa, y.ssa)), boolean)
