@@ -242,7 +242,7 @@ class Calls(Statements):
             value = self.scalar(self.unary(ast.USub(), value))
         kind = ATOMIC_KINDS[name][0 if array.dtype.kind == "float" else 1]
         op = AtomicRMWOp.create(
-            operands=[value.ssa, array.view, indices],
+            operands=[value.ssa, array.view, *indices],
             result_types=[array.dtype.mlir()],
             properties={"kind": IntegerAttr(kind, i64)},
         )

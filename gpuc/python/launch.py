@@ -116,7 +116,7 @@ def python_error(e: DiagnosticException) -> KernelError | None:
     if loc is None or not loc.file.endswith(".py"):
         return None
     message = " ".join(e.message.removeprefix(f"'{op.name}' ").split("\n"))
-    return KernelError(Where(loc.file, loc.line, loc.col), message)
+    return KernelError(Where(loc.file, loc.line, loc.col), f"'{op.name}' op {message}")
 
 
 def compile_functions(

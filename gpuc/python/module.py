@@ -55,13 +55,13 @@ class ModuleBuilder:
         from gpuc.python.function import FunctionCompiler
 
         key = (fn, spaces)
-        if key in self.symbols:
-            return self.symbols[key]
         if any(f is fn for f, _ in self.active):
             chain = " -> ".join(f.name for f, _ in self.active) + f" -> {fn.name}"
             raise KernelError(
                 where, f"recursion ({chain}): gpuc functions cannot call themselves"
             )
+        if key in self.symbols:
+            return self.symbols[key]
         suffix = "" if all(s == "global" for s in spaces) else "." + ".".join(spaces)
         symbol = self.symbol(fn.name + suffix)
         self.symbols[key] = (symbol, fn.result_type())
@@ -83,10 +83,14 @@ def build_module(
     from gpuc.python.function import checked_constexprs
 
     unit = ModuleBuilder()
-    for k in kernels:
-        values = dict((constexprs or {}).get(k.name, {}))
-        checked_constexprs(k, values)
-        unit.kernel(k, values)
+    try:
+        for k in kernels:
+            values = dict((constexprs or {}).get(k.name, {}))
+            checked_constexprs(k, values)
+            unit.kernel(k, values)
+    except KernelError as e:
+        # The diagnostic says where; the frontend's frames would only hide it.
+        raise e.with_traceback(None) from None
     return unit.module(), unit.captured
 
 
