@@ -65,6 +65,8 @@ __all__ = [
     "subgroup_max",
     "vote_any",
     "vote_all",
+    "deferred",
+    "launch",
 ]
 
 _LAZY = {
@@ -120,6 +122,8 @@ _LAZY = {
     "subgroup_max": "gpuc.python.intrinsics:subgroup_max",
     "vote_any": "gpuc.python.intrinsics:vote_any",
     "vote_all": "gpuc.python.intrinsics:vote_all",
+    "deferred": "gpuc.python.intrinsics:deferred",
+    "launch": "gpuc.python.intrinsics:launch",
 }
 
 

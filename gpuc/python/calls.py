@@ -12,6 +12,7 @@ import ast
 import builtins
 import math as pymath
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects import arith, func, gpu, memref
@@ -74,6 +75,27 @@ ATOMIC_KINDS = {
 }  # fmt: skip
 
 
+@dataclass(frozen=True)
+class DeferredJob:
+    """`gpuc.deferred(f, **job)`, to be called."""
+
+    fn: Any
+    job: Any
+
+
+def job_parameter(value: object) -> Attribute:
+    """A generator parameter (`#gpuc.job`'s dictionary) from a Python literal."""
+    from xdsl.dialects.builtin import FloatAttr, StringAttr, f64
+
+    if isinstance(value, bool):
+        return IntegerAttr.from_bool(value)
+    if isinstance(value, int):
+        return IntegerAttr(value, i64)
+    if isinstance(value, float):
+        return FloatAttr(value, f64)
+    return StringAttr(str(value))
+
+
 def memory_space(space: str) -> Attribute:
     from gpuc.transforms.foreign.gpu_dialect import GPUAddressSpace, GPUAddressSpaceAttr
 
@@ -95,6 +117,10 @@ class Calls(Statements):
         if not isinstance(callee, PyObj):
             raise self.error(f"{describe(callee)} cannot be called", node.func)
         obj = callee.obj
+        if getattr(obj, "_gpuc_intrinsic", None) == "deferred":
+            return self.deferred_job(node)
+        if isinstance(obj, DeferredJob):
+            return self.deferred_call(obj, node)
         if node.keywords:
             raise self.error("keyword arguments are not supported in kernel calls")
         if obj is builtins.print:
@@ -172,6 +198,8 @@ class Calls(Statements):
             return self.shuffle(name, node, args)
         if name.startswith("subgroup_"):
             return self.subgroup_reduce(name, node, args)
+        if name == "launch":
+            return self.child_launch(node, args)
         if name.startswith("vote_"):
             from gpuc.dialects.subgroup import VoteKind, VoteOp
 
@@ -392,6 +420,89 @@ class Calls(Statements):
         return Const(0)
 
     def device_call(self, fn: Any, node: ast.Call, args: list[Value]) -> Value:
+        symbol, result, operands = self.callee(fn, args)
+        op = self.emit(func.CallOp(symbol, operands, [result.mlir()] if result else []))
+        return Scalar(op.results[0], result) if result else Const(0)
+
+    def device_function(self, v: Value, what: str) -> Any:
+        from gpuc.python.decorators import DeviceFunction
+
+        fn = getattr(v, "obj", None)
+        if not isinstance(fn, DeviceFunction):
+            raise self.error(f"{what} must be a @gpuc.func, not {describe(v)}")
+        return fn
+
+    def deferred_job(self, node: ast.Call) -> Value:
+        """`gpuc.deferred(f, **job)`: what calling it compiles to."""
+        from gpuc.dialects.attrs import InlineHint, JobAttr, Role
+
+        if len(node.args) != 1:
+            raise self.error("gpuc.deferred(f, **job) takes one function")
+        fn = self.device_function(self.expr(node.args[0]), "gpuc.deferred()'s function")
+        inline: InlineHint | None = None
+        generator: str | None = None
+        params: dict[str, Attribute] = {}
+        for kw in node.keywords:
+            value = kw.value
+            if not isinstance(value, ast.Constant) or kw.arg is None:
+                raise self.error("gpuc.deferred()'s job settings are literals", value)
+            if kw.arg == "inline":
+                hints = {
+                    "always": InlineHint.ALWAYS_INLINE,
+                    "never": InlineHint.NO_INLINE,
+                }
+                if value.value not in hints:
+                    raise self.error("inline= takes 'always' or 'never'", value)
+                inline = hints[value.value]
+            elif kw.arg == "generator":
+                if not isinstance(value.value, str):
+                    raise self.error("generator= takes a generator's name", value)
+                generator = value.value
+            else:
+                params[kw.arg] = job_parameter(value.value)
+        if params and generator is None:
+            raise self.error("job parameters need a generator= to read them")
+        return PyObj(DeferredJob(fn, JobAttr(Role.HELPER, inline, generator, params)))
+
+    def deferred_call(self, job: DeferredJob, node: ast.Call) -> Value:
+        from gpuc.dialects.deferred import DeferredCallOp
+
+        if node.keywords:
+            raise self.error("keyword arguments are not supported in kernel calls")
+        args = [self.expr(a) for a in node.args]
+        symbol, result, operands = self.callee(job.fn, args)
+        types = [result.mlir()] if result else []
+        op = self.emit(DeferredCallOp(symbol, job.job, operands, types))
+        return Scalar(op.results[0], result) if result else Const(0)
+
+    def child_launch(self, node: ast.Call, args: list[Value]) -> Value:
+        from gpuc.dialects.attrs import JobAttr, Role
+        from gpuc.dialects.deferred import DeferredLaunchOp
+
+        if len(args) < 3:
+            raise self.error("gpuc.launch(f, grid, block, *args)")
+        fn = self.device_function(args[0], "gpuc.launch()'s kernel")
+        if fn.result_type() is not None:
+            raise self.error(
+                f"{fn.name} returns a value; a launched kernel returns nothing"
+            )
+        sizes: list[list[SSAValue]] = []
+        for what, v in (("grid", args[1]), ("block", args[2])):
+            items = v.items if isinstance(v, TupleValue) else (v,)
+            if not 1 <= len(items) <= 3:
+                raise self.error(f"gpuc.launch()'s {what} takes 1 to 3 sizes")
+            sizes.append([self.index(s, f"gpuc.launch()'s {what}").ssa for s in items])
+        symbol, _, operands = self.callee(fn, args[3:])
+        job = JobAttr(Role.KERNEL)
+        self.emit(DeferredLaunchOp(symbol, job, sizes[0], sizes[1], operands))
+        return Const(0)
+
+    def callee(
+        self, fn: Any, args: list[Value]
+    ) -> tuple[str, DType | None, list[SSAValue]]:
+        """`fn`'s symbol for these arguments, its result type, the operands."""
+        from gpuc.python.types import ArrayType
+
         params = fn.parameters()
         if len(args) != len(params):
             raise self.error(
@@ -400,8 +511,6 @@ class Calls(Statements):
         operands: list[SSAValue] = []
         spaces: list[str] = []
         for (pname, ptype, _), arg in zip(params, args, strict=True):
-            from gpuc.python.types import ArrayType
-
             if isinstance(ptype, ArrayType):
                 a = self.array(arg, f"argument '{pname}' of {fn.name}()")
                 if a.dtype is not ptype.dtype or len(a.shape) != ptype.ndim:
@@ -413,12 +522,11 @@ class Calls(Statements):
                 spaces.append(a.space)
                 operands += self.decompose(a)
             else:
-                operands.append(
-                    self.scalar(arg, ptype, f"argument '{pname}' of {fn.name}()").ssa
-                )
-        symbol, result = self.unit.device(fn, tuple(spaces), self.source.where(node))
-        op = self.emit(func.CallOp(symbol, operands, [result.mlir()] if result else []))
-        return Scalar(op.results[0], result) if result else Const(0)
+                what = f"argument '{pname}' of {fn.name}()"
+                operands.append(self.scalar(arg, ptype, what).ssa)
+        where = self.source.where(self.node)
+        symbol, result = self.unit.device(fn, tuple(spaces), where)
+        return symbol, result, operands
 
     def decompose(self, a: ArrayValue) -> list[SSAValue]:
         """An array as a call passes it: base, offset, sizes, strides."""

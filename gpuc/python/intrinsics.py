@@ -148,3 +148,17 @@ def vote_any(cond: Any) -> bool:
 @intrinsic
 def vote_all(cond: Any) -> bool:
     """True in every lane if `cond` holds in all lanes of the subgroup."""
+
+
+@intrinsic
+def deferred(fn: Any, **job: Any) -> Any:
+    """`gpuc.deferred(f, inline="never")(a, b)`: call @gpuc.func `f` compiled
+    as its own job (`gpuc.deferred_call`); `job` is `#gpuc.job`'s
+    configuration: `inline` ("always" | "never"), `generator` (a generator's
+    name) and the generator's parameters."""
+
+
+@intrinsic
+def launch(fn: Any, grid: Any, block: Any, *args: Any) -> None:
+    """Launch @gpuc.func `fn` as a child kernel on `grid` blocks of `block`
+    threads (`gpuc.deferred_launch`; ptx only)."""

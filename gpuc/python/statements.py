@@ -296,12 +296,14 @@ class Statements(Expressions):
             ]
             self.emit(scf.YieldOp(*values))
             self.block = saved
+        # An else that only yields nothing is left out, as MLIR prints it.
+        empty = not changed and len(blocks[1].ops) == 1
         op = self.emit(
             scf.IfOp(
                 cond.ssa,
                 [t.mlir() for _, t, _, _ in changed],
                 Region(blocks[0]),
-                Region(blocks[1]),
+                None if empty else Region(blocks[1]),
             )
         )
         for (name, dtype, _, _), result in zip(changed, op.results, strict=True):

@@ -116,6 +116,9 @@ MEMREF_USES = {
     "vector.transfer_read": "source",
     "vector.transfer_write": "source",
     "func.call": None,
+    # A deferred job's arguments are passed as a call's are.
+    "gpuc.deferred_call": None,
+    "gpuc.deferred_launch": None,
     **dict.fromkeys(BUFFER_OP_NAMES, "memref"),
     **MEMREF_OPERANDS,
 }

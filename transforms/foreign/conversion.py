@@ -6,21 +6,24 @@ so the pass imports this module only for a module that holds foreign ops.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NoReturn
 
 from xdsl.dialects import func, gpu, memref
 from xdsl.dialects.builtin import (
     DenseArrayBase,
+    MemRefType,
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
     i32,
 )
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 from gpuc.diagnostics import OpError, format_op_diagnostic
 from gpuc.dialects.attrs import Dim, InlineHint, Role
+from gpuc.dialects.deferred import DeferredCallOp, DeferredLaunchOp
 from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
 from gpuc.dialects.index import (
     BarrierOp,
@@ -144,6 +147,11 @@ def hoist_gpu_modules(module: ModuleOp, gpu_modules: list[gpu.ModuleOp]) -> None
     module.attributes.pop("spirv.target_env", None)
 
 
+def job_arguments(op: DeferredCallOp | DeferredLaunchOp) -> Sequence[SSAValue]:
+    """What a deferred op passes its job (its last operands)."""
+    return op.arguments if isinstance(op, DeferredCallOp) else op.args
+
+
 def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
     """Rewrite one op of a function body if it is a foreign op gpuc replaces."""
     if (
@@ -156,6 +164,18 @@ def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
         callee = op.callee.root_reference.data
         args = memory.operands(op.arguments, op)
         Rewriter.replace_op(op, CallOp(callee, args, op.res.types))
+    elif isinstance(op, DeferredCallOp | DeferredLaunchOp) and any(
+        isinstance(a.type, MemRefType) for a in job_arguments(op)
+    ):
+        given = job_arguments(op)
+        args = memory.operands(given, op)
+        op.operands = [*op.operands[: len(op.operands) - len(given)], *args]
+        if isinstance(op, DeferredLaunchOp):
+            segments = op.properties["operandSegmentSizes"]
+            sizes = list(segments.get_values())  # type: ignore[attr-defined]
+            op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(
+                i32, [*sizes[:-1], len(args)]
+            )
     elif isinstance(op, func.ReturnOp | gpu.ReturnOp):
         Rewriter.replace_op(op, ReturnOp(*op.operands))
     elif type(op) in INDEX_OPS:
