@@ -121,7 +121,9 @@ def test_control_flow(target: str) -> None:
 
 @gpuc.kernel
 def conversions(
-    a: gpuc.Array[gpuc.f64, 2], b: gpuc.Array[gpuc.f64, 2], ints: gpuc.Array[gpuc.i64, 1]
+    a: gpuc.Array[gpuc.f64, 2],
+    b: gpuc.Array[gpuc.f64, 2],
+    ints: gpuc.Array[gpuc.i64, 1],
 ):
     i, j = gpuc.global_id(1), gpuc.global_id(0)
     if i < a.shape[0] and j < a.shape[1]:
@@ -192,7 +194,11 @@ def test_atomics(target: str) -> None:
     gpuc.compile(atomics, target)["atomics"][gpuc.blocks(n, 64), 64](x, hist, fsum)
     np.testing.assert_array_equal(hist[:8], np.bincount(x % 8, minlength=8))
     assert (hist[8], hist[9], hist[10], hist[11], hist[12]) == (
-        x.max(), -n, x.min(), 5, -77
+        x.max(),
+        -n,
+        x.min(),
+        5,
+        -77,
     )
     assert fsum[0] == x.sum()  # exact: integers below 2^24
 

@@ -113,13 +113,14 @@ class Expressions(Builder):
             return self.call(node)
         if isinstance(node, ast.Subscript):
             target = self.expr(node.value)
-            indices = self.subscripts(node.slice)
+            nodes = self.subscript_nodes(node.slice)
+            indices = [self.expr(n) for n in nodes]
             if isinstance(target, TupleValue):
                 return self.tuple_item(target, indices)
             array = self.array(target, "the subscripted value")
             return Scalar(
                 self.result(
-                    memref.LoadOp.get(array.view, self.indices(array, indices))
+                    memref.LoadOp.get(array.view, self.indices(array, indices, nodes))
                 ),
                 array.dtype,
             )
@@ -147,10 +148,16 @@ class Expressions(Builder):
         return v
 
     def subscripts(self, node: ast.expr) -> list[Value]:
-        if isinstance(node, ast.Slice):
-            raise self.error("slices are not supported; index one element: x[i, j]")
+        return [self.expr(e) for e in self.subscript_nodes(node)]
+
+    def subscript_nodes(self, node: ast.expr) -> list[ast.expr]:
         items = node.elts if isinstance(node, ast.Tuple) else [node]
-        return [self.expr(e) for e in items]
+        for item in items:
+            if isinstance(item, ast.Slice):
+                raise self.error(
+                    "slices are not supported; index one element: x[i, j]", item
+                )
+        return list(items)
 
     def tuple_item(self, t: TupleValue, indices: Sequence[Value]) -> Value:
         if len(indices) != 1 or not isinstance(indices[0], Const):
@@ -162,20 +169,29 @@ class Expressions(Builder):
             )
         return t.items[i]
 
-    def indices(self, array: ArrayValue, indices: Sequence[Value]) -> list[SSAValue]:
+    def indices(
+        self,
+        array: ArrayValue,
+        indices: Sequence[Value],
+        nodes: Sequence[ast.expr] = (),
+    ) -> list[SSAValue]:
+        """The index values of an access to `array`; `nodes` locate them."""
         if len(indices) != len(array.shape):
             raise self.error(
                 f"the array has {len(array.shape)} dimension(s), indexed with "
                 f"{len(indices)} index(es)"
             )
         out: list[SSAValue] = []
+        saved = self.node
         for d, i in enumerate(indices):
+            self.node = nodes[d] if len(nodes) == len(indices) else saved
             if isinstance(i, Const) and isinstance(i.value, int) and i.value < 0:
                 raise self.error(
                     f"negative index {i.value} in dimension {d}; gpuc arrays do not "
                     "count from the end: write x.shape[d] - k"
                 )
             out.append(self.index(i, f"index {d}").ssa)
+        self.node = saved
         return out
 
     def attribute(self, base: Value, node: ast.Attribute) -> Value:

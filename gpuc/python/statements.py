@@ -192,7 +192,8 @@ class Statements(Expressions):
             if isinstance(array, TupleValue):
                 raise self.error("tuples cannot be changed; only arrays", target)
             array = self.array(array, "the assigned value")
-            indices = self.indices(array, self.subscripts(target.slice))
+            nodes = self.subscript_nodes(target.slice)
+            indices = self.indices(array, [self.expr(n) for n in nodes], nodes)
             self.store(array, indices, value)
         else:
             raise self.error(
@@ -220,7 +221,8 @@ class Statements(Expressions):
             self.env[target.id] = self.binary(node.op, current, value)
         elif isinstance(target, ast.Subscript):
             array = self.array(self.expr(target.value), "the assigned value")
-            indices = self.indices(array, self.subscripts(target.slice))
+            nodes = self.subscript_nodes(target.slice)
+            indices = self.indices(array, [self.expr(n) for n in nodes], nodes)
             old = Scalar(
                 self.result(memref.LoadOp.get(array.view, indices)), array.dtype
             )

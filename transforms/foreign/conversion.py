@@ -62,7 +62,7 @@ from gpuc.transforms.foreign.gpu_dialect import (
     SubgroupReduceOp as GPUSubgroupReduceOp,
 )
 from gpuc.transforms.foreign.gpu_printf import PrintfOp as GPUPrintfOp
-from gpuc.transforms.foreign.memref_ops import FunctionMemory
+from gpuc.transforms.foreign.memref_ops import FunctionMemory, replace_located
 from gpuc.transforms.foreign.mma import convert_mma, retype_fragments
 
 INDEX_OPS: dict[type[Operation], type[DimIndexOp]] = {
@@ -163,7 +163,7 @@ def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
     if isinstance(op, func.CallOp):
         callee = op.callee.root_reference.data
         args = memory.operands(op.arguments, op)
-        Rewriter.replace_op(op, CallOp(callee, args, op.res.types))
+        replace_located(op, CallOp(callee, args, op.res.types))
     elif isinstance(op, DeferredCallOp | DeferredLaunchOp) and any(
         isinstance(a.type, MemRefType) for a in job_arguments(op)
     ):
@@ -177,28 +177,28 @@ def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
                 i32, [*sizes[:-1], len(args)]
             )
     elif isinstance(op, func.ReturnOp | gpu.ReturnOp):
-        Rewriter.replace_op(op, ReturnOp(*op.operands))
+        replace_located(op, ReturnOp(*op.operands))
     elif type(op) in INDEX_OPS:
         dimension = op.properties["dimension"]
         new = INDEX_OPS[type(op)](Dim(dimension.data.value))  # type: ignore[attr-defined]
-        Rewriter.replace_op(op, new)
+        replace_located(op, new)
     elif isinstance(op, gpu.LaneIdOp):
-        Rewriter.replace_op(op, LaneIdOp())
+        replace_located(op, LaneIdOp())
     elif isinstance(op, gpu.BarrierOp):
-        Rewriter.replace_op(op, BarrierOp())
+        replace_located(op, BarrierOp())
     elif isinstance(op, GPUPrintfOp):
         printf = PrintfOp(op.text or "", list(op.args))
         printf.location = op.location
-        Rewriter.replace_op(op, printf)
+        replace_located(op, printf)
     elif isinstance(op, GPUShuffleOp):
         mode = ShuffleMode(op.mode.data.value)
-        Rewriter.replace_op(op, ShuffleOp(mode, op.value, op.offset, op.width))
+        replace_located(op, ShuffleOp(mode, op.value, op.offset, op.width))
     elif isinstance(op, GPUSubgroupReduceOp):
-        Rewriter.replace_op(op, SubgroupReduceOp(gpuc_kind(op.op), op.value))
+        replace_located(op, SubgroupReduceOp(gpuc_kind(op.op), op.value))
     elif isinstance(op, GPUAllReduceOp):
         lower_all_reduce(op)
     elif type(op) in SUBGROUP_INDEX_OPS:
-        Rewriter.replace_op(op, SUBGROUP_INDEX_OPS[type(op)]())
+        replace_located(op, SUBGROUP_INDEX_OPS[type(op)]())
 
 
 def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> None:

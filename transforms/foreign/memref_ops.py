@@ -66,6 +66,14 @@ def _alignment(attr: IntegerAttr | None) -> int | None:
     return attr.value.data if attr is not None else None
 
 
+def replace_located(op: Operation, new: Operation) -> None:
+    """Replace `op` by `new`, which keeps `op`'s source location (so a
+    diagnostic or a checked-mode fault about it points where the frontend
+    wrote `op`)."""
+    new.location = op.location
+    Rewriter.replace_op(op, new)
+
+
 class FunctionMemory:
     """The memref state of one function body while the import rewrites it."""
 
@@ -112,18 +120,18 @@ class FunctionMemory:
         if isinstance(op, memref.LoadOp):
             view = self.views[op.memref]
             index = view.element_index(op.indices, op)
-            Rewriter.replace_op(op, LoadOp(view.ptr, index))
+            replace_located(op, LoadOp(view.ptr, index))
         elif isinstance(op, memref.StoreOp):
             view = self.views[op.memref]
             index = view.element_index(op.indices, op)
-            Rewriter.replace_op(op, StoreOp(op.value, view.ptr, index))
+            replace_located(op, StoreOp(op.value, view.ptr, index))
         elif isinstance(op, ATOMIC_RMW_OPS):
             view = self.views[op.memref]
             index = view.element_index(op.indices, op)
             kind = ATOMIC_KIND_BY_NUMBER[op.kind.value.data]
             # MLIR lowers memref.atomic_rmw with acq_rel ordering; keep its meaning.
             atomic = AtomicRMWOp(kind, view.ptr, op.value, index, MemoryOrder.ACQ_REL)
-            Rewriter.replace_op(op, atomic)
+            replace_located(op, atomic)
         elif isinstance(op, memref.DimOp):
             dim = constant_index(op.index)
             assert dim is not None
