@@ -43,7 +43,7 @@ from gpuc.python.values import (
 if TYPE_CHECKING:
     from gpuc.python.module import ModuleBuilder
 
-MATH_OPS: dict[Any, type[Operation]] = {
+MATH_OPS: dict[Any, Any] = {
     pymath.exp: mathd.ExpOp, pymath.log: mathd.LogOp, pymath.sqrt: mathd.SqrtOp,
     pymath.sin: mathd.SinOp, pymath.cos: mathd.CosOp, pymath.tan: mathd.TanOp,
     pymath.tanh: mathd.TanhOp, pymath.sinh: mathd.SinhOp, pymath.cosh: mathd.CoshOp,
@@ -52,18 +52,18 @@ MATH_OPS: dict[Any, type[Operation]] = {
     pymath.atanh: mathd.AtanhOp, pymath.erf: mathd.ErfOp, pymath.floor: mathd.FloorOp,
     pymath.ceil: mathd.CeilOp, pymath.trunc: mathd.TruncOp, pymath.fabs: mathd.AbsFOp,
 }  # fmt: skip
-MATH_BINARY: dict[Any, type[Operation]] = {
+MATH_BINARY: dict[Any, Any] = {
     pymath.pow: mathd.PowFOp,
     pymath.copysign: mathd.CopySignOp,
 }
-MATH_SCALED: dict[Any, tuple[type[Operation], float, bool]] = {
+MATH_SCALED: dict[Any, tuple[Any, float, bool]] = {
     # f(x) = op(x * k) (scale before) or op(x) * k (after)
     pymath.exp2: (mathd.ExpOp, pymath.log(2.0), True),
     pymath.log2: (mathd.LogOp, 1 / pymath.log(2.0), False),
     pymath.log10: (mathd.LogOp, 1 / pymath.log(10.0), False),
 }
 DIMS = {0: "x", 1: "y", 2: "z"}
-INDEX_OPS: dict[str, type[Operation]] = {
+INDEX_OPS: dict[str, Any] = {
     "thread_id": gpu.ThreadIdOp, "block_id": gpu.BlockIdOp,
     "block_dim": gpu.BlockDimOp, "grid_dim": gpu.GridDimOp,
     "global_id": gpu.GlobalIdOp,
@@ -180,15 +180,15 @@ class Calls(Statements):
             axis = self.constant_int(args[0], f"{name}()'s axis")
             if axis not in DIMS:
                 raise self.error(f"{name}()'s axis must be 0, 1 or 2, got {axis}")
-            op = INDEX_OPS[name](gpu.DimensionAttr(gpu.DimensionEnum(DIMS[axis])))  # type: ignore[call-arg]
+            op = INDEX_OPS[name](gpu.DimensionAttr(gpu.DimensionEnum(DIMS[axis])))
             return Scalar(self.result(op), index)
         if name in ("lane_id", "subgroup_size"):
             self.arity(node, args, 0)
-            op = gpu.LaneIdOp() if name == "lane_id" else gpu.SubgroupSizeOp()
+            op = gpu.LaneIdOp() if name == "lane_id" else gpu.SubgroupSizeOp()  # type: ignore[no-untyped-call]
             return Scalar(self.result(op), index)
         if name == "barrier":
             self.arity(node, args, 0)
-            self.emit(gpu.BarrierOp())
+            self.emit(gpu.BarrierOp())  # type: ignore[no-untyped-call]
             return Const(0)
         if name in ("shared", "local"):
             return self.allocation(name, node, args)
@@ -228,7 +228,8 @@ class Calls(Statements):
                 t.element_type, shape=shape, memory_space=t.memory_space
             )
         )
-        strides, stride = [], 1
+        strides: list[Value] = []
+        stride = 1
         for s in reversed(shape):
             strides.insert(0, Const(stride))
             stride *= s
@@ -290,7 +291,8 @@ class Calls(Statements):
                 f"gpuc.{name}() moves i32 and f32 values, not {value.dtype.name}"
             )
         offset = self.cast(self.index(args[1], f"gpuc.{name}()'s lane"), I32)
-        width = self.cast(Scalar(self.result(gpu.SubgroupSizeOp()), index), I32)
+        size = gpu.SubgroupSizeOp()  # type: ignore[no-untyped-call]
+        width = self.cast(Scalar(self.result(size), index), I32)
         mode = {
             "shuffle": "idx",
             "shuffle_xor": "xor",
@@ -381,12 +383,12 @@ class Calls(Statements):
             x = ssas[0]
             if before:
                 x = self.result(arith.MulfOp(x, scale))
-            r = self.result(op(x))  # type: ignore[call-arg]
+            r = self.result(op(x))
             if not before:
                 r = self.result(arith.MulfOp(r, scale))
             return Scalar(r, dtype)
         op_class = MATH_OPS.get(fn) or MATH_BINARY[fn]
-        return Scalar(self.result(op_class(*ssas)), dtype)  # type: ignore[call-arg]
+        return Scalar(self.result(op_class(*ssas)), dtype)
 
     def print_call(self, node: ast.Call) -> Value:
         from xdsl.dialects.builtin import StringAttr

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import operator
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from xdsl.dialects import arith, memref, scf
 from xdsl.ir import Block, Region, SSAValue
@@ -36,7 +37,7 @@ SYMBOLS: dict[type[ast.AST], str] = {
     ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
     ast.GtE: ">=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
 }  # fmt: skip
-FOLD: dict[type[ast.AST], Callable[[object, object], object]] = {
+FOLD: dict[type[ast.AST], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
     ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
     ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
@@ -290,12 +291,12 @@ class Expressions(Builder):
             true = self.constant(True, boolean).ssa
             return Scalar(self.result(arith.XOrIOp(t.ssa, true)), boolean)
         if isinstance(v, Const):
-            folded = {
+            fold: dict[type[ast.AST], Callable[[Any], Any]] = {
                 ast.USub: operator.neg,
                 ast.UAdd: operator.pos,
                 ast.Invert: operator.invert,
-            }[type(op)](v.value)
-            return Const(folded)
+            }
+            return Const(fold[type(op)](v.value))
         s = self.scalar(v)
         if isinstance(op, ast.UAdd):
             return s

@@ -1,3 +1,4 @@
+# mypy: disable-error-code="empty-body"
 """The functions a Python kernel calls: `gpuc.thread_id(0)`, `gpuc.barrier()`,
 `gpuc.shared((32, 33), gpuc.f32)`, atomics, subgroup operations.
 

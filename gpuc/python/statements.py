@@ -531,9 +531,9 @@ class Statements(Expressions):
             body_and_yield(enter(body))
             self.block, self.env = outer, before
             inits = [
-                self.scalar(before[n], t, self.label(n)).ssa
+                self.scalar(self.defined(before, n), t, self.label(n)).ssa
                 for n, t in zip(names, types, strict=True)
-            ]  # type: ignore[arg-type]
+            ]
             op = self.emit(
                 scf.ForOp(start.ssa, stop.ssa, step.ssa, inits, Region(body))
             )
@@ -542,7 +542,7 @@ class Statements(Expressions):
             cond_block = Block(arg_types=all_types)
             made.append(cond_block)
             iv = enter(cond_block)
-            flags = [self.env[f] for f in (BROKE, RETURNED) if f in names]
+            flags = [self.defined(self.env, f) for f in (BROKE, RETURNED) if f in names]
             go: Value = Const(True)
             for f in flags:
                 go = self.binary(ast.BitAnd(), go, self.unary(ast.Not(), f))
@@ -577,7 +577,7 @@ class Statements(Expressions):
             body_and_yield(enter(after))
             self.block, self.env = outer, before
             inits = ([start.ssa] if start is not None else []) + [
-                self.scalar(before[n], t, self.label(n)).ssa  # type: ignore[arg-type]
+                self.scalar(self.defined(before, n), t, self.label(n)).ssa
                 for n, t in zip(names, types, strict=True)
             ]
             op = self.emit(
@@ -600,6 +600,12 @@ class Statements(Expressions):
         if BROKE in self.env:
             self.env[BROKE] = Const(False)
         self.env[CONTINUED] = Const(False)
+
+    @staticmethod
+    def defined(env: dict[str, Value | Undefined], name: str) -> Value:
+        value = env[name]
+        assert not isinstance(value, Undefined)  # carried() keeps defined names
+        return value
 
     def select(self, cond: Value, a: Value, b: Value) -> Value:
         from xdsl.dialects import arith

@@ -10,9 +10,10 @@ is compiled.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
+    from xdsl.dialects.builtin import AnyFloat, IntegerType
     from xdsl.ir import Attribute
 
 
@@ -46,12 +47,24 @@ class DType:
             return IndexType()
         if self.kind in ("int", "bool"):
             return IntegerType(self.bits)
-        return {
-            "f16": Float16Type,
-            "bf16": BFloat16Type,
-            "f32": Float32Type,
-            "f64": Float64Type,
-        }[self.name]()
+        if self.name == "f16":
+            return Float16Type()
+        if self.name == "bf16":
+            return BFloat16Type()
+        return Float32Type() if self.name == "f32" else Float64Type()
+
+    def float_type(self) -> AnyFloat:
+        """The MLIR type of a float dtype."""
+        t = self.mlir()
+        assert self.kind == "float"
+        return cast("AnyFloat", t)
+
+    def int_type(self) -> IntegerType:
+        """The MLIR type of a sized integer or bool dtype."""
+        from xdsl.dialects.builtin import IntegerType
+
+        assert self.kind in ("int", "bool")
+        return IntegerType(self.bits)
 
     def __call__(self, value: Any) -> Any:
         """Outside a kernel, a cast is numpy's: `gpuc.f32(2)` is np.float32(2)."""

@@ -19,11 +19,12 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     FileLineColLoc,
     FloatAttr,
+    IndexType,
     IntAttr,
     IntegerAttr,
     StringAttr,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 
 from gpuc.python.source import FunctionSource, KernelError
 from gpuc.python.types import DType, boolean, f32, i64, index
@@ -127,15 +128,16 @@ class Builder:
         return self.emit(op).results[0]
 
     def constant(self, value: PyConst, dtype: DType) -> Scalar:
-        attr: Attribute
+        op: arith.ConstantOp
         if dtype.kind == "float":
-            attr = FloatAttr(float(value), dtype.mlir())  # type: ignore[arg-type]
+            op = arith.ConstantOp(FloatAttr(float(value), dtype.float_type()))
         else:
             number = int(value)
             if dtype.kind == "bool":
                 number = -1 if number else 0
-            attr = IntegerAttr(number, dtype.mlir())  # type: ignore[arg-type]
-        return Scalar(self.result(arith.ConstantOp(attr)), dtype)
+            t = IndexType() if dtype.kind == "index" else dtype.int_type()
+            op = arith.ConstantOp(IntegerAttr(number, t))
+        return Scalar(self.result(op), dtype)
 
     def scalar(self, v: Value, dtype: DType | None = None, what: str = "") -> Scalar:
         """`v` as a scalar (of `dtype`, converting a literal to it)."""
@@ -189,11 +191,11 @@ class Builder:
             return v
         if src.kind == "bool":
             if to.kind == "float":
-                return Scalar(self.result(arith.UIToFPOp(ssa, to.mlir())), to)
+                return Scalar(self.result(arith.UIToFPOp(ssa, to.float_type())), to)
             if to.kind == "index":
-                ssa = self.result(arith.ExtUIOp(ssa, i64.mlir()))
+                ssa = self.result(arith.ExtUIOp(ssa, i64.int_type()))
                 return Scalar(self.result(arith.IndexCastOp(ssa, to.mlir())), to)
-            return Scalar(self.result(arith.ExtUIOp(ssa, to.mlir())), to)
+            return Scalar(self.result(arith.ExtUIOp(ssa, to.int_type())), to)
         if to.kind == "bool":
             zero = self.constant(0, src)
             if src.kind == "float":
@@ -201,25 +203,25 @@ class Builder:
             return Scalar(self.result(arith.CmpiOp(ssa, zero.ssa, "ne")), to)
         if src.kind == "index" or to.kind == "index":
             if src.kind == "float":
-                ssa = self.result(arith.FPToSIOp(ssa, i64.mlir()))
+                ssa = self.result(arith.FPToSIOp(ssa, i64.int_type()))
                 src = i64
             if to.kind == "float":
                 ssa = self.result(arith.IndexCastOp(ssa, i64.mlir()))
-                return Scalar(self.result(arith.SIToFPOp(ssa, to.mlir())), to)
+                return Scalar(self.result(arith.SIToFPOp(ssa, to.float_type())), to)
             if src is to:
                 return Scalar(ssa, to)
             return Scalar(self.result(arith.IndexCastOp(ssa, to.mlir())), to)
         if src.kind == "int" and to.kind == "int":
             op: Operation = (
-                arith.ExtSIOp(ssa, to.mlir())
+                arith.ExtSIOp(ssa, to.int_type())
                 if to.bits > src.bits
-                else arith.TruncIOp(ssa, to.mlir())
+                else arith.TruncIOp(ssa, to.int_type())
             )
             return Scalar(self.result(op), to)
         if src.kind == "int":
-            return Scalar(self.result(arith.SIToFPOp(ssa, to.mlir())), to)
+            return Scalar(self.result(arith.SIToFPOp(ssa, to.float_type())), to)
         if to.kind == "int":
-            return Scalar(self.result(arith.FPToSIOp(ssa, to.mlir())), to)
+            return Scalar(self.result(arith.FPToSIOp(ssa, to.int_type())), to)
         if to.bits > src.bits or (src.name == "f16" and to.name == "bf16"):
             if {src.name, to.name} == {"f16", "bf16"}:
                 ssa = self.result(arith.ExtFOp(ssa, f32.mlir()))
