@@ -210,3 +210,35 @@ def test_calling_a_kernel_from_python() -> None:
         k(None)
     with pytest.raises(RuntimeError, match="only inside a @gpuc.kernel"):
         gpuc.thread_id(0)
+
+
+def test_tools_point_at_python_lines(tmp_path: Path) -> None:
+    """A checked-mode fault, `-g` line tables and `gpuc explain` name the
+    `.py` file and line."""
+    import numpy as np
+
+    from gpuc.explain import explain
+
+    source = HEADER + textwrap.dedent(
+        """
+        @gpuc.func
+        def twice(v: gpuc.f32) -> gpuc.f32:
+            return v + v
+
+
+        @gpuc.kernel
+        def k(x: F):
+            i = gpuc.global_id(0)
+            x[i + 1] = gpuc.deferred(twice, inline="never")(x[i])
+        """
+    )
+    module = load(tmp_path, "tools", source)
+    path = tmp_path / "tools.py"
+    x = np.zeros(8, np.float32)
+    mod = gpuc.compile(module.k, "native", checked=True)  # type: ignore[attr-defined]
+    with pytest.raises(gpuc.LaunchError, match=f"{path}:14:5: 'gpuc.store' outside"):
+        mod["k"][1, 8](x)
+    ptx = gpuc.compile(module.k, "ptx", line_info=True).artefact  # type: ignore[attr-defined]
+    assert isinstance(ptx, str) and f'"{path}"' in ptx and "\t.loc\t1 14 " in ptx
+    text = explain(module.k, target="ptx").text()  # type: ignore[attr-defined]
+    assert f"gpuc.deferred_call in @k at {path}:14:16" in text
