@@ -3,11 +3,12 @@
 from numba import cuda, float32
 
 TILE = 32
+PADDED = TILE + 1  # numba-cuda takes only constants, not TILE + 1, as a shape
 
 
 @cuda.jit
 def transpose(src, dst):
-    tile = cuda.shared.array((TILE, TILE + 1), float32)
+    tile = cuda.shared.array((TILE, PADDED), float32)
     tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
     bx, by = cuda.blockIdx.x * TILE, cuda.blockIdx.y * TILE
     h, w = src.shape
