@@ -340,3 +340,70 @@ def test_ptx_validated_by_ptxas() -> None:
     gpuc.compile(rows, "ptx", validate=True, constexprs={"width": 8})
     mod = gpuc.compile([scan.scan_block, scan.add_sums], "ptx", validate=True)
     assert isinstance(mod.artefact, str) and ".entry scan_block" in mod.artefact
+
+
+@gpuc.kernel
+def bump(x: F32, flag: bool, by: gpuc.f32):
+    i = gpuc.global_id(0)
+    if i < x.shape[0] and flag:
+        x[i] += by
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_device_arrays_and_bool_parameters(target: str) -> None:
+    rng = rng_for("bump", target)
+    host = rng.standard_normal(100).astype(np.float32)
+    mod = gpuc.compile(bump, target)
+    d = mod.to_device(host)
+    mod["bump"][gpuc.blocks(100, 32), 32](d, True, 2.0)
+    mod["bump"][gpuc.blocks(100, 32), 32](d, False, 5.0)
+    got = d.copy_to_host() if hasattr(d, "copy_to_host") else np.asarray(d)
+    np.testing.assert_array_equal(got, host + np.float32(2.0))
+
+
+def test_amdgpu_validated() -> None:
+    from gpuc.tools import ToolError, llvm_tool
+
+    try:
+        llvm_tool("ld.lld")
+    except ToolError as e:
+        pytest.skip(str(e))
+    kernels = [control, conversions, atomics, bump]
+    mod = gpuc.compile(kernels, "amdgpu", validate=True)
+    assert {k.name for k in kernels} <= set(mod)
+
+
+SOURCE = """
+import gpuc
+
+STEP = {step}
+
+
+@gpuc.kernel
+def add_step(x: gpuc.Array[gpuc.f32, 1]):
+    # {comment}
+    x[gpuc.global_id(0)] += STEP
+"""
+
+
+def test_cache_keys_on_captured_constants_not_comments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    monkeypatch.setenv("GPUC_CACHE", "1")
+    monkeypatch.setenv("GPUC_CACHE_DIR", str(tmp_path / "cache"))
+    outcomes = []
+    for n, (step, comment) in enumerate([(1, "a"), (1, "another comment"), (2, "a")]):
+        path = tmp_path / "k.py"  # native keys on the locations: one file
+        path.write_text(SOURCE.format(step=step, comment=comment))
+        spec = importlib.util.spec_from_file_location(f"k{n}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        mod = gpuc.compile(module.add_step, "native")
+        x = np.zeros(4, np.float32)
+        mod["add_step"][1, 4](x)
+        assert (x == step).all()
+        outcomes.append(mod.cache)
+    assert outcomes == ["miss", "hit", "miss"]

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from gpuc.python.source import FunctionSource, KernelError, function_source
-from gpuc.python.types import ArrayType, DType, _Constexpr
+from gpuc.python.types import ArrayType, DType, _Constexpr, boolean
 
 if TYPE_CHECKING:
     from gpuc.api import Module
@@ -62,7 +62,8 @@ class PyFunction:
             )
         scope = {**self.fn.__globals__, **self.closure()}
         try:
-            return eval(compile(ast.Expression(node), self.source.file, "eval"), scope)  # noqa: S307
+            value = eval(compile(ast.Expression(node), self.source.file, "eval"), scope)  # noqa: S307
+            return boolean if value is bool else value
         except Exception as e:
             raise self.source.error(
                 node, f"{what}: cannot evaluate its annotation ({e})"
