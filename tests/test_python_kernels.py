@@ -94,6 +94,20 @@ def short_circuit(x: F32, out: F32, n: gpuc.i32):
         out[i] = -1.0 if not x[i] < -0.5 else -2.0
 
 
+@gpuc.kernel
+def literal_accumulators(x: gpuc.Array[gpuc.f64, 1], out: gpuc.Array[gpuc.f64, 1]):
+    acc = 0  # a literal: the loop makes it f64
+    k = 0
+    while k < x.shape[0]:
+        acc += x[k]
+        k += 1
+    total = 0
+    for j in range(x.shape[0]):
+        for _ in range(2):
+            total = total + x[j] * 0.5
+    out[0], out[1] = acc, total
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_control_flow(target: str) -> None:
     rng = rng_for("control", target)
@@ -102,7 +116,7 @@ def test_control_flow(target: str) -> None:
     x[rng.integers(0, n)] = -1.0  # some element is negative
     out = np.full(n + 8, np.nan, np.float32)
     found = np.full(1, -7, np.int32)
-    mod = gpuc.compile([control, short_circuit], target)
+    mod = gpuc.compile([control, short_circuit, literal_accumulators], target)
     mod["control"][gpuc.blocks(n, 64), 64](x, out, found, n)
     acc = x * np.float32(1 + 3 + 5 + 7 + 9)
     odd = np.where((x > 0) & (x < 0.5), 1.0, 2.0)
@@ -114,6 +128,9 @@ def test_control_flow(target: str) -> None:
     mod["short_circuit"][gpuc.blocks(n + 1, 64), 64](x, out, n)
     want = np.where(x > 0, 1.0, np.where(x < -0.5, -2.0, -1.0))
     np.testing.assert_array_equal(out, np.append(want, 1.0).astype(np.float32))
+    sums = np.full(2, np.nan)
+    mod["literal_accumulators"][1, 1](x.astype(np.float64), sums)
+    np.testing.assert_allclose(sums, [x.astype(np.float64).sum()] * 2, rtol=1e-12)
 
 
 # Types and conversions, math, min/max/abs, local arrays, views

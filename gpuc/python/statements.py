@@ -17,6 +17,7 @@ from xdsl.dialects import cf, memref, scf
 from xdsl.ir import Block, Region, SSAValue
 
 from gpuc.python.expressions import Expressions
+from gpuc.python.source import KernelError
 from gpuc.python.types import DType, boolean, index
 from gpuc.python.values import (
     ArrayValue,
@@ -432,7 +433,7 @@ class Statements(Expressions):
         simple: bool,
         positive: bool,
     ) -> None:
-        hints: dict[str, DType] = {}
+        hints = self.literal_types(node, names, start is not None)
         env, block = self.env, self.block
         for _ in range(len(names) + 2):
             made: list[Block] = []
@@ -447,6 +448,43 @@ class Statements(Expressions):
                 for b in made:
                     b.erase(safe_erase=False)
         raise self.error("the types of the loop's variables do not settle")
+
+    def literal_types(
+        self, node: ast.For | ast.While, names: list[str], counted: bool
+    ) -> dict[str, DType]:
+        """The types the loop gives the carried names that start as literals
+        (`acc = 0` before `acc += x[i]` makes `acc` an f32): the body compiled
+        once into a scratch block with those names left literals. A problem
+        there is reported by the real compile that follows."""
+        literals = [n for n in names if isinstance(self.env[n], Const)]
+        if not literals:
+            return {}
+        env, block = self.env, self.block
+        others = [n for n in names if n not in literals]
+        types = [index] * counted + self.loop_types(others, {})
+        scratch = Block(arg_types=[t.mlir() for t in types])
+        self.env, self.block = dict(env), scratch
+        args = list(scratch.args)
+        target = node.target if isinstance(node, ast.For) else None
+        if counted and isinstance(target, ast.Name):
+            self.env[target.id] = Scalar(args[0], index)
+        for n, t, a in zip(others, types[counted:], args[counted:], strict=True):
+            self.env[n] = Scalar(a, t)
+        for f in FLAGS:
+            self.env[f] = Const(False)
+        hints: dict[str, DType] = {}
+        try:
+            self.body(node.body)
+            for n in literals:
+                v = self.env.get(n)
+                if isinstance(v, Scalar):
+                    hints[n] = v.dtype
+        except (KernelError, Retry):
+            pass
+        finally:
+            self.env, self.block = env, block
+            scratch.erase(safe_erase=False)
+        return hints
 
     def loop_types(self, names: list[str], hints: dict[str, DType]) -> list[DType]:
         types: list[DType] = []
