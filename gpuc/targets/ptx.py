@@ -423,7 +423,8 @@ class PTXTarget(WmmaMatrices, RecordingTarget):
         pm.add_global_dead_code_eliminate_pass()
         tuning = llvm.create_pipeline_tuning_options(0)
         pm.run(library, llvm.create_pass_builder(self.target_machine(0), tuning))
-        part = _LIBDEVICE_PARTS[wanted] = library.as_bitcode()
+        part: bytes = library.as_bitcode()
+        _LIBDEVICE_PARTS[wanted] = part
         return part
 
     def target_machine(self, opt_level: int) -> llvm.TargetMachine:
