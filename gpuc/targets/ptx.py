@@ -405,9 +405,9 @@ class PTXTarget(WmmaMatrices, RecordingTarget):
         """The bitcode of libdevice's functions `wanted` and what they call,
         made once per process and set of functions: linking all of libdevice
         into every module cost most of a warm compile."""
-        part = _LIBDEVICE_PARTS.get(wanted)
-        if part is not None:
-            return part
+        cached = _LIBDEVICE_PARTS.get(wanted)
+        if cached is not None:
+            return cached
         from llvmlite import binding as llvm
 
         from gpuc.tools import libdevice
