@@ -25,8 +25,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Region
 
 from gpuc.python.calls import Calls, memory_space
+from gpuc.python.loops import RESULT, RETURNED
 from gpuc.python.source import KernelError
-from gpuc.python.statements import RESULT, RETURNED
 from gpuc.python.types import ArrayType, DType, index
 from gpuc.python.values import ArrayValue, Const, PyObj, Scalar, Value
 
