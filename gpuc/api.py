@@ -383,6 +383,9 @@ def compile(
     from gpuc.targets import UnknownTarget, target_class
 
     if (kernels := python_kernels(source)) is not None:
+        from gpuc.python.decorators import prepare_compiler
+
+        prepare_compiler()
         from gpuc.python.launch import compile_functions
 
         constexprs = options.pop("constexprs", None)

@@ -20,6 +20,21 @@ if TYPE_CHECKING:
 
 ParamType = DType | ArrayType | _Constexpr
 INLINE = (None, "always", "never")
+_SAVE_REGISTERED: list[bool] = []
+
+
+def prepare_compiler() -> None:
+    """Before the first compile in this process imports xDSL: the start-up
+    code cache (`gpuc.code_cache`, as the commands use it), saved when the
+    process exits, so a script's first compile starts faster each time."""
+    import atexit
+
+    from gpuc import code_cache
+
+    code_cache.install()
+    if not _SAVE_REGISTERED:
+        _SAVE_REGISTERED.append(True)
+        atexit.register(code_cache.save)
 
 
 class PyFunction:
@@ -152,6 +167,7 @@ class KernelFunction(PyFunction):
         key = (target, tuple(sorted(constexprs.items())))
         module = self._compiled.get(key)
         if module is None:
+            prepare_compiler()
             from gpuc.python.launch import compile_functions
 
             module = compile_functions(

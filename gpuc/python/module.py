@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
-
 from gpuc.python.source import KernelError, Where
 
 if TYPE_CHECKING:
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import ModuleOp
+
     from gpuc.python.decorators import DeviceFunction, KernelFunction, PyFunction
     from gpuc.python.types import DType
 
@@ -71,6 +71,8 @@ class ModuleBuilder:
         return self.symbols[key]
 
     def module(self) -> ModuleOp:
+        from xdsl.dialects.builtin import ModuleOp
+
         return ModuleOp(list(self.functions))
 
 
@@ -98,6 +100,9 @@ def to_mlir(fn: Any, constexprs: Mapping[str, object] | None = None) -> ModuleOp
     """The standard-dialect module `gpuc.compile` compiles for kernel `fn`
     (or a list of kernels); `constexprs` gives constexpr parameters' values
     (for one kernel: {name: value}; for a list: {kernel: {name: value}})."""
+    from gpuc.python.decorators import prepare_compiler
+
+    prepare_compiler()
     kernels = list(fn) if isinstance(fn, list | tuple) else [fn]
     check_kernels(kernels)
     values: Mapping[str, Mapping[str, object]] | None
