@@ -424,3 +424,33 @@ def test_cache_keys_on_captured_constants_not_comments(
         assert (x == step).all()
         outcomes.append(mod.cache)
     assert outcomes == ["miss", "hit", "miss"]
+
+
+def test_launch_shorthand_recompiles_when_a_captured_constant_changes(
+    tmp_path: Path,
+) -> None:
+    import importlib.util
+
+    path = tmp_path / "steps.py"
+    path.write_text(SOURCE.format(step=1, comment="c"))
+    spec = importlib.util.spec_from_file_location("steps", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    kernel = module.add_step
+    kernel.target = "native"
+    x = np.zeros(4, np.float32)
+    kernel[1, 4](x)
+    kernel[1, 4](x)  # compiled once
+    module.STEP = 10  # type: ignore[attr-defined]
+    kernel[1, 4](x)  # the constant it read changed: compiled again
+    np.testing.assert_array_equal(x, [12, 12, 12, 12])
+    assert len(kernel._compiled) == 1
+
+
+def test_launch_errors_show_the_python_line() -> None:
+    x = np.array([1, -2], np.float32)
+    with pytest.raises(gpuc.LaunchError) as failure:
+        gpuc.compile(checks, "native")["checks"][1, 2](x)
+    lines = str(failure.value).splitlines()
+    assert lines[-2:] == ['    assert x[i] >= 0, "x must be non-negative"', "    ^"]

@@ -16,7 +16,7 @@ from gpuc.python.source import FunctionSource, KernelError, function_source
 from gpuc.python.types import ArrayType, DType, _Constexpr, boolean
 
 if TYPE_CHECKING:
-    from gpuc.api import Module
+    from gpuc.python.launch import PythonModule
 
 ParamType = DType | ArrayType | _Constexpr
 INLINE = (None, "always", "never")
@@ -67,6 +67,16 @@ class PyFunction:
             except ValueError:
                 pass
         return out
+
+    def lookup(self, name: str) -> tuple[bool, Any]:
+        """(found, value) of a free name of the function: its closure's, else
+        its module's (builtins are not looked up here)."""
+        closure = self.closure()
+        if name in closure:
+            return True, closure[name]
+        if name in self.fn.__globals__:
+            return True, self.fn.__globals__[name]
+        return False, None
 
     def annotation(self, node: ast.expr | None, what: str, at: ast.AST) -> Any:
         if node is None:
@@ -153,7 +163,7 @@ class KernelFunction(PyFunction):
     def __init__(self, fn: Callable[..., Any], target: str | None = None) -> None:
         super().__init__(fn)
         self.target = target
-        self._compiled: dict[tuple[object, ...], Module] = {}
+        self._compiled: dict[tuple[object, ...], PythonModule] = {}
 
     def __repr__(self) -> str:
         return f"<gpuc kernel {self.qualname}>"
@@ -161,11 +171,13 @@ class KernelFunction(PyFunction):
     def constexpr_names(self) -> list[str]:
         return [n for n, t, _ in self.parameters() if isinstance(t, _Constexpr)]
 
-    def compiled(self, target: str, constexprs: dict[str, object]) -> Module:
+    def compiled(self, target: str, constexprs: dict[str, object]) -> PythonModule:
         """This kernel compiled for `target` with these constexpr values
         (once per process)."""
         key = (target, tuple(sorted(constexprs.items())))
         module = self._compiled.get(key)
+        if module is not None and not module.captures_current():
+            module = None  # a module-level constant it read has changed
         if module is None:
             prepare_compiler()
             from gpuc.python.launch import compile_functions

@@ -45,16 +45,12 @@ class FunctionCompiler(Calls):
         self.env = {}
 
     def lookup_global(self, name: str, node: ast.AST) -> Value:
-        value: Any
-        closure = self.fn.closure()
-        if name in closure:
-            value = closure[name]
-        elif name in self.fn.fn.__globals__:
-            value = self.fn.fn.__globals__[name]
-        elif hasattr(builtins, name):
-            return PyObj(getattr(builtins, name))
-        else:
+        found, value = self.fn.lookup(name)
+        if not found:
+            if hasattr(builtins, name):
+                return PyObj(getattr(builtins, name))
             raise self.error(f"name '{name}' is not defined", node)
+        original = value
         if (
             hasattr(value, "item")
             and hasattr(value, "dtype")
@@ -64,7 +60,7 @@ class FunctionCompiler(Calls):
         if isinstance(value, CAPTURABLE) or (
             isinstance(value, tuple) and all(isinstance(v, CAPTURABLE) for v in value)
         ):
-            self.unit.captured[f"{self.fn.qualname}.{name}"] = value
+            self.unit.captured[self.fn, name] = original
             return self.python_value(value, name)
         from types import ModuleType
 

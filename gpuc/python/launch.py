@@ -16,9 +16,9 @@ from typing import Any
 from xdsl.utils.exceptions import DiagnosticException
 
 from gpuc.api import Module
-from gpuc.python.decorators import KernelFunction
+from gpuc.python.decorators import KernelFunction, PyFunction
 from gpuc.python.module import build_module, check_kernels
-from gpuc.python.source import KernelError, Where
+from gpuc.python.source import KernelError, Where, format_located
 from gpuc.python.types import ArrayType, DType, _Constexpr
 from gpuc.runtime.args import LaunchError
 
@@ -68,6 +68,16 @@ class PythonModule(Module):
 
     functions: dict[str, KernelFunction]
     constexprs: dict[str, dict[str, object]]
+    captured: dict[tuple[PyFunction, str], object]
+    """The constants the kernels read from their modules, as compiled."""
+
+    def captures_current(self) -> bool:
+        """Whether every captured constant still has its compiled value."""
+        for (fn, name), value in self.captured.items():
+            found, now = fn.lookup(name)
+            if not found or type(now) is not type(value) or now != value:
+                return False
+        return True
 
     def launch(
         self,
@@ -102,7 +112,26 @@ class PythonModule(Module):
             else:
                 assert isinstance(ptype, DType)
                 expanded.append(arg)
-        super().launch(name, grid, block, expanded, **options)
+        try:
+            super().launch(name, grid, block, expanded, **options)
+        except LaunchError as e:
+            show_python_line(e)
+            raise
+
+
+def show_python_line(error: LaunchError) -> None:
+    """Add the line a launch error names (a failed assert, a checked-mode
+    fault: `file.py:line:col: ...`) and a caret under it to its message."""
+    import re
+
+    text = str(error.args[0]) if error.args else ""
+    found = re.search(r"(\S+\.py):(\d+):(\d+): ", text)
+    if found is None:
+        return
+    where = Where(found[1], int(found[2]), int(found[3]))
+    shown = format_located(where, "").split("\n", 1)
+    if len(shown) == 2:
+        error.args = (f"{text}\n{shown[1]}", *error.args[1:])
 
 
 def python_error(e: DiagnosticException) -> KernelError | None:
@@ -132,7 +161,7 @@ def compile_functions(
     from gpuc.runtime import check_device
 
     check_kernels(kernels)
-    module, _ = build_module(kernels, constexprs)
+    module, captured = build_module(kernels, constexprs)
     try:
         result = compile_module(module, target, **options)
     except DiagnosticException as e:
@@ -144,6 +173,7 @@ def compile_functions(
     out = PythonModule(result, device)
     out.functions = {k.name: k for k in kernels}
     out.constexprs = {k: dict(v) for k, v in (constexprs or {}).items()}
+    out.captured = captured
     return out
 
 

@@ -27,7 +27,7 @@ class ModuleBuilder:
         ] = {}
         self.taken: set[str] = set()
         self.active: list[tuple[PyFunction, tuple[str, ...]]] = []
-        self.captured: dict[str, object] = {}
+        self.captured: dict[tuple[PyFunction, str], object] = {}
         """Module-level constants the functions read (the cache keys on them)."""
 
     def symbol(self, name: str) -> str:
@@ -79,7 +79,7 @@ class ModuleBuilder:
 def build_module(
     kernels: Sequence[KernelFunction],
     constexprs: Mapping[str, Mapping[str, object]] | None = None,
-) -> tuple[ModuleOp, dict[str, object]]:
+) -> tuple[ModuleOp, dict[tuple[PyFunction, str], object]]:
     """The module holding `kernels` (and what they call), and the constants
     it captured."""
     from gpuc.python.function import checked_constexprs
