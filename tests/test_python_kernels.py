@@ -198,6 +198,9 @@ def atomics(x: gpuc.Array[gpuc.i32, 1], hist: gpuc.Array[gpuc.i32, 1], fsum: F32
         if old != 5 and old != -1:
             hist[12] = old
         gpuc.atomic_add(fsum, 0, gpuc.f32(x[i]))
+        # Exactly one thread finds the -1 and claims slot 13.
+        if gpuc.atomic_cas(hist, 13, -1, gpuc.i32(i)) == -1:
+            gpuc.atomic_add(hist, 14, 1)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -205,8 +208,8 @@ def test_atomics(target: str) -> None:
     rng = rng_for("atomics", target)
     n = 500
     x = rng.integers(0, 100, n).astype(np.int32)
-    hist = np.zeros(13, np.int32)
-    hist[10], hist[11], hist[12] = 1000, -1, -77
+    hist = np.zeros(15, np.int32)
+    hist[10], hist[11], hist[12], hist[13] = 1000, -1, -77, -1
     fsum = np.zeros(1, np.float32)
     gpuc.compile(atomics, target)["atomics"][gpuc.blocks(n, 64), 64](x, hist, fsum)
     np.testing.assert_array_equal(hist[:8], np.bincount(x % 8, minlength=8))
@@ -218,6 +221,7 @@ def test_atomics(target: str) -> None:
         -77,
     )
     assert fsum[0] == x.sum()  # exact: integers below 2^24
+    assert 0 <= hist[13] < n and hist[14] == 1
 
 
 # Subgroups, print and assert

@@ -194,6 +194,8 @@ class Calls(Statements):
             return self.allocation(name, node, args)
         if name in ATOMIC_KINDS:
             return self.atomic(name, node, args)
+        if name == "atomic_cas":
+            return self.compare_and_swap(node, args)
         if name.startswith("shuffle"):
             return self.shuffle(name, node, args)
         if name.startswith("subgroup_"):
@@ -274,6 +276,42 @@ class Calls(Statements):
             operands=[value.ssa, array.view, *indices],
             result_types=[array.dtype.mlir()],
             properties={"kind": IntegerAttr(kind, i64)},
+        )
+        return Scalar(self.result(op), array.dtype)
+
+    def compare_and_swap(self, node: ast.Call, args: list[Value]) -> Value:
+        """MLIR's memref.generic_atomic_rmw storing `desired` where the
+        element is `expected` (the import makes it a compare-exchange)."""
+        from xdsl.ir import Block, Region
+
+        from gpuc.transforms.foreign.memref_dialect import (
+            AtomicYieldOp,
+            GenericAtomicRMWOp,
+        )
+
+        self.arity(node, args, 4)
+        what = "gpuc.atomic_cas()'s first argument"
+        array, indices = self.element(args[0], args[1], what)
+        if array.dtype.kind != "int" or array.dtype.bits < 32:
+            raise self.error(
+                f"gpuc.atomic_cas() takes i32 and i64 arrays, not {array.dtype.name}"
+            )
+        if array.space == "local":
+            raise self.error("gpuc.atomic_cas() on a per-thread array")
+        expected = self.scalar(args[2], array.dtype, "the expected value")
+        desired = self.scalar(args[3], array.dtype, "the desired value")
+        t = array.dtype.mlir()
+        block = Block(arg_types=[t])
+        current = block.args[0]
+        same = arith.CmpiOp(current, expected.ssa, "eq")
+        chosen = arith.SelectOp(same, desired.ssa, current)
+        block.add_ops([same, chosen, AtomicYieldOp.create(operands=[chosen.result])])
+        for inner in block.ops:
+            inner.location = self.location()
+        op = GenericAtomicRMWOp.create(
+            operands=[array.view, *indices],
+            result_types=[t],
+            regions=[Region(block)],
         )
         return Scalar(self.result(op), array.dtype)
 

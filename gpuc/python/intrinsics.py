@@ -107,6 +107,12 @@ def atomic_exchange(array: Any, index: Any, value: Any) -> Any:
 
 
 @intrinsic
+def atomic_cas(array: Any, index: Any, expected: Any, desired: Any) -> Any:
+    """array[index] = desired if it equals expected, atomically (i32 and i64
+    arrays); returns the old value."""
+
+
+@intrinsic
 def shuffle(value: Any, lane: Any) -> Any:
     """The value of `lane` in this subgroup."""
 

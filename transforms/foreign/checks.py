@@ -79,6 +79,8 @@ MEMREF_OPS = (
     "memref.load",
     "memref.store",
     "memref.atomic_rmw",
+    "memref.generic_atomic_rmw",
+    "memref.atomic_yield",
     "memref.dim",
     "memref.cast",
     "memref.alloca",
@@ -104,6 +106,7 @@ MEMREF_USES = {
     "memref.load": "memref",
     "memref.store": "memref",
     "memref.atomic_rmw": "memref",
+    "memref.generic_atomic_rmw": "memref",
     "memref.dim": "source",
     "memref.cast": "source",
     "memref.dealloc": "memref",
@@ -447,6 +450,13 @@ def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | Non
         return problem
     if isinstance(op, AllReduceOp):
         return _all_reduce_problem(op)
+    if op.name == "memref.generic_atomic_rmw":
+        t = op.result_types[0]
+        if not (isinstance(t, IntegerType) and t.width.data in (32, 64)):
+            return (
+                f"updates {t} elements{where(op)}; gpuc makes it a compare-exchange "
+                "loop, which takes i32 and i64 elements"
+            )
     if isinstance(op, memref.AllocaOp | memref.AllocOp):
         return _allocation_problem(op)
     if isinstance(op, memref.SubviewOp | memref.MemorySpaceCastOp):
