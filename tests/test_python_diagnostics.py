@@ -8,6 +8,8 @@ removed before the file is written).
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 import textwrap
 import traceback
 from pathlib import Path
@@ -16,6 +18,7 @@ import pytest
 
 import gpuc
 
+ROOT = Path(__file__).resolve().parent.parent
 HEADER = """\
 import math
 import gpuc
@@ -242,3 +245,36 @@ def test_tools_point_at_python_lines(tmp_path: Path) -> None:
     assert isinstance(ptx, str) and f'"{path}"' in ptx and "\t.loc\t1 14 " in ptx
     text = explain(module.k, target="ptx").text()  # type: ignore[attr-defined]
     assert f"gpuc.deferred_call in @k at {path}:14:16" in text
+
+
+def run_gpuc(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gpuc.cli", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+
+
+def test_command_line_takes_python_files(tmp_path: Path) -> None:
+    """`gpuc compile k.py` and `gpuc explain k.py` compile the file's
+    kernels; a problem is a located diagnostic and exit status 1."""
+    done = run_gpuc("compile", "examples/python/scan.py", "--target", "ptx")
+    assert done.returncode == 0, done.stderr
+    assert ".entry scan_block" in done.stdout and ".entry add_sums" in done.stdout
+    done = run_gpuc("explain", "examples/python/deferred_helper.py")
+    assert done.returncode == 0, done.stderr
+    assert "examples/python/deferred_helper.py:15:16" in done.stdout
+    bad = tmp_path / "bad.py"
+    bad.write_text(HEADER + "@gpuc.kernel\ndef k(x: F):\n    x[0] = {1: 2}\n")
+    done = run_gpuc("compile", str(bad), "--target", "ptx")
+    assert done.returncode == 1 and not done.stdout
+    assert done.stderr.startswith(f"{bad}:7:12: error: dicts are not supported")
+    assert "Traceback" not in done.stderr
+    bad.write_text("raise ValueError('boom')\n")
+    done = run_gpuc("compile", str(bad))
+    assert done.returncode == 1
+    assert (
+        "running the file to find its kernels failed: ValueError: boom" in done.stderr
+    )

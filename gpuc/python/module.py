@@ -6,6 +6,7 @@ the kernels asked for, then every device function they call (one
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -120,3 +121,39 @@ def check_kernels(kernels: Sequence[object]) -> None:
     for k in kernels:
         if not isinstance(k, KernelFunction):
             raise TypeError(f"expected @gpuc.kernel functions, got {k!r}")
+
+
+def module_of_file(path: str) -> ModuleOp:
+    """The module of the kernels a Python file defines (`gpuc compile k.py`,
+    `gpuc explain k.py`): the file runs as a module named `__gpuc__` (not
+    `__main__`, so its launches under `if __name__ == "__main__"` do not),
+    and its `@gpuc.kernel` functions without constexpr parameters compile."""
+    import runpy
+
+    from gpuc.python.decorators import KernelFunction, prepare_compiler
+
+    prepare_compiler()
+    where = Where(path, 1, 1)
+    try:
+        namespace = runpy.run_path(path, run_name="__gpuc__")
+    except KernelError:
+        raise
+    except Exception as e:
+        raise KernelError(
+            where,
+            f"running the file to find its kernels failed: {type(e).__name__}: {e}",
+        ) from None
+    here = os.path.abspath(path)
+    kernels = [
+        v
+        for v in namespace.values()
+        if isinstance(v, KernelFunction)
+        and os.path.abspath(v.fn.__code__.co_filename) == here
+        and not v.constexpr_names()
+    ]
+    if not kernels:
+        raise KernelError(
+            where, "defines no @gpuc.kernel without constexpr parameters to compile"
+        )
+    module, _ = build_module(kernels)
+    return module
