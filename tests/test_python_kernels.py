@@ -160,6 +160,7 @@ def conversions(
         ints[5] = gpuc.i64(gpuc.f16(1.5) * 2.0)
         ints[6] = gpuc.i64(max(gpuc.i32(3), 5, gpuc.i32(-1)))
         ints[7] = gpuc.i64(gpuc.bool(3)) + gpuc.i64(gpuc.f64(gpuc.bf16(2.0)))
+        ints[8] = gpuc.i64(gpuc.i32(3) ** 3) + gpuc.i64(a[0, 0] ** 2 >= 0.0)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -169,7 +170,7 @@ def test_conversions_math_and_views(target: str) -> None:
     a = base[::2, ::-3]  # a non-contiguous view, one stride negative
     whole = np.full((20, 64), np.nan)
     b = whole[1::2, 0::3]  # writes through a view land in `whole`
-    ints = np.full(8, -999, np.int64)
+    ints = np.full(9, -999, np.int64)
     mod = gpuc.compile(conversions, target)
     grid = (gpuc.blocks(a.shape[1], 8), gpuc.blocks(a.shape[0], 8))
     mod["conversions"][grid, (8, 8)](a, b, ints)
@@ -180,7 +181,7 @@ def test_conversions_math_and_views(target: str) -> None:
     assert np.isnan(whole[~written]).all()
     # i8 wraps (100 + 27 = 127 fits; no wrap); floor division and modulo as
     # Python; f32 -> i64 truncates; f16 arithmetic.
-    assert ints.tolist() == [127, -21, 2, -4, (-4) * 10 + 2, 3, 5, 1 + 2]
+    assert ints.tolist() == [127, -21, 2, -4, (-4) * 10 + 2, 3, 5, 1 + 2, 27 + 1]
 
 
 # Atomics

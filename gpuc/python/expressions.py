@@ -234,6 +234,17 @@ class Expressions(Builder):
                 ) from None
             assert isinstance(folded, bool | int | float)
             return Const(folded)
+        if (
+            isinstance(op, ast.Pow)
+            and isinstance(b, Const)
+            and not isinstance(a, Const)
+        ):
+            small = b.value if type(b.value) is int and 1 <= b.value <= 8 else None
+            if small is not None:  # x ** 2: multiplications, for any number type
+                result: Value = a
+                for _ in range(small - 1):
+                    result = self.binary(ast.Mult(), result, a)
+                return self.scalar(result)
         dtype = self.common(a, b, what)
         x, y = self.scalar(a, dtype).ssa, self.scalar(b, dtype).ssa
         kind = type(op)
