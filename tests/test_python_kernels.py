@@ -124,6 +124,7 @@ def test_control_flow(target: str) -> None:
     np.testing.assert_allclose(out[:n], want, rtol=1e-5)
     assert np.isnan(out[n:]).all()
     assert found[0] == np.flatnonzero(x < 0)[0]
+    assert mod.strided is None  # contiguous arrays: the unit-stride variant only
     out = np.full(n + 1, np.nan, np.float32)
     mod["short_circuit"][gpuc.blocks(n + 1, 64), 64](x, out, n)
     want = np.where(x > 0, 1.0, np.where(x < -0.5, -2.0, -1.0))
@@ -176,6 +177,7 @@ def test_conversions_math_and_views(target: str) -> None:
     mod["conversions"][grid, (8, 8)](a, b, ints)
     want = a * 6 + np.sqrt(abs(a)) + np.minimum(a, 0.25) + 2.0
     np.testing.assert_allclose(b, want, rtol=1e-12)
+    assert mod.strided is not None  # the views made it compile the strided one
     written = np.zeros(whole.shape, bool)
     written[1::2, 0::3] = True
     assert np.isnan(whole[~written]).all()

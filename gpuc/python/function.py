@@ -122,9 +122,16 @@ class FunctionCompiler(Calls):
                 base = next(args)
                 offset = Scalar(next(args), index)
                 shape = tuple(Scalar(next(args), index) for _ in range(ptype.ndim))
-                strides = tuple(Scalar(next(args), index) for _ in range(ptype.ndim))
+                given: tuple[Value, ...] = tuple(
+                    Scalar(next(args), index) for _ in range(ptype.ndim)
+                )
+                if kernel and not self.unit.strided:
+                    # The variant for arrays whose elements are consecutive
+                    # along the last dimension (launch.py picks it): its
+                    # stride is a constant, so accesses vectorize.
+                    given = (*given[:-1], Const(1))
                 self.env[name] = self.view(
-                    base, ptype.dtype, offset, shape, strides, space
+                    base, ptype.dtype, offset, shape, given, space
                 )
             elif isinstance(ptype, DType):
                 self.env[name] = Scalar(next(args), ptype)
@@ -169,24 +176,30 @@ class FunctionCompiler(Calls):
         dtype: DType,
         offset: Scalar,
         shape: tuple[Scalar, ...],
-        strides: tuple[Scalar, ...],
+        strides: tuple[Value, ...],
         space: str,
     ) -> ArrayValue:
+        """The n-D view of `base`; a literal stride is static in its type."""
         n = len(shape)
+        static = [
+            int(s.value) if isinstance(s, Const) else DYNAMIC_INDEX for s in strides
+        ]
         t = MemRefType(
             dtype.mlir(),
             [DYNAMIC_INDEX] * n,
-            StridedLayoutAttr([None] * n, None),
+            StridedLayoutAttr(
+                [None if s == DYNAMIC_INDEX else s for s in static], None
+            ),
             memory_space(space),
         )
         op = memref.ReinterpretCastOp(
             base,
             [offset.ssa],
             [s.ssa for s in shape],
-            [s.ssa for s in strides],
+            [s.ssa for s in strides if isinstance(s, Scalar)],
             [DYNAMIC_INDEX],
             [DYNAMIC_INDEX] * n,
-            [DYNAMIC_INDEX] * n,
+            static,
             t,
         )
         return ArrayValue(self.result(op), base, dtype, offset, shape, strides, space)

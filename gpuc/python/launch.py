@@ -70,6 +70,12 @@ class PythonModule(Module):
     constexprs: dict[str, dict[str, object]]
     captured: dict[tuple[PyFunction, str], object]
     """The constants the kernels read from their modules, as compiled."""
+    strided: PythonModule | None = None
+    """The variant for arrays of any strides (made on the first launch with
+    an array whose last stride is not 1); None until then, or this module
+    if it is that variant."""
+    recompile: Any = None
+    """Compiles the strided variant (compile_functions's arguments bound)."""
 
     def captures_current(self) -> bool:
         """Whether every captured constant still has its compiled value."""
@@ -98,9 +104,15 @@ class PythonModule(Module):
                 f"({', '.join(p for p, _, _ in params)}), got {len(args)}"
             )
         expanded: list[object] = []
+        unit = True
         for (pname, ptype, _), arg in zip(params, args, strict=True):
             if isinstance(ptype, ArrayType):
-                expanded += flat_view(arg, pname)
+                flat = flat_view(arg, pname)
+                # (buffer, size, offset, *shape, *strides): a last dimension of
+                # one element reads index 0 only, whatever its stride.
+                last_size, last_stride = flat[2 + ptype.ndim], flat[-1]
+                unit = unit and (last_stride == 1 or last_size <= 1)
+                expanded += flat
             elif isinstance(ptype, _Constexpr):
                 compiled = self.constexprs.get(name, {}).get(pname)
                 if arg != compiled:
@@ -112,8 +124,13 @@ class PythonModule(Module):
             else:
                 assert isinstance(ptype, DType)
                 expanded.append(arg)
+        target: Module = self
+        if not unit and self.strided is not self:
+            if self.strided is None:
+                self.strided = self.recompile()
+            target = self.strided
         try:
-            super().launch(name, grid, block, expanded, **options)
+            Module.launch(target, name, grid, block, expanded, **options)
         except LaunchError as e:
             show_python_line(e)
             raise
@@ -154,14 +171,17 @@ def compile_functions(
     *,
     constexprs: Mapping[str, Mapping[str, object]] | None = None,
     device: str | int | None = None,
+    strided: bool = False,
     **options: Any,
 ) -> PythonModule:
-    """Compile Python kernels (and the device functions they call)."""
+    """Compile Python kernels (and the device functions they call): for
+    arrays whose last stride is 1, and for any strides on first need
+    (`strided=True`: that variant now)."""
     from gpuc.driver import compile_module
     from gpuc.runtime import check_device
 
     check_kernels(kernels)
-    module, captured = build_module(kernels, constexprs)
+    module, captured = build_module(kernels, constexprs, strided)
     try:
         result = compile_module(module, target, **options)
     except DiagnosticException as e:
@@ -174,6 +194,17 @@ def compile_functions(
     out.functions = {k.name: k for k in kernels}
     out.constexprs = {k: dict(v) for k, v in (constexprs or {}).items()}
     out.captured = captured
+    if strided:
+        out.strided = out
+    else:
+        out.recompile = lambda: compile_functions(
+            kernels,
+            target,
+            constexprs=constexprs,
+            device=device,
+            strided=True,
+            **options,
+        )
     return out
 
 

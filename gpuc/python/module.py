@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 
 
 class ModuleBuilder:
-    def __init__(self) -> None:
+    def __init__(self, strided: bool = False) -> None:
+        self.strided = strided
+        """Kernels for arrays of any strides; else the last stride is 1."""
         self.functions: list[func.FuncOp] = []
         self.symbols: dict[
             tuple[PyFunction, tuple[str, ...]], tuple[str, DType | None]
@@ -80,12 +82,14 @@ class ModuleBuilder:
 def build_module(
     kernels: Sequence[KernelFunction],
     constexprs: Mapping[str, Mapping[str, object]] | None = None,
+    strided: bool = False,
 ) -> tuple[ModuleOp, dict[tuple[PyFunction, str], object]]:
     """The module holding `kernels` (and what they call), and the constants
-    it captured."""
+    it captured. `strided`: its kernels take arrays of any strides (else the
+    last stride of each array is 1: the variant launches use first)."""
     from gpuc.python.function import checked_constexprs
 
-    unit = ModuleBuilder()
+    unit = ModuleBuilder(strided)
     try:
         for k in kernels:
             values = dict((constexprs or {}).get(k.name, {}))
