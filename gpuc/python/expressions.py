@@ -65,6 +65,10 @@ FLOAT_PREDICATES = {
 }  # fmt: skip
 
 
+Env = dict[str, Value | Undefined]
+"""The names a function has defined at a point of its body."""
+
+
 class Expressions(Builder):
     """The expression half of a function's compiler."""
 
@@ -403,47 +407,86 @@ class Expressions(Builder):
         orelse: Callable[[], Sequence[Value]],
         labels: Sequence[str],
     ) -> list[Value]:
-        """An scf.if whose branches compute values (one per label); what
-        differs between them becomes its results."""
+        """An scf.if whose branches compute one value per label."""
+
+        def named(branch: Callable[[], Sequence[Value]]) -> Callable[[], Env]:
+            return lambda: dict(zip(labels, branch(), strict=True))
+
+        merged = self.if_merge(cond, named(then), named(orelse), {})
+        values = [merged[label] for label in labels]
+        assert not any(isinstance(v, Undefined) for v in values)
+        return values  # type: ignore[return-value]
+
+    def if_merge(
+        self,
+        cond: Scalar,
+        then: Callable[[], dict[str, Value | Undefined]],
+        orelse: Callable[[], dict[str, Value | Undefined]],
+        before: dict[str, Value | Undefined],
+    ) -> dict[str, Value | Undefined]:
+        """An scf.if whose branches give names values (an environment each,
+        from `before`); what differs between them becomes its results."""
+        envs: list[dict[str, Value | Undefined]] = []
+        line = getattr(self.node, "lineno", 0)
+        # Emit both branches, then merge what differs, then build the scf.if.
         blocks: list[Block] = []
-        outs: list[Sequence[Value]] = []
         for branch in (then, orelse):
             saved, self.block = self.block, Block()
-            outs.append(branch())
+            envs.append(branch())
             blocks.append(self.block)
             self.block = saved
-        merged: list[Value | None] = []
-        yields: tuple[list[SSAValue], list[SSAValue]] = ([], [])
-        types: list[DType] = []
-        for label, a, b in zip(labels, outs[0], outs[1], strict=True):
-            if a is b or (
+        merged: dict[str, Value | Undefined] = dict(before)
+        changed: list[tuple[str, DType, Value, Value]] = []
+        for name in dict.fromkeys([*envs[0], *envs[1]]):
+            a, b = envs[0].get(name), envs[1].get(name)
+            if a is b:
+                if a is not None:
+                    merged[name] = a
+                continue
+            if (
+                a is None
+                or b is None
+                or isinstance(a, Undefined)
+                or isinstance(b, Undefined)
+            ):
+                merged[name] = Undefined(
+                    f"it is assigned only on some paths of the if at line {line}"
+                )
+                continue
+            if (
                 isinstance(a, Const)
                 and isinstance(b, Const)
                 and a.value == b.value
                 and type(a.value) is type(b.value)
             ):
-                merged.append(a)
+                merged[name] = a
                 continue
-            dtype = self.merged_type(label, [a, b])
-            for k, (block, v) in enumerate(zip(blocks, (a, b), strict=True)):
-                saved, self.block = self.block, block
-                yields[k].append(self.scalar(v, dtype, label).ssa)
-                self.block = saved
-            types.append(dtype)
-            merged.append(None)
-        for block, values in zip(blocks, yields, strict=True):
-            block.add_op(scf.YieldOp(*values))
-            block.last_op.location = self.location()  # type: ignore[union-attr]
+            label = self.label(name)
+            changed.append((name, self.merged_type(label, [a, b]), a, b))
+        for k, block in enumerate(blocks):
+            saved, self.block = self.block, block
+            values = [
+                self.scalar((a, b)[k], t, self.label(n)).ssa for n, t, a, b in changed
+            ]
+            self.emit(scf.YieldOp(*values))
+            self.block = saved
+        # An else that only yields nothing is left out, as MLIR prints it.
+        empty = not changed and len(blocks[1].ops) == 1
         op = self.emit(
             scf.IfOp(
                 cond.ssa,
-                [t.mlir() for t in types],
+                [t.mlir() for _, t, _, _ in changed],
                 Region(blocks[0]),
-                Region(blocks[1]),
+                None if empty else Region(blocks[1]),
             )
         )
-        results = iter(zip(op.results, types, strict=True))
-        return [v if v is not None else Scalar(*next(results)) for v in merged]
+        for (name, dtype, _, _), result in zip(changed, op.results, strict=True):
+            merged[name] = Scalar(result, dtype)
+        return merged
+
+    def label(self, name: str) -> str:
+        """How a diagnostic names a variable (or a described value)."""
+        return name if name.startswith("the ") else f"'{name}'"
 
     def merged_type(self, label: str, values: Sequence[Value]) -> DType:
         """The one dtype a name has where control flow meets."""

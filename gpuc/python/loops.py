@@ -66,14 +66,14 @@ class Loops(Expressions):
     def body(self, stmts: Sequence[ast.stmt]) -> None:
         raise NotImplementedError
 
-    @staticmethod
-    def label(name: str) -> str:
-        return {
+    def label(self, name: str) -> str:
+        flags = {
             RETURNED: "the return flag",
             BROKE: "the break flag",
             CONTINUED: "the continue flag",
             RESULT: "the returned value",
-        }.get(name, f"'{name}'")
+        }
+        return flags.get(name) or super().label(name)
 
     def carried(self, stmts: Sequence[ast.stmt], exclude: str | None) -> list[str]:
         names = [n for n in assigned_names(stmts) if n != exclude]

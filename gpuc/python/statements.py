@@ -13,8 +13,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import cf, memref, scf
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.dialects import cf, memref
+from xdsl.ir import SSAValue
 
 from gpuc.python.loops import (
     BROKE,
@@ -215,71 +215,6 @@ class Statements(Loops):
             return emit
 
         self.env = self.if_merge(cond, branch(then), branch(orelse), before)
-
-    def if_merge(
-        self,
-        cond: Scalar,
-        then: Callable[[], dict[str, Value | Undefined]],
-        orelse: Callable[[], dict[str, Value | Undefined]],
-        before: dict[str, Value | Undefined],
-    ) -> dict[str, Value | Undefined]:
-        envs: list[dict[str, Value | Undefined]] = []
-        line = getattr(self.node, "lineno", 0)
-        # Emit both branches, then merge what differs, then build the scf.if.
-        blocks: list[Block] = []
-        for branch in (then, orelse):
-            saved, self.block = self.block, Block()
-            envs.append(branch())
-            blocks.append(self.block)
-            self.block = saved
-        merged: dict[str, Value | Undefined] = dict(before)
-        changed: list[tuple[str, DType, Value, Value]] = []
-        for name in dict.fromkeys([*envs[0], *envs[1]]):
-            a, b = envs[0].get(name), envs[1].get(name)
-            if a is b:
-                if a is not None:
-                    merged[name] = a
-                continue
-            if (
-                a is None
-                or b is None
-                or isinstance(a, Undefined)
-                or isinstance(b, Undefined)
-            ):
-                merged[name] = Undefined(
-                    f"it is assigned only on some paths of the if at line {line}"
-                )
-                continue
-            if (
-                isinstance(a, Const)
-                and isinstance(b, Const)
-                and a.value == b.value
-                and type(a.value) is type(b.value)
-            ):
-                merged[name] = a
-                continue
-            label = self.label(name)
-            changed.append((name, self.merged_type(label, [a, b]), a, b))
-        for k, block in enumerate(blocks):
-            saved, self.block = self.block, block
-            values = [
-                self.scalar((a, b)[k], t, self.label(n)).ssa for n, t, a, b in changed
-            ]
-            self.emit(scf.YieldOp(*values))
-            self.block = saved
-        # An else that only yields nothing is left out, as MLIR prints it.
-        empty = not changed and len(blocks[1].ops) == 1
-        op = self.emit(
-            scf.IfOp(
-                cond.ssa,
-                [t.mlir() for _, t, _, _ in changed],
-                Region(blocks[0]),
-                None if empty else Region(blocks[1]),
-            )
-        )
-        for (name, dtype, _, _), result in zip(changed, op.results, strict=True):
-            merged[name] = Scalar(result, dtype)
-        return merged
 
     def returns(self, node: ast.Return) -> None:
         if node.value is not None:
