@@ -67,6 +67,7 @@ __all__ = [
     "vote_any",
     "vote_all",
     "deferred",
+    "address",
     "launch",
 ]
 
@@ -125,6 +126,7 @@ _LAZY = {
     "vote_any": "gpuc.python.intrinsics:vote_any",
     "vote_all": "gpuc.python.intrinsics:vote_all",
     "deferred": "gpuc.python.intrinsics:deferred",
+    "address": "gpuc.python.intrinsics:address",
     "launch": "gpuc.python.intrinsics:launch",
 }
 

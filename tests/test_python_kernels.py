@@ -461,3 +461,30 @@ def test_launch_errors_show_the_python_line() -> None:
         gpuc.compile(checks, "native")["checks"][1, 2](x)
     lines = str(failure.value).splitlines()
     assert lines[-2:] == ['    assert x[i] >= 0, "x must be non-negative"', "    ^"]
+
+
+@gpuc.func
+def square_plus(v: gpuc.f32, b: gpuc.f32) -> gpuc.f32:
+    return v * v + b
+
+
+@gpuc.kernel
+def via_pointer(x: F32, bias: gpuc.f32):
+    i = gpuc.global_id(0)
+    f = gpuc.address(square_plus, inline="never")
+    if i < x.shape[0]:
+        x[i] = f(x[i], bias)
+
+
+def test_function_addresses() -> None:
+    """gpuc.address is gpuc.deferred_addr, its call gpuc.call_indirect: run
+    on native, validated by ptxas; spirv refuses function pointers at the
+    .py line."""
+    x = rng_for("address").standard_normal(50).astype(np.float32)
+    want = x * x + np.float32(0.5)
+    gpuc.compile(via_pointer, "native")["via_pointer"][2, 32](x, 0.5)
+    np.testing.assert_allclose(x, want, rtol=1e-6)
+    gpuc.compile(via_pointer, "ptx", validate=True)
+    line = via_pointer.fn.__code__.co_firstlineno + 3
+    with pytest.raises(gpuc.KernelError, match=f":{line}:9: error: 'gpuc.func_addr'"):
+        gpuc.compile(via_pointer, "spirv")

@@ -76,6 +76,14 @@ ATOMIC_KINDS = {
 
 
 @dataclass(frozen=True)
+class FunctionAddress:
+    """`gpuc.address(f, **job)`: a `!gpuc.funcptr` value, to be called."""
+
+    ssa: SSAValue
+    fn: Any
+
+
+@dataclass(frozen=True)
 class DeferredJob:
     """`gpuc.deferred(f, **job)`, to be called."""
 
@@ -118,9 +126,13 @@ class Calls(Statements):
             raise self.error(f"{describe(callee)} cannot be called", node.func)
         obj = callee.obj
         if getattr(obj, "_gpuc_intrinsic", None) == "deferred":
-            return self.deferred_job(node)
+            return PyObj(self.deferred_job(node))
+        if getattr(obj, "_gpuc_intrinsic", None) == "address":
+            return self.function_address(node)
         if isinstance(obj, DeferredJob):
             return self.deferred_call(obj, node)
+        if isinstance(obj, FunctionAddress):
+            return self.indirect_call(obj, node)
         if node.keywords:
             raise self.error("keyword arguments are not supported in kernel calls")
         if obj is builtins.print:
@@ -472,20 +484,22 @@ class Calls(Statements):
             raise self.error(f"{what} must be a @gpuc.func, not {describe(v)}")
         return fn
 
-    def deferred_job(self, node: ast.Call) -> Value:
-        """`gpuc.deferred(f, **job)`: what calling it compiles to."""
+    def deferred_job(self, node: ast.Call) -> DeferredJob:
+        """`gpuc.deferred(f, **job)` (or `gpuc.address`): the function and
+        its job configuration."""
         from gpuc.dialects.attrs import InlineHint, JobAttr, Role
 
+        name = ast.unparse(node.func)
         if len(node.args) != 1:
-            raise self.error("gpuc.deferred(f, **job) takes one function")
-        fn = self.device_function(self.expr(node.args[0]), "gpuc.deferred()'s function")
+            raise self.error(f"{name}(f, **job) takes one function")
+        fn = self.device_function(self.expr(node.args[0]), f"{name}()'s function")
         inline: InlineHint | None = None
         generator: str | None = None
         params: dict[str, Attribute] = {}
         for kw in node.keywords:
             value = kw.value
             if not isinstance(value, ast.Constant) or kw.arg is None:
-                raise self.error("gpuc.deferred()'s job settings are literals", value)
+                raise self.error(f"{name}()'s job settings are literals", value)
             if kw.arg == "inline":
                 hints = {
                     "always": InlineHint.ALWAYS_INLINE,
@@ -502,7 +516,39 @@ class Calls(Statements):
                 params[kw.arg] = job_parameter(value.value)
         if params and generator is None:
             raise self.error("job parameters need a generator= to read them")
-        return PyObj(DeferredJob(fn, JobAttr(Role.HELPER, inline, generator, params)))
+        return DeferredJob(fn, JobAttr(Role.HELPER, inline, generator, params))
+
+    def function_address(self, node: ast.Call) -> Value:
+        """`gpuc.address(f, **job)`: `gpuc.deferred_addr`, to be called."""
+        from xdsl.dialects.builtin import FunctionType
+
+        from gpuc.dialects.deferred import DeferredAddrOp
+        from gpuc.python.types import ArrayType
+
+        job = self.deferred_job(node)
+        params = job.fn.parameters()
+        if any(isinstance(t, ArrayType) for _, t, _ in params):
+            raise self.error(
+                f"gpuc.address() takes functions of scalars; {job.fn.name} takes "
+                "an array (call it, or gpuc.deferred it)"
+            )
+        result = job.fn.result_type()
+        symbol, _ = self.unit.device(job.fn, (), self.source.where(node))
+        signature = FunctionType.from_lists(
+            [t.mlir() for _, t, _ in params], [result.mlir()] if result else []
+        )
+        op = self.emit(DeferredAddrOp(symbol, job.job, signature))
+        return PyObj(FunctionAddress(op.results[0], job.fn))
+
+    def indirect_call(self, address: FunctionAddress, node: ast.Call) -> Value:
+        from gpuc.dialects.functions import CallIndirectOp
+
+        if node.keywords:
+            raise self.error("keyword arguments are not supported in kernel calls")
+        args = [self.expr(a) for a in node.args]
+        symbol, result, operands = self.callee(address.fn, args)
+        op = self.emit(CallIndirectOp(address.ssa, operands))
+        return Scalar(op.results[0], result) if result else Const(0)
 
     def deferred_call(self, job: DeferredJob, node: ast.Call) -> Value:
         from gpuc.dialects.deferred import DeferredCallOp

@@ -169,3 +169,10 @@ def deferred(fn: Any, **job: Any) -> Any:
 def launch(fn: Any, grid: Any, block: Any, *args: Any) -> None:
     """Launch @gpuc.func `fn` as a child kernel on `grid` blocks of `block`
     threads (`gpuc.deferred_launch`; ptx only)."""
+
+
+@intrinsic
+def address(fn: Any, **job: Any) -> Any:
+    """The address of @gpuc.func `fn` compiled as its own job
+    (`gpuc.deferred_addr`; `job` as gpuc.deferred's); call it as a function.
+    Functions of scalars only."""
