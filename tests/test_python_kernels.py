@@ -231,7 +231,9 @@ def test_atomics(target: str) -> None:
 
 
 @gpuc.kernel
-def subgroups(x: F32, out: F32, sizes: gpuc.Array[gpuc.i32, 1]):
+def subgroups(
+    x: F32, out: F32, sizes: gpuc.Array[gpuc.i32, 1], masks: gpuc.Array[gpuc.i32, 1]
+):
     i = gpuc.global_id(0)
     total = gpuc.subgroup_sum(x[i])
     top = gpuc.subgroup_max(x[i])
@@ -241,6 +243,7 @@ def subgroups(x: F32, out: F32, sizes: gpuc.Array[gpuc.i32, 1]):
     out[i + x.shape[0]] = neighbour
     if i == 0:
         sizes[0] = gpuc.i32(gpuc.subgroup_size())
+    masks[i] = gpuc.ballot(x[i] > 0.5)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -250,12 +253,16 @@ def test_subgroups(target: str) -> None:
     x = rng.random(n).astype(np.float32)
     out = np.full(2 * n, np.nan, np.float32)
     sizes = np.zeros(1, np.int32)
-    gpuc.compile(subgroups, target)["subgroups"][1, n](x, out, sizes)
+    masks = np.full(n, -7, np.int32)
+    gpuc.compile(subgroups, target)["subgroups"][1, n](x, out, sizes, masks)
     width = int(sizes[0])
     assert width in (8, 16, 32, 64)
     sums = x.reshape(-1, width).sum(1, dtype=np.float64).repeat(width)
     np.testing.assert_allclose(out[:n], sums, rtol=1e-5)
     np.testing.assert_array_equal(out[n:], x.reshape(-1, 2)[:, ::-1].reshape(-1))
+    bits = (x > 0.5).reshape(-1, width) * (1 << np.arange(width, dtype=np.int64))
+    want = bits.sum(1).astype(np.uint32).view(np.int32).repeat(width)
+    np.testing.assert_array_equal(masks, want)
 
 
 @gpuc.kernel

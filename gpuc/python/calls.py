@@ -214,6 +214,12 @@ class Calls(Statements):
             return self.subgroup_reduce(name, node, args)
         if name == "launch":
             return self.child_launch(node, args)
+        if name == "ballot":
+            from gpuc.dialects.subgroup import BallotOp
+
+            self.arity(node, args, 1)
+            c = self.scalar(self.truth(args[0]), boolean)
+            return Scalar(self.result(BallotOp(c.ssa)), I32)
         if name.startswith("vote_"):
             from gpuc.dialects.subgroup import VoteKind, VoteOp
 

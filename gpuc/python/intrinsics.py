@@ -153,6 +153,11 @@ def vote_any(cond: Any) -> bool:
 
 
 @intrinsic
+def ballot(cond: Any) -> Any:
+    """An i32 whose bit k is set if `cond` holds in lane k of the subgroup."""
+
+
+@intrinsic
 def vote_all(cond: Any) -> bool:
     """True in every lane if `cond` holds in all lanes of the subgroup."""
 
