@@ -202,7 +202,11 @@ class FunctionCompiler(Calls):
             static,
             t,
         )
-        return ArrayValue(self.result(op), base, dtype, offset, shape, strides, space)
+        view = self.result(op)
+        # x.strides reads index values in both variants (a literal 1 in one
+        # would type differently from the other's parameter).
+        known = tuple(self.index(s, "a stride") for s in strides)
+        return ArrayValue(view, base, dtype, offset, shape, known, space)
 
 
 def checked_constexprs(fn: PyFunction, values: dict[str, object]) -> None:
