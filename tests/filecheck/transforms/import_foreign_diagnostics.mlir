@@ -100,7 +100,7 @@ func.func @unknown_memref(%a: memref<4xf32>, %b: memref<4xf32>) {
 }
 
 // CHECK-NOT: op uses a memref value
-// CHECK: error: 'memref.copy' op cannot be imported in @unknown_memref; the import accepts memref.load, memref.store, memref.atomic_rmw, memref.dim, memref.cast, memref.alloca, memref.alloc, memref.dealloc, memref.global, memref.get_global, memref.assume_alignment
+// CHECK: error: 'memref.copy' op cannot be imported in @unknown_memref; the import accepts memref.load, memref.store, memref.atomic_rmw, memref.generic_atomic_rmw, memref.atomic_yield, memref.dim, memref.cast, memref.alloca, memref.alloc, memref.dealloc, memref.global, memref.get_global, memref.assume_alignment
 
 // -----
 
