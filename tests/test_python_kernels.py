@@ -380,16 +380,30 @@ def bump(x: F32, flag: bool, by: gpuc.f32):
         x[i] += by
 
 
+@gpuc.kernel
+def add_rows(x: gpuc.Array[gpuc.f32, 2]):
+    i, j = gpuc.global_id(1), gpuc.global_id(0)
+    if i < x.shape[0] and j < x.shape[1]:
+        x[i, j] += gpuc.f32(i * 100 + j)
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_device_arrays_and_bool_parameters(target: str) -> None:
     rng = rng_for("bump", target)
     host = rng.standard_normal(100).astype(np.float32)
-    mod = gpuc.compile(bump, target)
+    mod = gpuc.compile([bump, add_rows], target)
     d = mod.to_device(host)
     mod["bump"][gpuc.blocks(100, 32), 32](d, True, 2.0)
     mod["bump"][gpuc.blocks(100, 32), 32](d, False, 5.0)
     got = d.copy_to_host() if hasattr(d, "copy_to_host") else np.asarray(d)
     np.testing.assert_array_equal(got, host + np.float32(2.0))
+    grid = rng.standard_normal((37, 45)).astype(np.float32)
+    d2 = mod.to_device(grid)
+    g = (gpuc.blocks(45, 8), gpuc.blocks(37, 8))
+    mod["add_rows"][g, (8, 8)](d2)
+    got = d2.copy_to_host() if hasattr(d2, "copy_to_host") else np.asarray(d2)
+    rows, cols = np.indices(grid.shape)
+    np.testing.assert_array_equal(got, grid + (rows * 100 + cols).astype(np.float32))
 
 
 def test_amdgpu_validated() -> None:

@@ -31,13 +31,17 @@ def flat_view(array: Any, name: str) -> tuple[Any, ...]:
 
     a = array
     if not isinstance(a, np.ndarray):
-        shape = tuple(getattr(a, "shape", ()))
-        if len(shape) != 1:
+        # A device array: contiguous, row-major, passed whole as the buffer.
+        shape = tuple(int(n) for n in getattr(a, "shape", ()))
+        if not shape:
             raise LaunchError(
-                f"argument '{name}': a device array is passed whole and flat; "
-                f"pass a 1-D one (or a numpy array), got shape {shape}"
+                f"argument '{name}' takes an array (numpy or device), got "
+                f"{type(a).__name__}"
             )
-        return (a, shape[0], 0, shape[0], 1)
+        strides = [1]
+        for size in reversed(shape[1:]):
+            strides.insert(0, strides[0] * size)
+        return (a, int(np.prod(shape)), 0, *shape, *strides)
     item = a.itemsize
     if any(s % item for s in a.strides):
         raise LaunchError(
