@@ -2,8 +2,10 @@
 barrier, shared and local arrays, atomics, subgroup operations), `min`,
 `max`, `abs`, `print`, the `math` module, and device functions.
 
-Each becomes a standard op where one exists (gpu, memref, arith, math);
-`gpuc.vote` is the only gpuc op (no standard dialect votes).
+Each becomes a standard op where one exists (gpu, memref, arith, math;
+MLIR's `memref.generic_atomic_rmw` for a compare-and-swap); gpuc ops where
+none does: `gpuc.vote`, `gpuc.ballot`. Calls of other functions (device
+functions, deferred jobs) are jobs.py's.
 """
 
 from __future__ import annotations
@@ -12,21 +14,18 @@ import ast
 import builtins
 import math as pymath
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects import arith, func, gpu, memref
+from xdsl.dialects import arith, gpu, memref
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
     IntegerAttr,
     MemRefType,
-    NoneAttr,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 
-from gpuc.python.statements import Statements
+from gpuc.python.jobs import DeferredJob, FunctionAddress, FunctionCalls
 from gpuc.python.types import DType, boolean, f32, index
 from gpuc.python.types import i32 as I32
 from gpuc.python.values import (
@@ -38,6 +37,7 @@ from gpuc.python.values import (
     TupleValue,
     Value,
     describe,
+    memory_space,
 )
 
 if TYPE_CHECKING:
@@ -75,47 +75,7 @@ ATOMIC_KINDS = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True)
-class FunctionAddress:
-    """`gpuc.address(f, **job)`: a `!gpuc.funcptr` value, to be called."""
-
-    ssa: SSAValue
-    fn: Any
-
-
-@dataclass(frozen=True)
-class DeferredJob:
-    """`gpuc.deferred(f, **job)`, to be called."""
-
-    fn: Any
-    job: Any
-
-
-def job_parameter(value: object) -> Attribute:
-    """A generator parameter (`#gpuc.job`'s dictionary) from a Python literal."""
-    from xdsl.dialects.builtin import FloatAttr, StringAttr, f64
-
-    if isinstance(value, bool):
-        return IntegerAttr.from_bool(value)
-    if isinstance(value, int):
-        return IntegerAttr(value, i64)
-    if isinstance(value, float):
-        return FloatAttr(value, f64)
-    return StringAttr(str(value))
-
-
-def memory_space(space: str) -> Attribute:
-    from gpuc.transforms.foreign.gpu_dialect import GPUAddressSpace, GPUAddressSpaceAttr
-
-    if space == "global":
-        return NoneAttr()
-    keyword = (
-        GPUAddressSpace.WORKGROUP if space == "shared" else GPUAddressSpace.PRIVATE
-    )
-    return GPUAddressSpaceAttr(keyword)
-
-
-class Calls(Statements):
+class Calls(FunctionCalls):
     """Calls, the last part of a function's compiler."""
 
     unit: ModuleBuilder
@@ -476,166 +436,3 @@ class Calls(Statements):
         )
         self.emit(op)
         return Const(0)
-
-    def device_call(self, fn: Any, node: ast.Call, args: list[Value]) -> Value:
-        symbol, result, operands = self.callee(fn, args)
-        op = self.emit(func.CallOp(symbol, operands, [result.mlir()] if result else []))
-        return Scalar(op.results[0], result) if result else Const(0)
-
-    def device_function(self, v: Value, what: str) -> Any:
-        from gpuc.python.decorators import DeviceFunction
-
-        fn = getattr(v, "obj", None)
-        if not isinstance(fn, DeviceFunction):
-            raise self.error(f"{what} must be a @gpuc.func, not {describe(v)}")
-        return fn
-
-    def deferred_job(self, node: ast.Call) -> DeferredJob:
-        """`gpuc.deferred(f, **job)` (or `gpuc.address`): the function and
-        its job configuration."""
-        from gpuc.dialects.attrs import InlineHint, JobAttr, Role
-
-        name = ast.unparse(node.func)
-        if len(node.args) != 1:
-            raise self.error(f"{name}(f, **job) takes one function")
-        fn = self.device_function(self.expr(node.args[0]), f"{name}()'s function")
-        inline: InlineHint | None = None
-        generator: str | None = None
-        params: dict[str, Attribute] = {}
-        for kw in node.keywords:
-            value = kw.value
-            if not isinstance(value, ast.Constant) or kw.arg is None:
-                raise self.error(f"{name}()'s job settings are literals", value)
-            if kw.arg == "inline":
-                hints = {
-                    "always": InlineHint.ALWAYS_INLINE,
-                    "never": InlineHint.NO_INLINE,
-                }
-                if value.value not in hints:
-                    raise self.error("inline= takes 'always' or 'never'", value)
-                inline = hints[value.value]
-            elif kw.arg == "generator":
-                if not isinstance(value.value, str):
-                    raise self.error("generator= takes a generator's name", value)
-                generator = value.value
-            else:
-                params[kw.arg] = job_parameter(value.value)
-        if params and generator is None:
-            raise self.error("job parameters need a generator= to read them")
-        return DeferredJob(fn, JobAttr(Role.HELPER, inline, generator, params))
-
-    def function_address(self, node: ast.Call) -> Value:
-        """`gpuc.address(f, **job)`: `gpuc.deferred_addr`, to be called."""
-        from xdsl.dialects.builtin import FunctionType
-
-        from gpuc.dialects.deferred import DeferredAddrOp
-        from gpuc.python.types import ArrayType
-
-        job = self.deferred_job(node)
-        params = job.fn.parameters()
-        if any(isinstance(t, ArrayType) for _, t, _ in params):
-            raise self.error(
-                f"gpuc.address() takes functions of scalars; {job.fn.name} takes "
-                "an array (call it, or gpuc.deferred it)"
-            )
-        result = job.fn.result_type()
-        symbol, _ = self.unit.device(job.fn, (), self.source.where(node))
-        signature = FunctionType.from_lists(
-            [t.mlir() for _, t, _ in params], [result.mlir()] if result else []
-        )
-        op = self.emit(DeferredAddrOp(symbol, job.job, signature))
-        return PyObj(FunctionAddress(op.results[0], job.fn))
-
-    def indirect_call(self, address: FunctionAddress, node: ast.Call) -> Value:
-        from gpuc.dialects.functions import CallIndirectOp
-
-        if node.keywords:
-            raise self.error("keyword arguments are not supported in kernel calls")
-        args = [self.expr(a) for a in node.args]
-        symbol, result, operands = self.callee(address.fn, args)
-        op = self.emit(CallIndirectOp(address.ssa, operands))
-        return Scalar(op.results[0], result) if result else Const(0)
-
-    def deferred_call(self, job: DeferredJob, node: ast.Call) -> Value:
-        from gpuc.dialects.deferred import DeferredCallOp
-
-        if node.keywords:
-            raise self.error("keyword arguments are not supported in kernel calls")
-        args = [self.expr(a) for a in node.args]
-        symbol, result, operands = self.callee(job.fn, args)
-        types = [result.mlir()] if result else []
-        op = self.emit(DeferredCallOp(symbol, job.job, operands, types))
-        return Scalar(op.results[0], result) if result else Const(0)
-
-    def child_launch(self, node: ast.Call, args: list[Value]) -> Value:
-        from gpuc.dialects.attrs import JobAttr, Role
-        from gpuc.dialects.deferred import DeferredLaunchOp
-
-        if len(args) < 3:
-            raise self.error("gpuc.launch(f, grid, block, *args)")
-        fn = self.device_function(args[0], "gpuc.launch()'s kernel")
-        if fn.result_type() is not None:
-            raise self.error(
-                f"{fn.name} returns a value; a launched kernel returns nothing"
-            )
-        sizes: list[list[SSAValue]] = []
-        for what, v in (("grid", args[1]), ("block", args[2])):
-            items = v.items if isinstance(v, TupleValue) else (v,)
-            if not 1 <= len(items) <= 3:
-                raise self.error(f"gpuc.launch()'s {what} takes 1 to 3 sizes")
-            sizes.append([self.index(s, f"gpuc.launch()'s {what}").ssa for s in items])
-        symbol, _, operands = self.callee(fn, args[3:])
-        job = JobAttr(Role.KERNEL)
-        self.emit(DeferredLaunchOp(symbol, job, sizes[0], sizes[1], operands))
-        return Const(0)
-
-    def callee(
-        self, fn: Any, args: list[Value]
-    ) -> tuple[str, DType | None, list[SSAValue]]:
-        """`fn`'s symbol for these arguments, its result type, the operands."""
-        from gpuc.python.types import ArrayType
-
-        params = fn.parameters()
-        if len(args) != len(params):
-            raise self.error(
-                f"{fn.name}() takes {len(params)} argument(s), got {len(args)}"
-            )
-        operands: list[SSAValue] = []
-        spaces: list[str] = []
-        for (pname, ptype, _), arg in zip(params, args, strict=True):
-            if isinstance(ptype, ArrayType):
-                a = self.array(arg, f"argument '{pname}' of {fn.name}()")
-                if a.dtype is not ptype.dtype or len(a.shape) != ptype.ndim:
-                    raise self.error(
-                        f"argument '{pname}' of {fn.name}() is an array of "
-                        f"{a.dtype.name} with {len(a.shape)} dimension(s); "
-                        f"{fn.name} takes {ptype!r}"
-                    )
-                spaces.append(a.space)
-                operands += self.decompose(a)
-            else:
-                what = f"argument '{pname}' of {fn.name}()"
-                operands.append(self.scalar(arg, ptype, what).ssa)
-        where = self.source.where(self.node)
-        symbol, result = self.unit.device(fn, tuple(spaces), where)
-        return symbol, result, operands
-
-    def decompose(self, a: ArrayValue) -> list[SSAValue]:
-        """An array as a call passes it: base, offset, sizes, strides."""
-        base = a.base
-        if base is None:  # a shared or local allocation: its own base
-            size = 1
-            for s in a.shape:
-                assert isinstance(s, Const)
-                size *= int(s.value)
-            t = MemRefType(
-                a.dtype.mlir(), [DYNAMIC_INDEX], memory_space=memory_space(a.space)
-            )
-            n = self.constant(size, index).ssa
-            base = self.result(
-                memref.ReinterpretCastOp(
-                    a.view, [], [n], [], [0], [DYNAMIC_INDEX], [1], t
-                )
-            )
-        rest = [a.offset, *a.shape, *a.strides]
-        return [base] + [self.index(v, "an array's size").ssa for v in rest]

@@ -24,11 +24,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Region
 
-from gpuc.python.calls import Calls, memory_space
+from gpuc.python.calls import Calls
 from gpuc.python.loops import RESULT, RETURNED
 from gpuc.python.source import KernelError
 from gpuc.python.types import ArrayType, DType, index
-from gpuc.python.values import ArrayValue, Const, PyObj, Scalar, Value
+from gpuc.python.values import ArrayValue, Const, PyObj, Scalar, Value, memory_space
 
 if TYPE_CHECKING:
     from gpuc.python.decorators import PyFunction

@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
 )
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from gpuc.python.source import FunctionSource, KernelError
 from gpuc.python.types import DType, boolean, f32, i64, index
@@ -281,3 +281,17 @@ class Builder:
             f"{what} mixes {integer.name} and {real.name}; write "
             f"gpuc.{real.name}(...) around the {integer.name} operand"
         )
+
+
+def memory_space(space: str) -> Attribute:
+    """The memref memory space of an array in `space` (global, shared, local)."""
+    from xdsl.dialects.builtin import NoneAttr
+
+    from gpuc.transforms.foreign.gpu_dialect import GPUAddressSpace, GPUAddressSpaceAttr
+
+    if space == "global":
+        return NoneAttr()
+    keyword = (
+        GPUAddressSpace.WORKGROUP if space == "shared" else GPUAddressSpace.PRIVATE
+    )
+    return GPUAddressSpaceAttr(keyword)
