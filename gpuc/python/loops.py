@@ -60,6 +60,10 @@ def contains_break(stmts: Sequence[ast.stmt]) -> bool:
     return any(any(visit(s)) for s in stmts)
 
 
+def go_is_true(v: Value) -> bool:
+    return isinstance(v, Const) and v.value is True
+
+
 class Loops(Expressions):
     """The loop part of a function's compiler."""
 
@@ -300,7 +304,8 @@ class Loops(Expressions):
             flags = [self.defined(self.env, f) for f in (BROKE, RETURNED) if f in names]
             go: Value = Const(True)
             for f in flags:
-                go = self.binary(ast.BitAnd(), go, self.unary(ast.Not(), f))
+                stay = self.unary(ast.Not(), f)
+                go = stay if go_is_true(go) else self.binary(ast.BitAnd(), go, stay)
 
             def user_condition() -> list[Value]:
                 if isinstance(node, ast.While):
