@@ -93,3 +93,19 @@ def test_ptx_of_every_example_validated() -> None:
     kernels = [k for name in PYTHON_EXAMPLES for k in kernels_of(name)]
     mod = gpuc.compile(kernels, "ptx", validate=True)
     assert {k.name for k in kernels} <= set(mod)
+
+
+def test_run_example_runs_the_python_kernel() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "examples" / "run_example.py"),
+            "saxpy",
+            "--python",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "launches match numpy" in done.stdout
