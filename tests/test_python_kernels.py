@@ -478,8 +478,11 @@ def test_launch_shorthand_recompiles_when_a_captured_constant_changes(
 
 def test_launch_errors_show_the_python_line() -> None:
     x = np.array([1, -2], np.float32)
+    mod = gpuc.compile(checks, "native")
+    with pytest.raises(gpuc.LaunchError, match=r"'x' has 2 dimension\(s\)"):
+        mod["checks"][1, 2](x.reshape(1, 2))
     with pytest.raises(gpuc.LaunchError) as failure:
-        gpuc.compile(checks, "native")["checks"][1, 2](x)
+        mod["checks"][1, 2](x)
     lines = str(failure.value).splitlines()
     assert lines[-2:] == ['    assert x[i] >= 0, "x must be non-negative"', "    ^"]
 

@@ -111,6 +111,12 @@ class PythonModule(Module):
         unit = True
         for (pname, ptype, _), arg in zip(params, args, strict=True):
             if isinstance(ptype, ArrayType):
+                ndim = len(getattr(arg, "shape", ()))
+                if ndim != ptype.ndim:
+                    raise LaunchError(
+                        f"kernel '{name}': argument '{pname}' has {ndim} "
+                        f"dimension(s); the kernel takes {ptype!r}"
+                    )
                 flat = flat_view(arg, pname)
                 # (buffer, size, offset, *shape, *strides): a last dimension of
                 # one element reads index 0 only, whatever its stride.
