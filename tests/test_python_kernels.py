@@ -478,9 +478,12 @@ def test_launch_shorthand_recompiles_when_a_captured_constant_changes(
 
 def test_launch_errors_show_the_python_line() -> None:
     x = np.array([1, -2], np.float32)
-    mod = gpuc.compile(checks, "native")
+    mod = gpuc.compile([checks, bump], "native")
     with pytest.raises(gpuc.LaunchError, match=r"'x' has 2 dimension\(s\)"):
         mod["checks"][1, 2](x.reshape(1, 2))
+    # Arguments are numbered as in the Python call, not the expanded ABI.
+    with pytest.raises(gpuc.LaunchError, match=r"argument 2 \('by': f32\)"):
+        mod["bump"][1, 2](x, True, "a string")
     with pytest.raises(gpuc.LaunchError) as failure:
         mod["checks"][1, 2](x)
     lines = str(failure.value).splitlines()

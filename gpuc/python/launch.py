@@ -108,8 +108,11 @@ class PythonModule(Module):
                 f"({', '.join(p for p, _, _ in params)}), got {len(args)}"
             )
         expanded: list[object] = []
+        position: dict[int, int] = {}
+        """Expanded argument -> the Python argument it came from."""
         unit = True
-        for (pname, ptype, _), arg in zip(params, args, strict=True):
+        for k, ((pname, ptype, _), arg) in enumerate(zip(params, args, strict=True)):
+            first = len(expanded)
             if isinstance(ptype, ArrayType):
                 ndim = len(getattr(arg, "shape", ()))
                 if ndim != ptype.ndim:
@@ -134,6 +137,7 @@ class PythonModule(Module):
             else:
                 assert isinstance(ptype, DType)
                 expanded.append(arg)
+            position.update(dict.fromkeys(range(first, len(expanded)), k))
         target: Module = self
         if not unit and self.strided is not self:
             if self.strided is None:
@@ -142,8 +146,24 @@ class PythonModule(Module):
         try:
             Module.launch(target, name, grid, block, expanded, **options)
         except LaunchError as e:
+            renumber(e, position)
             show_python_line(e)
             raise
+
+
+def renumber(error: LaunchError, position: dict[int, int]) -> None:
+    """Number the arguments a launch error names as the Python call does
+    (the executor counts each array's buffer, offset, shape and strides)."""
+    import re
+
+    if not error.args:
+        return
+    text = re.sub(
+        r"\bargument (\d+) \(",
+        lambda m: f"argument {position.get(int(m[1]), int(m[1]))} (",
+        str(error.args[0]),
+    )
+    error.args = (text, *error.args[1:])
 
 
 def show_python_line(error: LaunchError) -> None:
