@@ -163,6 +163,8 @@ def renumber(error: LaunchError, position: dict[int, int]) -> None:
         lambda m: f"argument {position.get(int(m[1]), int(m[1]))} (",
         str(error.args[0]),
     )
+    # A checked-mode fault names the buffer parameter: the array, in Python.
+    text = re.sub(r"parameter %(\w+) \(argument \d+\)", r"array '\1'", text)
     error.args = (text, *error.args[1:])
 
 
