@@ -2,6 +2,7 @@
 
     python examples/run_example.py saxpy                  # native JIT (default)
     python examples/run_example.py reduce --target spirv  # Intel's OpenCL CPU runtime
+    python examples/run_example.py matmul --python        # examples/python/matmul.py
 
 Inputs are fresh random numbers every run (the seed is printed) and outputs
 are poisoned first, so an element the kernel did not write fails the check.
@@ -34,6 +35,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     runnable = [n for n in target_names() if target_class(n).executor is not None]
     parser.add_argument("--target", default="native", choices=runnable)
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument(
+        "--python",
+        action="store_true",
+        help="run the kernel written in Python (examples/python/) instead",
+    )
     args = parser.parse_args(argv)
 
     example = EXAMPLES[args.example]
@@ -51,7 +57,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     rng = np.random.default_rng(seed)
 
     start = time.perf_counter()
-    module = gpuc.compile(example.path, target=args.target)
+    source: object = example.path
+    if args.python:
+        import importlib
+
+        sys.path.insert(0, str(Path(__file__).resolve().parent / "python"))
+        source = getattr(importlib.import_module(example.name), example.name)
+    module = gpuc.compile(source, target=args.target)
     compiled = time.perf_counter()
     for cfg in example.configs:
         prepared = example.prepare(rng, cfg)

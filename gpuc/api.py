@@ -350,14 +350,27 @@ def _unpickle_module(
     return module
 
 
+def python_kernels(source: object) -> list[Any] | None:
+    """`source` as a list of Python kernels (docs/python.md), if it is one
+    (`@gpuc.kernel` functions, alone or in a list)."""
+    from gpuc.python.decorators import PyFunction
+
+    items = source if isinstance(source, list | tuple) else [source]
+    if not items or not all(isinstance(k, PyFunction) for k in items):
+        return None
+    return list(items)
+
+
 def compile(
-    source: str | os.PathLike[str] | ModuleOp,
+    source: str | os.PathLike[str] | ModuleOp | Any,
     target: str | None = None,
     *,
     device: Any = None,
     **options: Any,
 ) -> Module:
-    """Compile `source` (a path, MLIR text or an xDSL module) for `target`
+    """Compile `source` (a path, MLIR text, an xDSL module, or Python kernels:
+    a `@gpuc.kernel` function or a list of them, `constexprs={name: value}`
+    for a kernel's constexpr parameters) for `target`
     (a registered target: `ptx`, `spirv`, `native` or a plugin's; None: the
     module's `#gpuc.target`, else `ptx`; compiler options as in the CLI) into a
     `Module` whose kernels run on that target's executor. `device` picks the
@@ -369,6 +382,19 @@ def compile(
     from gpuc.driver import OptionError, compile_module
     from gpuc.runtime import check_device
     from gpuc.targets import UnknownTarget, target_class
+
+    if (kernels := python_kernels(source)) is not None:
+        from gpuc.python.decorators import prepare_compiler
+
+        prepare_compiler()
+        from gpuc.python.launch import compile_functions
+
+        constexprs = options.pop("constexprs", None)
+        if constexprs is not None and not isinstance(source, list | tuple):
+            constexprs = {kernels[0].name: constexprs}
+        return compile_functions(
+            kernels, target, constexprs=constexprs, device=device, **options
+        )
 
     if target is not None:
         try:

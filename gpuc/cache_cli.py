@@ -159,6 +159,8 @@ def source_key_of(argv: Sequence[str]) -> tuple[str, argparse.Namespace, Stamps]
         return None
     if extra or args.command != "compile" or args.file == "-":
         return None
+    if args.file.endswith(".py"):
+        return None  # Python kernels read other modules: not keyed by bytes
     if not _enabled(args.no_cache) or args.print_ir_after_all or args.validate:
         return None
     if args.dump_dir or os.environ.get("GPUC_DUMP_DIR") or args.emit == "mlir":

@@ -402,6 +402,10 @@ def compile_options(
         source = read_stdin()
     elif not os.path.isfile(args.file):
         raise UsageError(f"no such file: {args.file}")
+    elif args.file.endswith(".py"):
+        from gpuc.python.module import module_of_file
+
+        source = module_of_file(args.file)
     return target, options, source
 
 

@@ -347,6 +347,10 @@ def forward(prog: str, argv: Sequence[str]) -> int | None:
     died mid-command, which is reported on stderr)."""
     if not enabled():
         return None
+    if any(arg.endswith(".py") for arg in argv):
+        # Python kernels run their file: in a resident server its imports
+        # would be the modules it loaded for an earlier command.
+        return None
     try:
         return run_on_server(prog, argv)
     except Unreachable:

@@ -495,7 +495,10 @@ def describe(
     """
     if isinstance(error, ParseError):
         return format_parse_error(error, line_offset)
-    text = str(error) if isinstance(error, OpError) else f"{input_name}: error: {error}"
+    from gpuc.python.source import KernelError  # a Python kernel's: located
+
+    located = isinstance(error, OpError | KernelError)
+    text = str(error) if located else f"{input_name}: error: {error}"
     for note in getattr(error, "__notes__", []):
         text += "\n" + str(note).rstrip("\n")
     return text

@@ -26,12 +26,22 @@ def explain(
     target: str | None = None,
     **options: Any,
 ) -> Explanation:
-    """Compile `source` as `gpuc.compile` does (same targets and options) with
+    """Compile `source` as `gpuc.compile` does (same targets and options;
+    Python kernels too, whose deferred ops then name their `.py` lines) with
     the passes recording, and explain every function of the input and every
     materialized job. `Explanation.result` is the compile's `CompileResult`."""
+    from gpuc.api import python_kernels
     from gpuc.driver import compile_module
     from gpuc.explain.record import Recorder, recording
     from gpuc.explain.report import Explanation
+
+    if (kernels := python_kernels(source)) is not None:
+        from gpuc.python.module import build_module
+
+        constexprs = options.pop("constexprs", None)
+        if constexprs is not None and len(kernels) == 1:
+            constexprs = {kernels[0].name: constexprs}
+        source, _ = build_module(kernels, constexprs)
 
     recorder = Recorder()
     with recording(recorder):

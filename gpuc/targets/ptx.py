@@ -64,6 +64,8 @@ PTX_INVALID = re.compile(r"[^A-Za-z0-9_$]")
 _LIBDEVICE: list[llvm.ModuleRef] = []
 _CALLS_LIBDEVICE = re.compile(r"^declare [^\n]*@\"?__nv_", re.MULTILINE)
 """A translated module that declares a libdevice function (`link` links it)."""
+_LIBDEVICE_PARTS: dict[frozenset[str], bytes] = {}
+"""libdevice cut to a set of functions (and what they call), by that set."""
 
 
 @dataclass(frozen=True)
@@ -394,17 +396,16 @@ class PTXTarget(WmmaMatrices, RecordingTarget):
     def link(self, module: llvm.ModuleRef) -> None:
         """Link libdevice when the module calls it; its functions become internal
         so the optimizer drops the ones not used."""
-        if not any(
-            f.is_declaration and f.name.startswith("__nv_") for f in module.functions
-        ):
+        wanted = frozenset(
+            f.name
+            for f in module.functions
+            if f.is_declaration and f.name.startswith("__nv_")
+        )
+        if not wanted:
             return
         from llvmlite import binding as llvm
 
-        from gpuc.tools import libdevice
-
-        if not _LIBDEVICE:
-            _LIBDEVICE.append(llvm.parse_bitcode(libdevice().read_bytes()))
-        library = _LIBDEVICE[0].clone()
+        library = llvm.parse_bitcode(self.libdevice_part(wanted))
         library.triple = module.triple
         library.data_layout = module.data_layout
         defined = {f.name for f in library.functions if not f.is_declaration}
@@ -416,6 +417,32 @@ class PTXTarget(WmmaMatrices, RecordingTarget):
         pm.add_global_dead_code_eliminate_pass()
         tuning = llvm.create_pipeline_tuning_options(0)
         pm.run(module, llvm.create_pass_builder(self.target_machine(0), tuning))
+
+    def libdevice_part(self, wanted: frozenset[str]) -> bytes:
+        """The bitcode of libdevice's functions `wanted` and what they call,
+        made once per process and set of functions: linking all of libdevice
+        into every module cost most of a warm compile."""
+        cached = _LIBDEVICE_PARTS.get(wanted)
+        if cached is not None:
+            return cached
+        from llvmlite import binding as llvm
+
+        from gpuc.tools import libdevice
+
+        if not _LIBDEVICE:
+            _LIBDEVICE.append(llvm.parse_bitcode(libdevice().read_bytes()))
+        library = _LIBDEVICE[0].clone()
+        library.triple = self.triple
+        for fn in library.functions:
+            if not fn.is_declaration and fn.name not in wanted:
+                fn.linkage = "internal"
+        pm = llvm.create_new_module_pass_manager()
+        pm.add_global_dead_code_eliminate_pass()
+        tuning = llvm.create_pipeline_tuning_options(0)
+        pm.run(library, llvm.create_pass_builder(self.target_machine(0), tuning))
+        part: bytes = library.as_bitcode()
+        _LIBDEVICE_PARTS[wanted] = part
+        return part
 
     def target_machine(self, opt_level: int) -> llvm.TargetMachine:
         from llvmlite import binding as llvm

@@ -80,6 +80,8 @@ MEMREF_OPS = (
     "memref.load",
     "memref.store",
     "memref.atomic_rmw",
+    "memref.generic_atomic_rmw",
+    "memref.atomic_yield",
     "memref.dim",
     "memref.cast",
     "memref.alloca",
@@ -108,6 +110,7 @@ MEMREF_USES = {
     "memref.load": "memref",
     "memref.store": "memref",
     "memref.atomic_rmw": "memref",
+    "memref.generic_atomic_rmw": "memref",
     "memref.dim": "source",
     "memref.cast": "source",
     "memref.dealloc": "memref",
@@ -122,6 +125,9 @@ MEMREF_USES = {
     "vector.transfer_read": "source",
     "vector.transfer_write": "source",
     "func.call": None,
+    # A deferred job's arguments are passed as a call's are.
+    "gpuc.deferred_call": None,
+    "gpuc.deferred_launch": None,
     **dict.fromkeys(BUFFER_OP_NAMES, "memref"),
     **MEMREF_OPERANDS,
 }
@@ -466,6 +472,13 @@ def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | Non
         return problem
     if isinstance(op, AllReduceOp):
         return _all_reduce_problem(op)
+    if op.name == "memref.generic_atomic_rmw":
+        t = op.result_types[0]
+        if not (isinstance(t, IntegerType) and t.width.data in (32, 64)):
+            return (
+                f"updates {t} elements{where(op)}; gpuc makes it a compare-exchange "
+                "loop, which takes i32 and i64 elements"
+            )
     if isinstance(op, memref.AllocaOp | memref.AllocOp):
         return _allocation_problem(op)
     if isinstance(op, memref.SubviewOp | memref.MemorySpaceCastOp):

@@ -6,21 +6,24 @@ so the pass imports this module only for a module that holds foreign ops.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NoReturn
 
 from xdsl.dialects import func, gpu, memref
 from xdsl.dialects.builtin import (
     DenseArrayBase,
+    MemRefType,
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
     i32,
 )
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 from gpuc.diagnostics import ORIGINS, OpError, format_op_diagnostic
-from gpuc.dialects.attrs import Dim, Role
+from gpuc.dialects.attrs import Dim, InlineHint, Role
+from gpuc.dialects.deferred import DeferredCallOp, DeferredLaunchOp
 from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
 from gpuc.dialects.index import (
     BarrierOp,
@@ -59,7 +62,7 @@ from gpuc.transforms.foreign.gpu_dialect import (
     SubgroupReduceOp as GPUSubgroupReduceOp,
 )
 from gpuc.transforms.foreign.gpu_printf import PrintfOp as GPUPrintfOp
-from gpuc.transforms.foreign.memref_ops import FunctionMemory
+from gpuc.transforms.foreign.memref_ops import FunctionMemory, replace_located
 from gpuc.transforms.foreign.mma import convert_mma, retype_fragments
 
 INDEX_OPS: dict[type[Operation], type[DimIndexOp]] = {
@@ -74,6 +77,12 @@ SUBGROUP_INDEX_OPS: dict[type[Operation], type[SubgroupIndexOp]] = {
     gpu.SubgroupSizeOp: SubgroupSizeOp,
     gpu.NumSubgroupsOp: NumSubgroupsOp,
 }
+INLINE_HINT_ATTRS = {
+    "llvm.always_inline": InlineHint.ALWAYS_INLINE,
+    "llvm.no_inline": InlineHint.NO_INLINE,
+}
+"""MLIR's inlining hints on a func.func (func-to-llvm makes them the LLVM
+function's always_inline / no_inline) become the gpuc.func's hint."""
 # What a foreign function carries that gpuc.func states in its own terms.
 FUNCTION_ATTRS = (
     "sym_name",
@@ -85,6 +94,7 @@ FUNCTION_ATTRS = (
     "kernel",
     "workgroup_attributions",
     "spirv.entry_point_abi",
+    *INLINE_HINT_ATTRS,
 )
 
 
@@ -144,6 +154,11 @@ def hoist_gpu_modules(module: ModuleOp, gpu_modules: list[gpu.ModuleOp]) -> None
     module.attributes.pop("spirv.target_env", None)
 
 
+def job_arguments(op: DeferredCallOp | DeferredLaunchOp) -> Sequence[SSAValue]:
+    """What a deferred op passes its job (its last operands)."""
+    return op.arguments if isinstance(op, DeferredCallOp) else op.args
+
+
 def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
     """Rewrite one op of a function body if it is a foreign op gpuc replaces."""
     if (
@@ -155,30 +170,42 @@ def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
     if isinstance(op, func.CallOp):
         callee = op.callee.root_reference.data
         args = memory.operands(op.arguments, op)
-        Rewriter.replace_op(op, CallOp(callee, args, op.res.types))
+        replace_located(op, CallOp(callee, args, op.res.types))
+    elif isinstance(op, DeferredCallOp | DeferredLaunchOp) and any(
+        isinstance(a.type, MemRefType) for a in job_arguments(op)
+    ):
+        given = job_arguments(op)
+        args = memory.operands(given, op)
+        op.operands = [*op.operands[: len(op.operands) - len(given)], *args]
+        if isinstance(op, DeferredLaunchOp):
+            segments = op.properties["operandSegmentSizes"]
+            sizes = list(segments.get_values())  # type: ignore[attr-defined]
+            op.properties["operandSegmentSizes"] = DenseArrayBase.from_list(
+                i32, [*sizes[:-1], len(args)]
+            )
     elif isinstance(op, func.ReturnOp | gpu.ReturnOp):
-        Rewriter.replace_op(op, ReturnOp(*op.operands))
+        replace_located(op, ReturnOp(*op.operands))
     elif type(op) in INDEX_OPS:
         dimension = op.properties["dimension"]
         new = INDEX_OPS[type(op)](Dim(dimension.data.value))  # type: ignore[attr-defined]
-        Rewriter.replace_op(op, new)
+        replace_located(op, new)
     elif isinstance(op, gpu.LaneIdOp):
-        Rewriter.replace_op(op, LaneIdOp())
+        replace_located(op, LaneIdOp())
     elif isinstance(op, gpu.BarrierOp):
-        Rewriter.replace_op(op, BarrierOp())
+        replace_located(op, BarrierOp())
     elif isinstance(op, GPUPrintfOp):
         printf = PrintfOp(op.text or "", list(op.args))
         printf.location = op.location
-        Rewriter.replace_op(op, printf)
+        replace_located(op, printf)
     elif isinstance(op, GPUShuffleOp):
         mode = ShuffleMode(op.mode.data.value)
-        Rewriter.replace_op(op, ShuffleOp(mode, op.value, op.offset, op.width))
+        replace_located(op, ShuffleOp(mode, op.value, op.offset, op.width))
     elif isinstance(op, GPUSubgroupReduceOp):
-        Rewriter.replace_op(op, SubgroupReduceOp(gpuc_kind(op.op), op.value))
+        replace_located(op, SubgroupReduceOp(gpuc_kind(op.op), op.value))
     elif isinstance(op, GPUAllReduceOp):
         lower_all_reduce(op)
     elif type(op) in SUBGROUP_INDEX_OPS:
-        Rewriter.replace_op(op, SUBGROUP_INDEX_OPS[type(op)]())
+        replace_located(op, SUBGROUP_INDEX_OPS[type(op)]())
 
 
 def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> None:
@@ -203,12 +230,14 @@ def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> 
         retype_fragments(body)
     signature = op.function_type
     inputs = [t for param in signature.inputs.data for t in expand_type(param)]
+    hints = [h for a, h in INLINE_HINT_ATTRS.items() if a in op.attributes]
     new = FuncOp(
         name,
         (inputs, signature.outputs.data),
         role,
         body,
         visibility=visibility.data if isinstance(visibility, StringAttr) else None,
+        inline=hints[0] if hints else None,
     )
     new.location = op.location
     if (origin := ORIGINS.get(op)) is not None:

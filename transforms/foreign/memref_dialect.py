@@ -2,8 +2,10 @@
 for `memref.atomic_rmw`, whose kind is then a keyword and means the same in
 every MLIR version (the generic form's number does not: atomic_kinds.py),
 and for `memref.memory_space_cast` (MLIR 17 and later; xDSL 0.74 and 0.75
-read only its generic form). gpuc registers it as `memref`; the atomic is
-read by keyword into gpuc's (MLIR 16's) number and printed back by keyword.
+read only its generic form), plus MLIR's `memref.generic_atomic_rmw` and
+`memref.atomic_yield`, which xDSL lacks (in generic form). gpuc registers it
+as `memref`; the atomic is read by keyword into gpuc's (MLIR 16's) number and
+printed back by keyword.
 """
 
 from __future__ import annotations
@@ -30,13 +32,21 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     prop_def,
+    region_def,
     result_def,
     traits_def,
     var_operand_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, NoMemoryEffect
+from xdsl.traits import (
+    HasParent,
+    IsTerminator,
+    MemoryReadEffect,
+    MemoryWriteEffect,
+    NoMemoryEffect,
+)
+from xdsl.utils.exceptions import VerifyException
 
 from gpuc.transforms.foreign.atomic_kinds import (
     KEYWORD_BY_KIND_NUMBER,
@@ -153,6 +163,41 @@ class MemorySpaceCastOp(memref.MemorySpaceCastOp):
     print: Any = Operation.print
 
 
+@irdl_op_definition
+class GenericAtomicRMWOp(IRDLOperation):
+    """`memref.generic_atomic_rmw`: the element at `memref[indices]` replaced
+    atomically by what the region yields from its current value; the result
+    is the value it replaced (MLIR's op; generic form)."""
+
+    name = "memref.generic_atomic_rmw"
+    memref = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    result = result_def()
+    body = region_def("single_block")
+    traits = traits_def(MemoryWriteEffect(), MemoryReadEffect())
+
+    def verify_(self) -> None:
+        t = self.memref.type
+        assert isinstance(t, MemRefType)
+        block = self.body.block
+        if block.arg_types != (t.element_type,) or self.result.type != t.element_type:
+            raise VerifyException(
+                f"takes and returns the element type {t.element_type} in its "
+                "block argument and result"
+            )
+        if not isinstance(block.last_op, AtomicYieldOp):
+            raise VerifyException("its region must end in memref.atomic_yield")
+
+
+@irdl_op_definition
+class AtomicYieldOp(IRDLOperation):
+    """`memref.atomic_yield %new`: the value a generic_atomic_rmw stores."""
+
+    name = "memref.atomic_yield"
+    result = operand_def()
+    traits = traits_def(IsTerminator(), HasParent(GenericAtomicRMWOp))
+
+
 ATOMIC_RMW_OPS = (memref.AtomicRMWOp, AtomicRMWOp)
 """xDSL's op (built in Python) and gpuc's (read from text)."""
 
@@ -162,6 +207,7 @@ REPLACING: dict[type[Operation], type[Operation]] = {
 }
 MemRef = Dialect(
     "memref",
-    [REPLACING.get(op, op) for op in memref.MemRef.operations],
+    [REPLACING.get(op, op) for op in memref.MemRef.operations]
+    + [GenericAtomicRMWOp, AtomicYieldOp],
     list(memref.MemRef.attributes),
 )

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from xdsl.dialects import arith, memref, vector
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseArrayBase,
@@ -23,12 +23,13 @@ from xdsl.dialects.builtin import (
     MemRefType,
     VectorType,
 )
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from gpuc.dialects.attrs import AddressSpace, MemoryOrder
 from gpuc.dialects.memory import (
     AddrSpaceCastOp,
+    AtomicCmpXchgOp,
     AtomicRMWOp,
     LoadOp,
     OffsetOp,
@@ -47,7 +48,7 @@ from gpuc.transforms.foreign.bare_pointers import (
     strided_layout,
     view_sizes,
 )
-from gpuc.transforms.foreign.memref_dialect import ATOMIC_RMW_OPS
+from gpuc.transforms.foreign.memref_dialect import ATOMIC_RMW_OPS, GenericAtomicRMWOp
 from gpuc.transforms.foreign.memref_views import (
     MemrefView,
     Size,
@@ -67,6 +68,14 @@ def index_constant_op(value: int) -> arith.ConstantOp:
 
 def _alignment(attr: IntegerAttr | None) -> int | None:
     return attr.value.data if attr is not None else None
+
+
+def replace_located(op: Operation, new: Operation) -> None:
+    """Replace `op` by `new`, which keeps `op`'s source location (so a
+    diagnostic or a checked-mode fault about it points where the frontend
+    wrote `op`)."""
+    new.location = op.location
+    Rewriter.replace_op(op, new)
 
 
 class FunctionMemory:
@@ -150,18 +159,22 @@ class FunctionMemory:
         if isinstance(op, memref.LoadOp):
             view = self.views[op.memref]
             index = view.element_index(op.indices, op)
-            Rewriter.replace_op(op, LoadOp(view.ptr, index))
+            replace_located(op, LoadOp(view.ptr, index))
         elif isinstance(op, memref.StoreOp):
             view = self.views[op.memref]
             index = view.element_index(op.indices, op)
-            Rewriter.replace_op(op, StoreOp(op.value, view.ptr, index))
+            replace_located(op, StoreOp(op.value, view.ptr, index))
         elif isinstance(op, ATOMIC_RMW_OPS):
             view = self.views[op.memref]
             index = view.element_index(op.indices, op)
             kind = ATOMIC_KIND_BY_NUMBER[op.kind.value.data]
             # MLIR lowers memref.atomic_rmw with acq_rel ordering; keep its meaning.
             atomic = AtomicRMWOp(kind, view.ptr, op.value, index, MemoryOrder.ACQ_REL)
-            Rewriter.replace_op(op, atomic)
+            replace_located(op, atomic)
+        elif isinstance(op, GenericAtomicRMWOp):
+            view = self.views[op.memref]
+            index = view.element_index(op.indices, op)
+            compare_exchange_loop(op, view.ptr, index)
         elif isinstance(op, memref.DimOp):
             dim = constant_index(op.index)
             assert dim is not None
@@ -395,3 +408,36 @@ def _mixed(
     """Static values with each DYNAMIC_INDEX taken, in order, from `dynamic`."""
     values: Iterator[SSAValue] = iter(dynamic)
     return tuple(next(values) if v == DYNAMIC_INDEX else v for v in static.get_values())
+
+
+def compare_exchange_loop(
+    op: GenericAtomicRMWOp, ptr: SSAValue, index: SSAValue | None
+) -> None:
+    """`op` as a loop: read the element, compute the new value with `op`'s
+    region, compare-exchange it in; again while another thread changed the
+    element in between. The result is the value replaced."""
+    t = op.result.type
+    load = LoadOp(ptr, index)
+    load.location = op.location
+    Rewriter.insert_op(load, InsertPoint.before(op))
+    before = Block(arg_types=[t])
+    current = before.args[0]
+    body = op.body.block
+    body.args[0].replace_all_uses_with(current)
+    new = body.last_op
+    assert new is not None
+    for inner in list(body.ops):
+        body.detach_op(inner)
+        if inner is not new:
+            before.add_op(inner)
+    exchange = AtomicCmpXchgOp(
+        ptr, current, new.operands[0], index, MemoryOrder.ACQ_REL
+    )
+    exchange.location = op.location
+    new.erase(safe_erase=False)
+    retry = arith.CmpiOp(exchange.result, current, "ne")
+    before.add_ops([exchange, retry, scf.ConditionOp(retry, exchange.result)])
+    after = Block(arg_types=[t])
+    after.add_op(scf.YieldOp(after.args[0]))
+    loop = scf.WhileOp([load.result], [t], Region(before), Region(after))
+    replace_located(op, loop)

@@ -76,7 +76,7 @@ func.func @unknown_memref(%a: memref<4xf32>, %b: memref<4xf32>) {
 }
 
 // CHECK-NOT: op uses a memref value
-// CHECK: error: 'memref.copy' op cannot be imported in @unknown_memref; the import accepts memref.load, memref.store, memref.atomic_rmw, memref.dim, memref.cast, memref.alloca, memref.alloc, memref.dealloc, memref.global, memref.get_global, memref.assume_alignment
+// CHECK: error: 'memref.copy' op cannot be imported in @unknown_memref; the import accepts memref.load, memref.store, memref.atomic_rmw, memref.generic_atomic_rmw, memref.atomic_yield, memref.dim, memref.cast, memref.alloca, memref.alloc, memref.dealloc, memref.global, memref.get_global, memref.assume_alignment
 
 // -----
 
@@ -191,7 +191,7 @@ func.func @select(%a: memref<4xf32>, %b: memref<4xf32>, %c: i1) {
   func.return
 }
 
-// CHECK:     error: 'arith.select' op uses a memref value in @select; memrefs may only be used by memref.load, memref.store, memref.atomic_rmw, memref.dim, memref.cast, memref.dealloc, memref.assume_alignment, memref.subview, memref.reinterpret_cast, memref.memory_space_cast, memref.expand_shape, memref.collapse_shape, vector.load, vector.store, vector.transfer_read, vector.transfer_write, func.call
+// CHECK:     error: 'arith.select' op uses a memref value in @select; memrefs may only be used by memref.load, memref.store, memref.atomic_rmw, memref.generic_atomic_rmw, memref.dim, memref.cast, memref.dealloc, memref.assume_alignment, memref.subview, memref.reinterpret_cast, memref.memory_space_cast, memref.expand_shape, memref.collapse_shape, vector.load, vector.store, vector.transfer_read, vector.transfer_write, func.call
 // CHECK-NOT: error: 'arith.select' op uses
 // CHECK:     error: 'arith.select' op produces a memref in @select; only function parameters, allocations, globals, memref.cast and the views (memref.subview, reinterpret_cast, memory_space_cast, expand_shape, collapse_shape) may
 
