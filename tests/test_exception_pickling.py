@@ -57,12 +57,20 @@ def parse_error() -> BaseException:
     raise AssertionError("the text parsed")
 
 
+def kernel_error(cls: type[BaseException]) -> BaseException:
+    from gpuc.python.source import Where
+
+    return cls(Where("k.py", 3, 5), "is wrong; do this")
+
+
 MAKERS: dict[str, Callable[[type[BaseException]], BaseException]] = {
     "gpuc.diagnostics.OpError": lambda cls: cls(an_op(), "is wrong; do this"),
     "gpuc.transforms.symbol_uses.UnknownSymbolTableError": lambda cls: cls(
         an_op(), "cannot see through it"
     ),
     "gpuc.diagnostics.SourceParseError": lambda cls: parse_error(),
+    "gpuc.python.loops.Retry": lambda cls: cls("acc", gpuc.f64),
+    "gpuc.python.source.KernelError": lambda cls: kernel_error(cls),
 }
 """How to make the exceptions whose `__init__` takes something else than a
 message (the others are made with one string)."""

@@ -29,6 +29,7 @@ class Retry(Exception):
     """A loop-carried literal turned out to need another type: build again."""
 
     def __init__(self, name: str, dtype: DType) -> None:
+        super().__init__(name, dtype)  # args: pickled and rebuilt as such
         self.name, self.dtype = name, dtype
 
 

@@ -51,6 +51,11 @@ class KernelError(DiagnosticException):
     def __str__(self) -> str:
         return format_located(self.where, self.message)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Rebuilt from its place and message (its args are the message only),
+        with its notes: a failing kernel's error crosses process pools."""
+        return type(self), (self.where, self.message), self.__dict__
+
 
 @dataclass(frozen=True)
 class FunctionSource:

@@ -53,6 +53,11 @@ class DType:
             return BFloat16Type()
         return Float32Type() if self.name == "f32" else Float64Type()
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """Pickled by name: each type is one object (`eq=False`), and the copy
+        must be that object."""
+        return dtype_named, (self.name,)
+
     def float_type(self) -> AnyFloat:
         """The MLIR type of a float dtype."""
         t = self.mlir()
@@ -90,6 +95,11 @@ index = DType("index", "index", 64)
 boolean = DType("bool", "bool", 1)
 
 DTYPES = {t.name: t for t in (f16, bf16, f32, f64, i8, i16, i32, i64, index, boolean)}
+
+
+def dtype_named(name: str) -> DType:
+    """The scalar type called `name` (how a pickled DType comes back)."""
+    return DTYPES[name]
 
 
 @dataclass(frozen=True)
