@@ -262,6 +262,8 @@ def arg_parser(
 
 def add_run_parser(commands: Any, targets: Sequence[str]) -> None:
     """`gpuc run FILE`: run a module's host code (gpuc/host/runner.py)."""
+    from gpuc.targets import HOST_TARGET
+
     r = commands.add_parser(
         "run",
         help="run an MLIR module's host code (func.func @main), launching its "
@@ -274,10 +276,10 @@ def add_run_parser(commands: Any, targets: Sequence[str]) -> None:
     )
     r.add_argument(
         "--target",
-        default="native",
+        default=HOST_TARGET,
         metavar="T",
         help=f"where the kernels run: {', '.join(targets) or 'a target'} "
-        "(default: native)",
+        f"(default: {HOST_TARGET})",
     )
     r.add_argument(
         "--entry",

@@ -140,10 +140,15 @@ def compile_one(argv: list[str], collect: bool = False) -> int:
     return status
 
 
-TARGET_COST = {"native": 2, "spirv": 1}
-"""How much more a target's variant costs than the others', roughly (the
-native target's object code at -O3 took 4x a PTX compile of the same module
-in bench/compile_server.py's variants; SPIR-V 1.1x)."""
+def target_weight(name: str) -> int:
+    """How much more a variant for target `name` costs than others, roughly
+    (`Target.compile_weight`; 0 for a target gpuc does not know)."""
+    from gpuc.targets import DEFAULT_TARGET, UnknownTarget, target_class
+
+    try:
+        return target_class(name or DEFAULT_TARGET).compile_weight
+    except UnknownTarget:
+        return 0
 
 
 def longest_first(variants: Sequence[Mapping[str, Any]]) -> list[int]:
@@ -155,7 +160,7 @@ def longest_first(variants: Sequence[Mapping[str, Any]]) -> list[int]:
     def cost(i: int) -> float:
         v = variants[i]
         level = v.get("opt_level", 3)
-        weight = TARGET_COST.get(str(v.get("target") or ""), 0)
+        weight = target_weight(str(v.get("target") or ""))
         return (1 + weight) * (1 + (level if isinstance(level, int) else 3))
 
     return sorted(range(len(variants)), key=lambda i: -cost(i))

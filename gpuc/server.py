@@ -388,9 +388,10 @@ def parse_warm_up() -> None:
     parsing is the warm-up that costs a command about what it saves it, so
     lit's throughput stays; a whole compile would add 8 ms of CPU a command."""
     from gpuc.driver import make_options, run
+    from gpuc.targets import DEFAULT_TARGET
 
     try:
-        run(WARM_UP, make_options("ptx", {}), stop_after="parse")
+        run(WARM_UP, make_options(DEFAULT_TARGET, {}), stop_after="parse")
     except Exception:
         pass
 

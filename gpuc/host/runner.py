@@ -21,6 +21,8 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 
+from gpuc.targets import HOST_TARGET
+
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.interpreter import Interpreter, InterpreterFunctions
@@ -173,7 +175,7 @@ def compile_kernels(module: ModuleOp, target: str, **options: Any) -> Module | N
 
 def run_host(
     source: str | os.PathLike[str] | ModuleOp,
-    target: str = "native",
+    target: str = HOST_TARGET,
     *,
     entry: str = "main",
     stdout: IO[str] | None = None,

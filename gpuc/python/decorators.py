@@ -189,7 +189,9 @@ class KernelFunction(PyFunction):
         return module
 
     def __getitem__(self, config: tuple[object, ...]) -> Callable[..., None]:
-        target = self.target or os.environ.get("GPUC_TARGET") or "native"
+        from gpuc.targets import HOST_TARGET
+
+        target = self.target or os.environ.get("GPUC_TARGET") or HOST_TARGET
 
         def launch(*args: Any) -> None:
             names = self.constexpr_names()

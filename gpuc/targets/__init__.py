@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 DEFAULT_TARGET = "ptx"
 """The target of `gpuc compile`, `gpuc.compile()` and every pass when none is
 given: NVIDIA PTX, the artefact most GPU frontends want."""
+HOST_TARGET = "native"
+"""The target of what runs where it is launched when none is given (`gpuc run`,
+`gpuc.run_host`, a Python kernel's `k[grid, block](...)`): this machine's
+CPU, the one target that runs everywhere."""
 
 BUILTIN_TARGETS: dict[str, str] = {
     "ptx": "gpuc.targets.ptx:PTXTarget",

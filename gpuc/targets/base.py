@@ -405,6 +405,11 @@ class Target(ArgSpecConvertible):
 
         return emulate_elementwise(fl, op)
 
+    compile_weight: ClassVar[int] = 0
+    """How much more a compile for this target costs than one for most
+    targets, roughly: `compile_many` hands the costliest variants to its pool
+    first (gpuc/many.py)."""
+
     checked_mode: ClassVar[bool] = False
     """Whether the target has a checked mode (`--checked`), in which
     `check_access` checks every access."""

@@ -51,6 +51,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class NativeTarget(Target):
+    compile_weight: ClassVar[int] = 2
+    """Object code at -O3 took 4x a PTX compile of the same module (the
+    variants of bench/compile_server.py)."""
     name: ClassVar[str] = "native"
     address_spaces: ClassVar[dict[AddressSpace, int]] = dict.fromkeys(AddressSpace, 0)
     artefacts: ClassVar[tuple[str, ...]] = ("obj", "asm")

@@ -134,6 +134,8 @@ class OpenCLDevice(metaclass=_DeviceKind):
 @dataclass(frozen=True)
 class SPIRVTarget(LaneMatrices, RecordingTarget):
     subgroup_collectives: ClassVar[bool] = True
+    compile_weight: ClassVar[int] = 1
+    """SPIR-V took 1.1x a PTX compile (the variants of bench/compile_server.py)."""
     name: ClassVar[str] = "spirv"
     triple: ClassVar[str] = "spirv64-unknown-unknown"
     address_spaces: ClassVar[dict[AddressSpace, int]] = {
