@@ -19,12 +19,26 @@ from xdsl.ir import Attribute, Operation
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import PtrType
+from gpuc.dialects.functions import FuncOp
 from gpuc.generators.autodiff.rules import is_float
 
 
 def is_duplicated(t: Attribute) -> bool:
     """A pointer to floating-point data: followed by its shadow."""
     return isinstance(t, PtrType) and is_float(t.element)
+
+
+def check_source(source: FuncOp) -> None:
+    """Raise at `source` unless autodiff can differentiate its shape: argument
+    and result types it knows, one block (structured control flow)."""
+    check_types(source, source.function_type.inputs.data, "an argument")
+    check_types(source, source.function_type.outputs.data, "a result")
+    if len(source.body.blocks) != 1:
+        raise OpError(
+            source,
+            "autodiff differentiates structured control flow (scf); this "
+            "function has several blocks: run lift-cf, or write it with scf ops",
+        )
 
 
 def check_types(where: Operation, types: Sequence[Attribute], what: str) -> None:

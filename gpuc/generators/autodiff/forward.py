@@ -35,6 +35,7 @@ from gpuc.generators.autodiff.common import (
     no_rule,
 )
 from gpuc.generators.autodiff.conventions import (
+    check_source,
     check_types,
     forward_type,
     is_duplicated,
@@ -65,14 +66,7 @@ class Forward:
 
     def build(self, name: str) -> FuncOp:
         source_type = self.source.function_type
-        check_types(self.source, source_type.inputs.data, "an argument")
-        check_types(self.source, source_type.outputs.data, "a result")
-        if len(self.source.body.blocks) != 1:
-            raise OpError(
-                self.source,
-                "autodiff differentiates structured control flow (scf); this "
-                "function has several blocks: run lift-cf, or write it with scf ops",
-            )
+        check_source(self.source)
         body = Block(arg_types=forward_type(source_type, self.primal).inputs.data)
         args = iter(body.args)
         for arg in self.source.body.block.args:

@@ -29,7 +29,6 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace, AtomicKind, Dim, PtrType
 from gpuc.dialects.functions import FuncOp, ReturnOp
 from gpuc.dialects.index import BarrierOp, BlockDimOp, GlobalIdOp, GridDimOp
@@ -51,6 +50,7 @@ from gpuc.generators.autodiff.common import (
     no_rule,
 )
 from gpuc.generators.autodiff.conventions import (
+    check_source,
     check_types,
     is_duplicated,
     reverse_type,
@@ -70,14 +70,7 @@ from gpuc.generators.autodiff.sweep import MODE, Adj, Env, free_floats
 class Reverse(LoopAdjoints):
     def build(self, name: str) -> FuncOp:
         source_type = self.source.function_type
-        check_types(self.source, source_type.inputs.data, "an argument")
-        check_types(self.source, source_type.outputs.data, "a result")
-        if len(self.source.body.blocks) != 1:
-            raise OpError(
-                self.source,
-                "autodiff differentiates structured control flow (scf); this "
-                "function has several blocks: run lift-cf, or write it with scf ops",
-            )
+        check_source(self.source)
         new_type = reverse_type(source_type, self.seed)
         body = Block(arg_types=new_type.inputs.data)
         args = iter(body.args)
