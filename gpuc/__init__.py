@@ -165,56 +165,6 @@ def _version() -> str:
         return "0+unknown"
 
 
-def _map_source_tree() -> None:
-    """Imported from a clone's `gpuc/` (say, `python -m gpuc.cli` in the clone's
-    root, where the current directory comes first on sys.path) rather than from
-    the installed package, find `gpuc.dialects`, `gpuc.transforms` and
-    `gpuc.lowering` where pyproject.toml's `package-dir` puts them, so the clone
-    runs as the installed package does."""
-    import sys
-    from importlib.util import find_spec, spec_from_file_location
-    from pathlib import Path
-
-    here = Path(__file__).parent
-    pyproject = here.parent / "pyproject.toml"
-    if (here / "dialects").is_dir() or not pyproject.is_file():
-        return  # installed (or a layout this does not know)
-    if find_spec(__name__ + ".dialects") is not None:
-        return  # an editable install's finder maps them already
-    import tomllib
-    from importlib.abc import MetaPathFinder
-    from importlib.machinery import ModuleSpec
-
-    try:
-        setup = tomllib.loads(pyproject.read_text())["tool"]["setuptools"]
-        package_dir: dict[str, str] = setup["package-dir"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return
-    mapped = {
-        name: here.parent / directory
-        for name, directory in package_dir.items()
-        if name.startswith(__name__ + ".") and name.count(".") == 1
-    }
-
-    class SourceTreeFinder(MetaPathFinder):
-        def find_spec(
-            self, fullname: str, path: Any = None, target: Any = None
-        ) -> ModuleSpec | None:
-            directory = mapped.get(fullname)
-            if directory is None or not (directory / "__init__.py").is_file():
-                return None
-            return spec_from_file_location(
-                fullname,
-                directory / "__init__.py",
-                submodule_search_locations=[str(directory)],
-            )
-
-    sys.meta_path.insert(0, SourceTreeFinder())
-
-
-_map_source_tree()
-
-
 def __getattr__(name: str) -> Any:
     if name == "__version__":
         value: Any = _version()

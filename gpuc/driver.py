@@ -76,7 +76,7 @@ class KernelInfo:
     print (its record's `prints`)."""
     uses_fragments: bool = False
     """The kernel uses warp matrix fragments, itself or by a call
-    (dialects/matrix.py): on spirv its block's x size must be a multiple of
+    (gpuc/dialects/matrix.py): on spirv its block's x size must be a multiple of
     32, the sub-groups the fragments are spread over."""
 
 

@@ -229,7 +229,7 @@ DIALECT = [
         col=1,
     ),
     Bad(
-        "f8-load",  # bf16 lowers (lowering/bf16.py); 8-bit floats do not
+        "f8-load",  # bf16 lowers (gpuc/lowering/bf16.py); 8-bit floats do not
         kernel(
             "%v = gpuc.load %p : !gpuc.ptr<f8E4M3FN, global> // here",
             "%p: !gpuc.ptr<f8E4M3FN, global>",
@@ -245,7 +245,7 @@ DIALECT = [
         ("complex",),
     ),
     Bad(
-        "vector-load",  # 2, 4, 8 or 16 elements lower (lowering/vector.py)
+        "vector-load",  # 2, 4, 8 or 16 elements lower (gpuc/lowering/vector.py)
         kernel(
             "%v = gpuc.load %p : !gpuc.ptr<vector<3xf32>, global> // here",
             "%p: !gpuc.ptr<vector<3xf32>, global>",

@@ -1,4 +1,4 @@
-"""The one call graph (dialects/call_graph.py) is never silently stale: a
+"""The one call graph (gpuc/dialects/call_graph.py) is never silently stale: a
 query after the module's calls changed sees the change when the change came
 through a pass (the runner invalidates) or an explicit invalidation, and with
 GPUC_CHECK_ANALYSES=1 (the suite's setting) a change made behind its back is

@@ -214,7 +214,7 @@ def test_cuda_files_come_from_cuda_pathfinder_and_without_it() -> None:
 def test_a_clones_gpuc_runs_in_place_of_the_installed_package(tmp_path: Path) -> None:
     """As from a clone's root with a regular install (the current directory
     first on sys.path, no editable finder): `gpuc.dialects` and friends come
-    from the clone's dialects/, transforms/ and lowering/."""
+    from the clone's gpuc/dialects/, gpuc/transforms/ and gpuc/lowering/."""
     script = (
         "import runpy, sys\n"
         f"sys.path[:0] = [{str(ROOT)!r}]\n"
@@ -234,8 +234,8 @@ def test_a_clones_gpuc_runs_in_place_of_the_installed_package(tmp_path: Path) ->
     paths = done.stdout.decode().split()
     assert paths == [
         str(ROOT / "gpuc" / "__init__.py"),
-        str(ROOT / "dialects" / "__init__.py"),
-        str(ROOT / "transforms" / "__init__.py"),
-        str(ROOT / "lowering" / "__init__.py"),
+        str(ROOT / "gpuc" / "dialects" / "__init__.py"),
+        str(ROOT / "gpuc" / "transforms" / "__init__.py"),
+        str(ROOT / "gpuc" / "lowering" / "__init__.py"),
     ]
     assert "define void @__gpuc_launch_saxpy(" in out.read_text()

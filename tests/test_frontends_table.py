@@ -1,7 +1,7 @@
 """docs/frontends.md's "Op by op" tables, kept honest against the code.
 
 The tables are parsed from the markdown. Every op the code handles (the
-import's op lists in transforms/foreign/checks.py, the translators of the
+import's op lists in gpuc/transforms/foreign/checks.py, the translators of the
 dialects gpuc lowers itself, the host-code ops the outlining passes take) has
 a row; every op of a dialect gpuc registers for other frontends (registry.py
 `DIALECTS`) has one, accepted or refused; a refused op, compiled in a small

@@ -250,7 +250,7 @@ def test_nan_constants_keep_their_payload() -> None:
 
 
 def test_spirv_maximumf_propagates_nan() -> None:
-    """Was a known bug (OpenCL fmax's semantics); lowering/arith.py fixes it."""
+    """Was a known bug (OpenCL fmax's semantics); gpuc/lowering/arith.py fixes it."""
     text = (
         "gpuc.func @k(%p: !gpuc.ptr<f32, global>) kernel {\n"
         "  %x = gpuc.load %p : !gpuc.ptr<f32, global>\n"

@@ -3,7 +3,7 @@ CPU runtime), against numpy on fresh random inputs with poisoned outputs, and
 the same kernels through ptxas (sm_75 and sm_90) and the amdgpu back-end.
 
 f16 single ops must round as numpy's float16 does; bf16 ones (computed in f32,
-lowering/bf16.py) as the f32 result rounded to nearest-even on its top 16
+gpuc/lowering/bf16.py) as the f32 result rounded to nearest-even on its top 16
 bits. Conversions are checked against an exact reference (`rounded`), with
 inputs chosen where a double rounding would go wrong. bf16 arrays are uint16
 arrays of the bit patterns. Rerun with GPUC_TEST_SEED=<seed> to reproduce.

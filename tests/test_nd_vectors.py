@@ -1,5 +1,5 @@
 """Vectors of several dimensions in device code from MLIR frontends
-(transforms/foreign/vector_unroll.py), on native and spirv (Intel's OpenCL
+(gpuc/transforms/foreign/vector_unroll.py), on native and spirv (Intel's OpenCL
 CPU runtime) against numpy on fresh random inputs with poisoned outputs:
 2-D transfer_read/transfer_write with and without transposition, partly out
 of bounds (in_bounds false), with a broadcast dimension and as a 1-D minor

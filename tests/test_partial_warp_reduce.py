@@ -1,5 +1,5 @@
 """The shuffle reduction of ptx and amdgpu (`shuffle_tree_reduce`,
-lowering/subgroup.py) in a block's last, partial subgroup: it must read only
+gpuc/lowering/subgroup.py) in a block's last, partial subgroup: it must read only
 lanes the subgroup has (`shfl.sync` over the warp's exact member mask leaves
 any other lane's value undefined) and still give every lane the reduction of
 all of them.

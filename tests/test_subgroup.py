@@ -74,7 +74,7 @@ class Subgroups:
     def shuffle(
         self, x: Array, mode: str, offset: int, width: int | None
     ) -> tuple[Array, Array]:
-        """What `gpuc.shuffle` computes (dialects/subgroup.py), thread by thread."""
+        """What `gpuc.shuffle` computes (gpuc/dialects/subgroup.py), per thread."""
         out, valid = x.copy(), np.zeros(len(x), bool)
         for t in range(len(x)):
             w = width if width is not None else self.lanes

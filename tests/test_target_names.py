@@ -15,16 +15,16 @@ from pathlib import Path
 from gpuc.targets import BUILTIN_TARGETS
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("gpuc", "dialects", "transforms", "lowering")
+PACKAGES = ("gpuc",)
 NOT_TARGETS = {
     ("gpuc/cache.py", "native"): "a cache kind: the native JIT's objects",
     ("gpuc/runtime/native.py", "native"): "that cache kind",
     ("gpuc/registry.py", "amdgpu"): "MLIR's amdgpu dialect",
     ("gpuc/registry.py", "spirv"): "MLIR's spirv dialect",
-    ("transforms/foreign/amdgpu_dialect.py", "amdgpu"): "MLIR's amdgpu dialect",
-    ("transforms/foreign/spirv_abi.py", "spirv"): "MLIR's spirv dialect",
-    ("transforms/foreign/checks.py", "amdgpu"): "MLIR's amdgpu dialect",
-    ("transforms/import_foreign.py", "amdgpu"): "MLIR's amdgpu dialect",
+    ("gpuc/transforms/foreign/amdgpu_dialect.py", "amdgpu"): "MLIR's amdgpu dialect",
+    ("gpuc/transforms/foreign/spirv_abi.py", "spirv"): "MLIR's spirv dialect",
+    ("gpuc/transforms/foreign/checks.py", "amdgpu"): "MLIR's amdgpu dialect",
+    ("gpuc/transforms/import_foreign.py", "amdgpu"): "MLIR's amdgpu dialect",
     ("gpuc/explain/artefact.py", "ptx"): "an artefact format, read from its bytes",
     ("gpuc/explain/artefact.py", "spirv"): "an artefact format, read from its bytes",
 }

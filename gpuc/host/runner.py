@@ -110,7 +110,7 @@ def make_interpreter(
 ) -> Interpreter:
     """An interpreter of `module` with `implementations`. An op whose class
     subclasses one they implement (gpuc's `arith` casts subclass xDSL's,
-    transforms/foreign/arith_dialect.py) runs as its base class does."""
+    gpuc/transforms/foreign/arith_dialect.py) runs as its base class does."""
     from xdsl.interpreter import Interpreter
 
     interpreter = Interpreter(module)

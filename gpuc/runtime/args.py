@@ -88,7 +88,7 @@ class Param:
     def alignment(self) -> int:
         """The bytes a pointer argument's address must be a multiple of: its
         element's size, a vector's whole size up to 16 (what the lowering
-        claims, lowering/memory.py's MAX_ACCESS_ALIGNMENT)."""
+        claims, gpuc/lowering/memory.py's MAX_ACCESS_ALIGNMENT)."""
         size = self.dtype.itemsize
         if self.type_name.startswith("vector<"):
             length = self.type_name[len("vector<") :].partition("x")[0]

@@ -43,7 +43,7 @@ SYSTEM_VENDORS = Path("/etc/OpenCL/vendors")
 SPIRV_MAGIC = 0x07230203
 DEVICE_ENV = "GPUC_OPENCL_DEVICE"
 FRAGMENT_LANES = 32
-"""The sub-group size of kernels using matrix fragments (lowering/matrix.py's
+"""The sub-group size of kernels using matrix fragments (gpuc/lowering/matrix.py's
 WARP: gpuc/targets/lane_matrices.py spreads a fragment over 32 lanes)."""
 
 

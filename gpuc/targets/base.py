@@ -323,7 +323,7 @@ class Target(ArgSpecConvertible):
         Default: the target cannot."""
         raise OpError(op, f"the {self.name} target cannot lower '{op.name}'")
 
-    # Subgroups and warp matrices (lowering/subgroup.py, lowering/matrix.py).
+    # Subgroups and warp matrices (gpuc/lowering/subgroup.py, gpuc/lowering/matrix.py).
 
     subgroup_collectives: ClassVar[bool] = False
     """Whether `read_lane`, `subgroup_reduce`, `vote` and `ballot` lower the
@@ -370,7 +370,7 @@ class Target(ArgSpecConvertible):
     with a layout of its own (ptx's wmma, spirv's lane matrices): its matrix
     ops are then collectives, and the helpers reaching one are `convergent`.
     Otherwise every thread holds whole tiles: the defaults below, the
-    emulation of lowering/matrix.py."""
+    emulation of gpuc/lowering/matrix.py."""
 
     def fragment_type(self, ml: ModuleLowering, fragment: FragmentType) -> ir.Type:
         """What a thread holds of `fragment`."""

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
 
 LANES = 32
-"""The subgroup size this layout needs (lowering/matrix.py's WARP)."""
+"""The subgroup size this layout needs (gpuc/lowering/matrix.py's WARP)."""
 
 
 def _per_lane(fragment: FragmentType) -> int:
@@ -42,7 +42,7 @@ def _per_lane(fragment: FragmentType) -> int:
 
 
 class LaneMatrices(Target):
-    """The matrix hooks of `Target` (lowering/matrix.py) for a target with
+    """The matrix hooks of `Target` (gpuc/lowering/matrix.py) for a target with
     sub-group shuffles and sub-groups of 32 lanes: a tile spread over a
     sub-group's lanes."""
 

@@ -202,7 +202,7 @@ class NativeTarget(Target):
             raise OpError(
                 fl.func,
                 f"@{fl.func.sym_name.data} reads the kernel state through an op "
-                "without the ReadsKernelState trait (dialects/traits.py), so the "
+                "without the ReadsKernelState trait (gpuc/dialects/traits.py), so the "
                 "native target did not pass it the state; give that op the trait",
             )
         state = fl.hidden_args[0]

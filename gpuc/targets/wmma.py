@@ -55,7 +55,7 @@ def _layout(flag: object) -> str:
 
 
 class WmmaMatrices(Target):
-    """The matrix hooks of `Target` (lowering/matrix.py) of the ptx target:
+    """The matrix hooks of `Target` (gpuc/lowering/matrix.py) of the ptx target:
     NVVM's wmma intrinsics."""
 
     matrix_layout: ClassVar[bool] = True

@@ -1130,7 +1130,7 @@ def _store_size(ty: ir.Type) -> int:
             return size
         count: int = ty.count
         return count * _store_size(element)
-    if isinstance(ty, ir.ArrayType):  # a matrix fragment (lowering/matrix.py)
+    if isinstance(ty, ir.ArrayType):  # a matrix fragment (gpuc/lowering/matrix.py)
         elements: int = ty.count
         return elements * _store_size(ty.element)
     raise TypeError(f"no context storage for values of type {ty}")

@@ -125,7 +125,7 @@ class ModuleLowering:
         self.index_type = ir.IntType(target.index_bits())
         self.alias_scopes: dict[Any, Any] = {}
         """Address space -> its LLVM alias-scope list, where the target keeps
-        shared and global memory apart by scopes (lowering/memory.py)."""
+        shared and global memory apart by scopes (gpuc/lowering/memory.py)."""
         self.debug: LineTables | None = (
             LineTables(self, optimized=optimized) if line_info else None
         )

@@ -4,7 +4,7 @@
 thread, block and grid indices and sizes, its shared memory or its barrier.
 Targets with hardware registers for them (ptx, spirv) read those; the native
 target passes the state as a hidden parameter to every function that holds
-such an op or calls one that does (dialects/analysis.py), so an op of a new
+such an op or calls one that does (gpuc/dialects/analysis.py), so an op of a new
 dialect that reads the state declares this trait, and nothing else changes.
 """
 

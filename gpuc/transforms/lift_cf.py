@@ -4,7 +4,7 @@ the native target splits kernels at those only in structured control flow
 (gpuc/targets/work_items.py), and frontends lowered through MLIR's
 `convert-scf-to-cf` (or written with cf) give it branches.
 
-The machinery (transforms/structurize.py) lifts reducible regions; a
+The machinery (gpuc/transforms/structurize.py) lifts reducible regions; a
 region it cannot lift (irreducible control flow, a loop that never ends)
 is left as it is, and the native target's diagnostic names it. `everywhere` lifts every
 multi-block region instead (tests, and `gpuc-opt` users who want scf).

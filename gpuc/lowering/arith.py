@@ -74,7 +74,7 @@ CASTS: dict[type, str] = {
     arith.BitcastOp: "bitcast",
 }
 CASTS.update({ours: CASTS[xdsl] for ours, xdsl in VECTOR_OPS.items() if xdsl in CASTS})
-"""gpuc's casts on vectors (transforms/foreign/arith_dialect.py) as xDSL's."""
+"""gpuc's casts on vectors (gpuc/transforms/foreign/arith_dialect.py) as xDSL's."""
 ICMP = {
     "eq": ("icmp_signed", "=="),
     "ne": ("icmp_signed", "!="),

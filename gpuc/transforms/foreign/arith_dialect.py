@@ -7,7 +7,7 @@ vectors giving `vector<Nxi1>` (xDSL's give i1 whatever they compare), and
 0.75 take scalars only there (extf, truncf and bitcast take vectors
 already). Each op is a subclass of xDSL's, so code asking for
 `arith.ExtSIOp` finds it; gpuc registers the dialect as `arith` and
-lowering/arith.py translates them as it does xDSL's (`VECTOR_OPS`).
+gpuc/lowering/arith.py translates them as it does xDSL's (`VECTOR_OPS`).
 """
 
 from __future__ import annotations

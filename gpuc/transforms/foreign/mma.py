@@ -3,7 +3,7 @@ them): `!gpu.mma_matrix<16x16xf16, "AOp">` and `gpu.subgroup_mma_load_matrix`,
 `_store_matrix`, `_compute`, `_constant_matrix`, `_elementwise`, in generic
 form (their `leadDimension`, `transpose`, `a_transpose`, `b_transpose` as
 attributes, MLIR 16, or properties, MLIR 18 on) and in MLIR's custom form.
-The import makes them gpuc's matrix ops (dialects/matrix.py): the memref and
+The import makes them gpuc's matrix ops (gpuc/dialects/matrix.py): the memref and
 its indices become the tile's pointer and element index, `leadDimension` the
 stride, and the fragment type `!gpuc.fragment`, whose verifier says which
 shapes gpuc supports.

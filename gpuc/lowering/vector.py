@@ -1,7 +1,7 @@
-"""Translators of the vector dialect on 1-D vectors (lowering/types.py
+"""Translators of the vector dialect on 1-D vectors (gpuc/lowering/types.py
 lowers `vector<NxT>` to `<N x T>`): broadcast, extract and insert of one
 element (a static or dynamic position; extractelement and insertelement,
-transforms/foreign/vector_dialect.py), from_elements, shuffle, fma, bitcast
+gpuc/transforms/foreign/vector_dialect.py), from_elements, shuffle, fma, bitcast
 (the same bits as another vector type; a bf16 vector is its 16-bit patterns, so it
 reinterprets as f16 or i16 ones would). Vector memory is a
 `gpuc.load`/`gpuc.store` through a `!gpuc.ptr<vector<NxT>, space>`

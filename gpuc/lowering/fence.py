@@ -1,4 +1,4 @@
-"""Translator of `gpuc.fence` (dialects/fence.py): the target's fence
+"""Translator of `gpuc.fence` (gpuc/dialects/fence.py): the target's fence
 (`Target.fence`), an LLVM `fence syncscope(...)` where the back-end
 maps scopes (ptx, amdgpu, native), an OpenCL builtin on spirv.
 """

@@ -1,4 +1,4 @@
-"""Translators of the subgroup ops (dialects/subgroup.py).
+"""Translators of the subgroup ops (gpuc/dialects/subgroup.py).
 
 What a shuffle means is computed here once, in integer arithmetic every target
 shares (`shuffle_source`): which lane each thread reads and whether it exists.

@@ -1,4 +1,4 @@
-"""A region's control-flow graph for transforms/structurize.py: the edges of
+"""A region's control-flow graph for gpuc/transforms/structurize.py: the edges of
 its blocks' terminators (`cf.br`, `cf.cond_br`, `cf.switch`; any other
 terminator is an edge to RETURN, the region's exit), dominators, the natural
 loops (a header dominating the sources of its back edges; those sharing a

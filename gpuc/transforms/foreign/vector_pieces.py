@@ -1,6 +1,6 @@
 """The pieces of vectors of several dimensions, for vector_unroll.py.
 
-gpuc lowers 1-D vectors (lowering/vector.py), so each n-D value becomes its
+gpuc lowers 1-D vectors (gpuc/lowering/vector.py), so each n-D value becomes its
 rows, each row split into 1-D vectors of 16, 8, 4 or 2 elements and a last
 scalar (`vector_layout`): a vector<4x3xf32> is four vector<2xf32> and four
 f32. `Unroller` holds the pieces of each unrolled value of a module while its

@@ -5,7 +5,7 @@ A subgroup is the set of threads that run in lockstep: a warp of 32 on ptx and
 native, an OpenCL sub-group (whose size the runtime picks) on spirv. Every
 thread of a subgroup must reach a collective together, as they must a barrier,
 so the dialect-level analysis treats a collective as a synchronization point
-(dialects/analysis.py): its results depend on other threads' values.
+(gpuc/dialects/analysis.py): its results depend on other threads' values.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Translators of the warp matrix ops (dialects/matrix.py).
+"""Translators of the warp matrix ops (gpuc/dialects/matrix.py).
 
 A target with its own layout lowers them itself (`Target.matrix_layout`: ptx, to
 NVVM's wmma intrinsics, gpuc/targets/wmma.py; spirv, a tile spread over a

@@ -1,5 +1,5 @@
 """Lifting a region's cf branches into scf ops (`lift_region`), for
-transforms/lift_cf.py.
+gpuc/transforms/lift_cf.py.
 
 The region's blocks are emitted afresh, in one block, by following its
 edges from the entry. A block ending in `cf.cond_br` or `cf.switch` becomes

@@ -1,9 +1,9 @@
 """The `vector` dialect as MLIR 16 to 22 print it: xDSL's, plus what MLIR's
 GPU frontends emit and xDSL lacks: `vector.extractelement` and
 `vector.insertelement` (one element at a dynamic position of a 1-D vector;
-lowering/vector.py translates both), `vector.contract`, `vector.transpose`
+gpuc/lowering/vector.py translates both), `vector.contract`, `vector.transpose`
 and `vector.shape_cast` (on vectors of several dimensions, which
-transforms/foreign/vector_unroll.py unrolls), the `#vector.iterator_type`
+gpuc/transforms/foreign/vector_unroll.py unrolls), the `#vector.iterator_type`
 attribute. gpuc registers it as `vector`.
 """
 

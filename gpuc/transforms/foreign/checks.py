@@ -175,7 +175,7 @@ Problem = tuple[Operation, str]
 
 
 def type_problem(t: Attribute) -> str | None:
-    if t.name.startswith("llvm."):  # transforms/foreign/llvm_types.py
+    if t.name.startswith("llvm."):  # gpuc/transforms/foreign/llvm_types.py
         return (
             f"type {t} is an llvm dialect type, which device code cannot use; "
             "pass memrefs and scalars (host code around gpu.modules may use it)"

@@ -1,4 +1,4 @@
-"""The translator of `gpuc.printf` (dialects/printf.py).
+"""The translator of `gpuc.printf` (gpuc/dialects/printf.py).
 
 Every target's printf is C's variadic one, so the values are promoted here
 once, as C passes them to `...`: floats as doubles, integers narrower than 32
