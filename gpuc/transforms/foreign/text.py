@@ -427,8 +427,11 @@ def parse_foreign_module(
         ctx = make_context()
     text, moved = hoist_trailing_aliases(text)
     offset = line_offset - moved
+    from gpuc.dialects.reader import read_module
+
+    fast = read_module(text, ctx, name, offset) if allow_implicit_module else None
     try:
-        module = ForeignParser(ctx, text, name, offset).parse_module(
+        module = fast or ForeignParser(ctx, text, name, offset).parse_module(
             allow_implicit_module
         )
     except ParseError as error:

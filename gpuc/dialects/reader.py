@@ -1,0 +1,838 @@
+"""A fast reader for the common part of gpuc's text: the custom syntax of
+`gpuc.func` modules whose ops are the usual kernel ops (gpuc's functions,
+calls, deferred calls, loads, stores and indices; arith; math; scf.if, scf.for
+and scf.yield), read in one pass over the text.
+
+xDSL's parser is general (every dialect's declarative format, generic ops,
+aliases, forward references) and pays for it per token: on large modules it
+reads about 100x slower than mlir-opt (#22). This reader lexes the whole text
+with one regular expression and reads each op it knows by a small hand-written
+rule, building the ops as xDSL's parser builds them (the same properties,
+default properties included, the same result names, block arguments and
+implicit terminators, and the same `file:line:col` locations as
+`diagnostics.LocatingParser` gives). It reads types and attributes through
+xDSL's own parser, once per distinct spelling.
+
+It is a fast path, never a second language: on anything it does not know (an
+op without a rule here, a generic op, a `loc(...)`, an attribute dictionary,
+aliases, several blocks, a forward reference) or anything wrong (an undefined
+value, a type that does not match), `read_module` returns None and xDSL's
+parser reads the text from the start, so diagnostics and every less common
+construct are exactly the full parser's. tests/test_reader.py checks that the
+two build the same module (printed generically with locations) on every gpuc
+module of examples/ and tests/.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
+from functools import cache
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    FileLineColLoc,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.irdl import IRDLOperation
+from xdsl.traits import IsTerminator
+
+_TOKEN = re.compile(
+    r"""
+    (?:\s+|//[^\n]*)*
+    (?:
+    (?P<value>%[A-Za-z0-9_$.-]+)
+    |(?P<symbol>@[A-Za-z_$.][A-Za-z0-9_$.-]*)
+    |(?P<dialect>[!#][A-Za-z_][A-Za-z0-9_$.]*)
+    |(?P<number>-?[0-9][0-9A-Za-z_.]*(?:[eE][-+][0-9]+)?)
+    |(?P<word>[A-Za-z_][A-Za-z0-9_$.]*)
+    |(?P<arrow>->)
+    |(?P<punct>[(){}\[\]<>,:=])
+    |(?P<string>"(?:[^"\\\n]|\\.)*")
+    |(?P<other>.)
+    |(?P<eof>$)
+    )
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+_DECIMAL_FLOAT = re.compile(r"-?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?")
+_DECIMAL_INT = re.compile(r"-?[0-9]+")
+_STRING_END = re.compile(r'(?:[^"\\\n]|\\.)*"')
+"""The rest of a string literal, through its closing quote."""
+_VALUE_NAME = re.compile(r"[A-Za-z_$.-][\w$.-]*")
+"""What xDSL keeps as a value's name hint (not `%0`, `%12`)."""
+
+
+class Decline(Exception):
+    """The fast reader does not read this text: xDSL's parser does."""
+
+
+class _Reader:
+    def __init__(self, ctx: Context, text: str, file: str, line_offset: int) -> None:
+        self.ctx = ctx
+        self.text = text
+        kinds: list[str] = []
+        texts: list[str] = []
+        starts: list[int] = []
+        for m in _TOKEN.finditer(text):
+            kind = m.lastgroup
+            if kind == "eof":
+                break
+            if kind == "other" or kind is None:
+                raise Decline  # a `^block`, `#0`, a stray character: the parser
+            kinds.append(kind)
+            texts.append(m.group(kind))
+            starts.append(m.start(kind))
+        kinds.append("eof")
+        texts.append("")
+        starts.append(len(text))
+        self.kinds, self.texts, self.starts = kinds, texts, starts
+        self.i = 0
+        self.file = StringAttr(file)
+        self.line_offset = line_offset
+        starts_of_lines = [0]
+        newline = text.find("\n")
+        while newline != -1:
+            starts_of_lines.append(newline + 1)
+            newline = text.find("\n", newline + 1)
+        self.line_starts = starts_of_lines
+        self.scope: dict[str, SSAValue] = {}
+        self.types: dict[str, Attribute] = {}
+
+    # Tokens.
+
+    def peek(self) -> str:
+        return self.texts[self.i]
+
+    def take(self) -> str:
+        if self.kinds[self.i] == "eof":
+            raise Decline  # the text ends early: the full parser says where
+        text = self.texts[self.i]
+        self.i += 1
+        return text
+
+    def expect(self, text: str) -> None:
+        if self.texts[self.i] != text:
+            raise Decline
+        self.i += 1
+
+    def optional(self, text: str) -> bool:
+        if self.texts[self.i] == text:
+            self.i += 1
+            return True
+        return False
+
+    def kind(self) -> str:
+        return self.kinds[self.i]
+
+    def location(self, pos: int) -> FileLineColLoc:
+        line = bisect_right(self.line_starts, pos)
+        column = pos - self.line_starts[line - 1] + 1
+        return FileLineColLoc(self.file, _int(line + self.line_offset), _int(column))
+
+    # Types and attributes: their text, read by xDSL once per spelling.
+
+    def _spelling(self) -> str:
+        """The text of the type or attribute at the cursor (through its
+        balanced `<...>`), the cursor moved past it."""
+        start = self.starts[self.i]
+        word_end = start + len(self.texts[self.i])
+        text = self.text
+        if word_end < len(text) and text[word_end] == "<":
+            depth, at = 0, word_end
+            while True:
+                if at >= len(text):
+                    raise Decline
+                char = text[at]
+                if char == "<":
+                    depth += 1
+                elif char == ">" and text[at - 1] != "-":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                elif char == '"':
+                    closing = _STRING_END.match(text, at + 1)
+                    if closing is None:
+                        raise Decline
+                    at = closing.end() - 1
+                at += 1
+            end = at + 1
+            index = bisect_left(self.starts, end, self.i)
+        else:
+            end = word_end
+            index = self.i + 1
+        self.i = index
+        return text[start:end]
+
+    def type(self) -> Attribute:
+        if self.kinds[self.i] not in ("word", "dialect") or self.texts[
+            self.i
+        ].startswith("#"):
+            raise Decline
+        spelling = self._spelling()
+        found = self.types.get(spelling)
+        if found is None:
+            found = _parse_type(self.ctx, spelling)
+            self.types[spelling] = found
+        return found
+
+    def types_in_parens(self) -> list[Attribute]:
+        self.expect("(")
+        types: list[Attribute] = []
+        if not self.optional(")"):
+            types.append(self.type())
+            while self.optional(","):
+                types.append(self.type())
+            self.expect(")")
+        return types
+
+    def attribute(self) -> Attribute:
+        if self.kinds[self.i] != "dialect" or not self.texts[self.i].startswith("#"):
+            raise Decline
+        spelling = self._spelling()
+        found = self.types.get(spelling)
+        if found is None:
+            found = _parse_attribute(self.ctx, spelling)
+            self.types[spelling] = found
+        return found
+
+    # Values.
+
+    def operand(self, type: Attribute | None = None) -> SSAValue:
+        if self.kinds[self.i] != "value":
+            raise Decline
+        value = self.scope.get(self.texts[self.i][1:])
+        if value is None or (type is not None and value.type != type):
+            raise Decline  # undefined, forward, or mistyped: the full parser
+        self.i += 1
+        return value
+
+    def operands(self) -> list[SSAValue]:
+        """`%a, %b` (perhaps none)."""
+        if self.kinds[self.i] != "value":
+            return []
+        values = [self.operand()]
+        while self.optional(","):
+            values.append(self.operand())
+        return values
+
+    def define(self, name: str, value: SSAValue) -> None:
+        if name in self.scope:
+            raise Decline  # redefinition: the full parser says so
+        self.scope[name] = value
+        if _VALUE_NAME.fullmatch(name):
+            value.name_hint = name
+
+    def symbol(self) -> SymbolRefAttr:
+        if self.kinds[self.i] != "symbol":
+            raise Decline
+        return SymbolRefAttr(self.take()[1:])
+
+    # Ops and regions.
+
+    def block_body(self, block: Block, end: str = "}") -> None:
+        """Ops up to the region's `}` (not consumed), or to the end of the
+        text (`end` the empty text: the top level of an implicit module)."""
+        texts, kinds = self.texts, self.kinds
+        while texts[self.i] != end:
+            names: list[str] = []
+            if kinds[self.i] == "value":
+                names.append(self.take()[1:])
+                while self.optional(","):
+                    if kinds[self.i] != "value":
+                        raise Decline
+                    names.append(self.take()[1:])
+                self.expect("=")
+            if kinds[self.i] != "word":
+                raise Decline
+            at = self.starts[self.i]
+            rule = _RULES.get(self.take())
+            if rule is None:
+                raise Decline
+            op = rule(self)
+            if len(op.results) != len(names) or any(":" in n for n in names):
+                raise Decline
+            for name, result in zip(names, op.results, strict=True):
+                self.define(name, result)
+            op.location = self.location(at)
+            block.add_op(op)
+
+    def region(self, arguments: Sequence[tuple[str, Attribute]] = ()) -> Region:
+        """`{ ops }`: one block, its arguments named by `arguments`."""
+        self.expect("{")
+        outer = self.scope
+        self.scope = dict(outer)
+        block = Block(arg_types=[type for _, type in arguments])
+        for (name, _), arg in zip(arguments, block.args, strict=True):
+            self.define(name, arg)
+        self.block_body(block)
+        self.expect("}")
+        self.scope = outer
+        region = Region()
+        if arguments or block.ops:
+            region.add_block(block)
+        return region
+
+    def module(self) -> ModuleOp:
+        at = self.starts[self.i]
+        if self.peek() in ("builtin.module", "module"):
+            self.take()
+            if self.peek() != "{":
+                raise Decline  # a name, attributes: the full parser
+            region = self.region()
+            module = ModuleOp(Region(_take_block(region)))
+        else:
+            block = Block()
+            self.block_body_top(block)
+            module = ModuleOp(Region(block))
+        if self.kind() != "eof":
+            raise Decline
+        module.location = self.location(at)
+        return module
+
+    def block_body_top(self, block: Block) -> None:
+        """Ops at the top level of a text without `builtin.module`."""
+        self.block_body(block, end="")
+        if len(block.ops) == 1 and isinstance(block.first_op, ModuleOp):
+            raise Decline  # a lone module written as `"builtin.module"`: rare
+
+
+_INTS: dict[int, IntAttr] = {}
+
+
+def _int(value: int) -> IntAttr:
+    """IntAttr(value), made once per value (attributes are immutable)."""
+    found = _INTS.get(value)
+    if found is None:
+        found = _INTS[value] = IntAttr(value)
+    return found
+
+
+def _take_block(region: Region) -> Block:
+    block = region.blocks.first
+    if block is None:
+        return Block()
+    region.detach_block(block)
+    return block
+
+
+@cache
+def _defaults(op_type: type[IRDLOperation]) -> dict[str, Attribute]:
+    """The properties xDSL's builder fills in when a parse leaves them out."""
+    definition = op_type.get_irdl_definition()
+    return {
+        name: prop.default_value
+        for name, prop in definition.properties.items()
+        if prop.default_value is not None
+    }
+
+
+def _parse_type(ctx: Context, spelling: str) -> Attribute:
+    from xdsl.parser import Parser
+
+    parser = Parser(ctx, spelling)
+    try:
+        found = parser.parse_type()
+    except Exception as e:
+        raise Decline from e
+    if parser.pos != len(spelling):
+        raise Decline
+    return found
+
+
+def _parse_attribute(ctx: Context, spelling: str) -> Attribute:
+    from xdsl.parser import Parser
+
+    parser = Parser(ctx, spelling)
+    try:
+        found = parser.parse_attribute()
+    except Exception as e:
+        raise Decline from e
+    if parser.pos != len(spelling):
+        raise Decline
+    return found
+
+
+def _make(
+    r: _Reader,
+    name: str,
+    operands: Sequence[SSAValue] = (),
+    result_types: Sequence[Attribute] = (),
+    properties: dict[str, Attribute] | None = None,
+    regions: Sequence[Region] = (),
+) -> Operation:
+    op_type = r.ctx.get_optional_op(name)
+    if op_type is None or not issubclass(op_type, IRDLOperation):
+        raise Decline
+    props = dict(_defaults(op_type))
+    if properties:
+        props.update(properties)
+    return op_type.create(
+        operands=operands,
+        result_types=result_types,
+        properties=props,
+        regions=regions,
+    )
+
+
+# The rules: each reads what follows its op's name.
+
+Rule = Callable[[_Reader], Operation]
+
+
+def _no_attributes(r: _Reader) -> None:
+    if r.peek() == "{" or r.peek() == "loc":
+        raise Decline
+
+
+def _binary(name: str) -> Rule:
+    def rule(r: _Reader) -> Operation:
+        lhs = r.operand()
+        r.expect(",")
+        rhs = r.operand()
+        _no_attributes(r)
+        r.expect(":")
+        type = r.type()
+        if lhs.type != type or rhs.type != type:
+            raise Decline
+        return _make(r, name, (lhs, rhs), (type,))
+
+    return rule
+
+
+def _unary(name: str) -> Rule:
+    def rule(r: _Reader) -> Operation:
+        value = r.operand()
+        _no_attributes(r)
+        r.expect(":")
+        type = r.type()
+        if value.type != type:
+            raise Decline
+        return _make(r, name, (value,), (type,))
+
+    return rule
+
+
+def _cast(name: str) -> Rule:
+    def rule(r: _Reader) -> Operation:
+        value = r.operand()
+        _no_attributes(r)
+        r.expect(":")
+        source = r.type()
+        if value.type != source:
+            raise Decline
+        r.expect("to")
+        return _make(r, name, (value,), (r.type(),))
+
+    return rule
+
+
+def _compare(name: str, predicates: Sequence[str]) -> Rule:
+    index = {p: i for i, p in enumerate(predicates)}
+
+    def rule(r: _Reader) -> Operation:
+        predicate = index.get(r.take())
+        if predicate is None:
+            raise Decline
+        r.expect(",")
+        lhs = r.operand()
+        r.expect(",")
+        rhs = r.operand()
+        r.expect(":")
+        type = r.type()
+        if lhs.type != type or rhs.type != type:
+            raise Decline
+        props: dict[str, Attribute] = {"predicate": IntegerAttr(predicate, 64)}
+        return _make(r, name, (lhs, rhs), (_result_i1(type),), props)
+
+    return rule
+
+
+def _result_i1(type: Attribute) -> Attribute:
+    if isinstance(type, (IntegerType, IndexType, *_FLOATS)):
+        return IntegerType(1)
+    raise Decline  # vectors and tensors of i1: the full parser
+
+
+def _constant(r: _Reader) -> Operation:
+    _no_attributes(r)
+    word = r.take()
+    if word in ("true", "false"):
+        if r.peek() == ":":
+            raise Decline
+        value: Attribute = IntegerAttr(1 if word == "true" else 0, IntegerType(1))
+        return _make(r, "arith.constant", (), (IntegerType(1),), {"value": value})
+    if r.kinds[r.i - 1] != "number":
+        raise Decline
+    r.expect(":")
+    type = r.type()
+    if isinstance(type, IntegerType | IndexType) and _DECIMAL_INT.fullmatch(word):
+        value = IntegerAttr(int(word), type)
+    elif isinstance(type, _FLOATS) and _DECIMAL_FLOAT.fullmatch(word):
+        value = FloatAttr(float(word), type)
+    else:
+        raise Decline  # hex floats, dense constants: the full parser
+    return _make(r, "arith.constant", (), (type,), {"value": value})
+
+
+_FLOATS = (Float16Type, BFloat16Type, Float32Type, Float64Type)
+
+
+def _select(r: _Reader) -> Operation:
+    cond = r.operand(IntegerType(1))
+    r.expect(",")
+    lhs = r.operand()
+    r.expect(",")
+    rhs = r.operand()
+    _no_attributes(r)
+    r.expect(":")
+    type = r.type()
+    if lhs.type != type or rhs.type != type:
+        raise Decline
+    return _make(r, "arith.select", (cond, lhs, rhs), (type,))
+
+
+def _region_with_yield(r: _Reader) -> Region:
+    region = r.region()
+    block = region.blocks.last
+    if block is None:
+        block = Block()
+        region.add_block(block)
+    last = block.last_op
+    if last is None or not last.has_trait(IsTerminator):
+        block.add_op(_make(r, "scf.yield"))
+    return region
+
+
+def _scf_if(r: _Reader) -> Operation:
+    cond = r.operand(IntegerType(1))
+    results: list[Attribute] = []
+    if r.optional("->"):
+        results = r.types_in_parens()
+    then = _region_with_yield(r)
+    otherwise = _region_with_yield(r) if r.optional("else") else Region()
+    _no_attributes(r)
+    return _make(r, "scf.if", (cond,), results, regions=(then, otherwise))
+
+
+def _scf_for(r: _Reader) -> Operation:
+    if r.kind() != "value":
+        raise Decline
+    induction = r.take()[1:]
+    r.expect("=")
+    lower = r.operand()
+    r.expect("to")
+    upper = r.operand()
+    r.expect("step")
+    step = r.operand()
+    if r.peek() in ("iter_args", ":"):
+        raise Decline  # loop-carried values, other index types: the full parser
+    if not (lower.type == upper.type == step.type == IndexType()):
+        raise Decline
+    body = r.region([(induction, IndexType())])
+    _no_attributes(r)
+    block = body.blocks.first
+    assert block is not None
+    if block.last_op is None or not block.last_op.has_trait(IsTerminator):
+        block.add_op(_make(r, "scf.yield"))
+    return _make(r, "scf.for", (lower, upper, step), (), regions=(body,))
+
+
+def _scf_yield(r: _Reader) -> Operation:
+    values = r.operands()
+    _no_attributes(r)
+    if values:
+        r.expect(":")
+        for value in values:
+            if r.type() != value.type:
+                raise Decline
+            if value is not values[-1]:
+                r.expect(",")
+    return _make(r, "scf.yield", values)
+
+
+def _gpuc_func(r: _Reader) -> Operation:
+    from gpuc.dialects.attrs import InlineHint, Role
+    from gpuc.dialects.functions import FuncOp
+
+    visibility = None
+    if r.peek() in ("private", "public", "nested"):
+        visibility = r.take()
+    name = r.symbol().root_reference.data
+    r.expect("(")
+    params: list[tuple[str, Attribute]] = []
+    if not r.optional(")"):
+        while True:
+            if r.kind() != "value":
+                raise Decline  # a declaration's bare types: the full parser
+            param = r.take()[1:]
+            r.expect(":")
+            params.append((param, r.type()))
+            if r.optional(")"):
+                break
+            r.expect(",")
+    outputs: list[Attribute] = []
+    if r.optional("->"):
+        outputs = r.types_in_parens() if r.peek() == "(" else [r.type()]
+    try:
+        role = Role(r.take())
+    except ValueError:
+        raise Decline from None
+    inline = None
+    if r.peek() in ("always_inline", "no_inline"):
+        inline = InlineHint(r.take())
+    if r.peek() != "{":
+        raise Decline  # declarations and attributes: the full parser
+    body = r.region(params)
+    op = FuncOp(
+        name,
+        ([t for _, t in params], outputs),
+        role,
+        body,
+        visibility=visibility,
+        inline=inline,
+    )
+    return op
+
+
+def _gpuc_return(r: _Reader) -> Operation:
+    return _make(r, "gpuc.return", _typed_operands(r))
+
+
+def _typed_operands(r: _Reader) -> list[SSAValue]:
+    """`%a, %b : T, U` (or nothing), the types checked."""
+    _no_attributes(r)
+    values = r.operands()
+    if values:
+        r.expect(":")
+        for n, value in enumerate(values):
+            if n:
+                r.expect(",")
+            if r.type() != value.type:
+                raise Decline
+    return values
+
+
+def _call_types(
+    r: _Reader, arguments: Sequence[SSAValue]
+) -> tuple[list[Attribute], list[Attribute]]:
+    r.expect(":")
+    inputs = r.types_in_parens()
+    r.expect("->")
+    outputs = r.types_in_parens() if r.peek() == "(" else [r.type()]
+    if inputs != [a.type for a in arguments]:
+        raise Decline
+    return inputs, outputs
+
+
+def _gpuc_call(r: _Reader) -> Operation:
+    callee = r.symbol()
+    r.expect("(")
+    arguments = r.operands()
+    r.expect(")")
+    _no_attributes(r)
+    _, outputs = _call_types(r, arguments)
+    return _make(r, "gpuc.call", arguments, outputs, {"callee": callee})
+
+
+def _gpuc_deferred_call(r: _Reader) -> Operation:
+    from gpuc.dialects.attrs import JobAttr
+
+    source = r.symbol()
+    r.expect("(")
+    arguments = r.operands()
+    r.expect(")")
+    job = r.attribute()
+    if not isinstance(job, JobAttr):
+        raise Decline
+    _no_attributes(r)
+    _, outputs = _call_types(r, arguments)
+    props: dict[str, Attribute] = {"source": source, "job": job}
+    return _make(r, "gpuc.deferred_call", arguments, outputs, props)
+
+
+def _pointer_access(r: _Reader) -> tuple[SSAValue, list[SSAValue], Attribute]:
+    from gpuc.dialects.attrs import PtrType
+
+    pointer = r.operand()
+    index: list[SSAValue] = []
+    if r.optional("["):
+        index = [r.operand(IndexType())]
+        r.expect("]")
+    _no_attributes(r)
+    r.expect(":")
+    type = r.type()
+    if not isinstance(type, PtrType) or pointer.type != type:
+        raise Decline
+    return pointer, index, type.element
+
+
+def _gpuc_load(r: _Reader) -> Operation:
+    pointer, index, element = _pointer_access(r)
+    return _make(r, "gpuc.load", (pointer, *index), (element,))
+
+
+def _gpuc_offset(r: _Reader) -> Operation:
+    pointer, index, _ = _pointer_access(r)
+    if not index:
+        raise Decline
+    return _make(r, "gpuc.offset", (pointer, *index), (pointer.type,))
+
+
+def _gpuc_shared_alloc(r: _Reader) -> Operation:
+    from gpuc.dialects.attrs import AddressSpace, PtrType
+
+    props: dict[str, Attribute] = {"count": _i64_literal(r)}
+    if r.optional("align"):
+        props["alignment"] = _i64_literal(r)
+    _no_attributes(r)
+    r.expect(":")
+    type = r.type()
+    if not isinstance(type, PtrType) or type.space.data != AddressSpace.SHARED:
+        raise Decline
+    return _make(r, "gpuc.shared_alloc", (), (type,), props)
+
+
+def _i64_literal(r: _Reader) -> IntegerAttr:
+    if r.kind() != "number" or not _DECIMAL_INT.fullmatch(r.peek()):
+        raise Decline
+    value = int(r.take())
+    if not -(2**63) <= value < 2**63:
+        raise Decline
+    return IntegerAttr(value, 64)
+
+
+def _gpuc_atomic_rmw(r: _Reader) -> Operation:
+    from gpuc.dialects.attrs import AtomicKind, AtomicKindAttr
+
+    try:
+        kind = AtomicKind(r.take())
+    except ValueError:
+        raise Decline from None
+    pointer = r.operand()
+    index: list[SSAValue] = []
+    if r.optional("["):
+        index = [r.operand(IndexType())]
+        r.expect("]")
+    r.expect(",")
+    value = r.operand()
+    if r.peek() != ":":
+        raise Decline  # an ordering, attributes: the full parser
+    r.expect(":")
+    type = r.type()
+    if pointer.type != type or getattr(type, "element", None) != value.type:
+        raise Decline
+    props: dict[str, Attribute] = {"kind": AtomicKindAttr(kind)}
+    return _make(r, "gpuc.atomic_rmw", (pointer, *index, value), (value.type,), props)
+
+
+def _gpuc_store(r: _Reader) -> Operation:
+    value = r.operand()
+    r.expect(",")
+    pointer, index, element = _pointer_access(r)
+    if value.type != element:
+        raise Decline
+    return _make(r, "gpuc.store", (value, pointer, *index))
+
+
+def _dim_index(name: str) -> Rule:
+    def rule(r: _Reader) -> Operation:
+        from gpuc.dialects.attrs import Dim, DimAttr
+
+        try:
+            dim = Dim(r.take())
+        except ValueError:
+            raise Decline from None
+        _no_attributes(r)
+        props: dict[str, Attribute] = {"dimension": DimAttr(dim)}
+        return _make(r, name, (), (IndexType(),), props)
+
+    return rule
+
+
+def _no_operands(name: str) -> Rule:
+    def rule(r: _Reader) -> Operation:
+        _no_attributes(r)
+        return _make(r, name)
+
+    return rule
+
+
+def _rules() -> dict[str, Rule]:
+    from xdsl.dialects.arith import (
+        CMPF_COMPARISON_OPERATIONS,
+        CMPI_COMPARISON_OPERATIONS,
+    )
+
+    rules: dict[str, Rule] = {
+        "arith.constant": _constant,
+        "arith.select": _select,
+        "arith.cmpi": _compare("arith.cmpi", CMPI_COMPARISON_OPERATIONS),
+        "scf.if": _scf_if,
+        "scf.for": _scf_for,
+        "scf.yield": _scf_yield,
+        "gpuc.func": _gpuc_func,
+        "gpuc.return": _gpuc_return,
+        "gpuc.call": _gpuc_call,
+        "gpuc.deferred_call": _gpuc_deferred_call,
+        "gpuc.load": _gpuc_load,
+        "gpuc.store": _gpuc_store,
+        "gpuc.offset": _gpuc_offset,
+        "gpuc.shared_alloc": _gpuc_shared_alloc,
+        "gpuc.atomic_rmw": _gpuc_atomic_rmw,
+        "gpuc.barrier": _no_operands("gpuc.barrier"),
+    }
+    # cmpf carries fastmath flags the rule would have to read: left out.
+    del CMPF_COMPARISON_OPERATIONS
+    for op in (
+        "addi subi muli divsi divui remsi remui andi ori xori shli shrsi shrui "
+        "maxsi maxui minsi minui ceildivsi ceildivui floordivsi "
+        "addf subf mulf divf remf maximumf minimumf maxnumf minnumf"
+    ).split():
+        rules[f"arith.{op}"] = _binary(f"arith.{op}")
+    for op in (
+        "index_cast index_castui sitofp uitofp fptosi fptoui extf truncf extsi "
+        "extui trunci bitcast"
+    ).split():
+        rules[f"arith.{op}"] = _cast(f"arith.{op}")
+    rules["arith.negf"] = _unary("arith.negf")
+    for op in (
+        "absf ceil cos erf exp exp2 expm1 floor log log10 log1p log2 rsqrt sin "
+        "sqrt tan tanh"
+    ).split():
+        rules[f"math.{op}"] = _unary(f"math.{op}")
+    for dim_op in ("thread_id", "block_id", "block_dim", "grid_dim", "global_id"):
+        rules[f"gpuc.{dim_op}"] = _dim_index(f"gpuc.{dim_op}")
+    return rules
+
+
+_RULES: dict[str, Rule] = {}
+
+
+def read_module(
+    text: str, ctx: Context, file: str, line_offset: int = 0
+) -> ModuleOp | None:
+    """The module `text` holds, read by the fast rules; None where they do not
+    read it (the caller then parses it with xDSL's parser)."""
+    if not _RULES:
+        _RULES.update(_rules())
+    try:
+        reader = _Reader(ctx, text, file, line_offset)
+        if reader.kind() == "eof":
+            return None
+        return reader.module()
+    except Decline:
+        return None

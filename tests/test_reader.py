@@ -1,0 +1,131 @@
+"""The fast reader (gpuc/dialects/reader.py) builds exactly the module xDSL's
+parser builds -- ops, properties, result names, implicit terminators and
+`file:line:col` locations, compared as generic text with locations -- or
+declines and leaves the text to xDSL's parser; it never accepts text the
+parser rejects."""
+
+from __future__ import annotations
+
+import io
+import random
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import ParseError
+
+from gpuc.context import make_context
+from gpuc.dialects.reader import read_module
+from gpuc.driver import load_module
+from gpuc.transforms.foreign.text import ForeignParser
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from scale import gpuc_kernel, module_text  # noqa: E402
+
+GPUC_TEXTS = sorted(
+    p
+    for p in [*ROOT.glob("examples/*.mlir"), *ROOT.glob("tests/filecheck/**/*.mlir")]
+    if "gpuc.func" in p.read_text()
+)
+
+
+def generic(module: ModuleOp) -> str:
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=True, print_debuginfo=True).print_op(
+        module
+    )
+    return out.getvalue()
+
+
+def slow(text: str, name: str = "<t>") -> ModuleOp:
+    return ForeignParser(make_context(), text, name, 0).parse_module(True)
+
+
+def test_the_fast_reader_builds_what_the_parser_builds_on_every_gpuc_text() -> None:
+    read = []
+    for path in GPUC_TEXTS:
+        text = path.read_text()
+        fast = read_module(text, make_context(), str(path))
+        if fast is None:
+            continue
+        read.append(path.relative_to(ROOT).as_posix())
+        assert generic(fast) == generic(slow(text, str(path))), path
+    # The reader covers the common kernels, not only the bench's module.
+    for example in ("saxpy", "stencil2d", "histogram", "deferred_inline"):
+        assert f"examples/{example}.mlir" in read, read
+
+
+def test_the_bench_module_is_read_fast_and_the_same() -> None:
+    text = module_text(4, gpuc_kernel)
+    fast = read_module(text, make_context(), "<t>", line_offset=7)
+    assert fast is not None
+    reference = ForeignParser(make_context(), text, "<t>", 7).parse_module(True)
+    assert generic(fast) == generic(reference)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # An undefined value, a redefinition, a mistyped operand, an unknown op:
+        # the reader declines and the parser's diagnostic is the one reported.
+        (
+            "gpuc.func @k(%a: f32) kernel {\n  %b = arith.addf %a, %c : f32\n"
+            "  gpuc.return\n}\n",
+            "%c",
+        ),
+        (
+            "gpuc.func @k(%a: f32) kernel {\n  %a = arith.addf %a, %a : f32\n"
+            "  gpuc.return\n}\n",
+            "already defined",
+        ),
+        (
+            "gpuc.func @k(%a: i32) kernel {\n  %b = arith.addf %a, %a : f32\n"
+            "  gpuc.return\n}\n",
+            "i32",
+        ),
+        (
+            "gpuc.func @k(%a: f32) kernel {\n  %b = arith.frobnicate %a : f32\n"
+            "  gpuc.return\n}\n",
+            "arith.frobnicate",
+        ),
+    ],
+)
+def test_bad_text_gets_the_parsers_diagnostic(text: str, message: str) -> None:
+    assert read_module(text, make_context(), "<t>") is None
+    with pytest.raises(ParseError, match=re.escape(message)) as error:
+        load_module(text)
+    assert ":2:" in str(error.value)  # located at the bad line
+
+
+def test_mutated_text_is_read_the_same_or_declined() -> None:
+    """Fresh random damage to a module (a token dropped, doubled or swapped):
+    the reader either declines or builds what the parser builds; where the
+    parser rejects the text, the reader never accepts it."""
+    seed = random.randrange(2**32)
+    rng = random.Random(seed)
+    text = module_text(1, gpuc_kernel)
+    tokens = re.findall(r"\s+|[%@!#]?[\w.$-]+|->|.", text)
+    for _ in range(150):
+        damaged = list(tokens)
+        at = rng.randrange(len(damaged))
+        how = rng.choice(("drop", "double", "swap"))
+        if how == "drop":
+            del damaged[at]
+        elif how == "double":
+            damaged.insert(at, damaged[at])
+        else:
+            other = rng.randrange(len(damaged))
+            damaged[at], damaged[other] = damaged[other], damaged[at]
+        mutated = "".join(damaged)
+        fast = read_module(mutated, make_context(), "<t>")
+        try:
+            reference = generic(slow(mutated))
+        except Exception:
+            assert fast is None, f"seed {seed}: accepted what the parser rejects"
+            continue
+        if fast is not None:
+            assert generic(fast) == reference, f"seed {seed}: {how} at {at}"
