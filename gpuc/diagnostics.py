@@ -85,6 +85,16 @@ def read_source(path: str | os.PathLike[str], what: str = "input file") -> str:
     return decode_source(data, str(path), what)
 
 
+def line_starts(text: str) -> list[int]:
+    """The offset at which each line of `text` starts (for `bisect_right`)."""
+    starts = [0]
+    newline = text.find("\n")
+    while newline != -1:
+        starts.append(newline + 1)
+        newline = text.find("\n", newline + 1)
+    return starts
+
+
 class LocatingParser(ExactFloatParser):
     """An MLIR parser that gives each op the location of its name.
 
@@ -107,13 +117,7 @@ class LocatingParser(ExactFloatParser):
 
     def location_at(self, pos: int) -> FileLineColLoc:
         if self._line_starts is None:
-            text = self.lexer.input.content
-            starts = [0]
-            newline = text.find("\n")
-            while newline != -1:
-                starts.append(newline + 1)
-                newline = text.find("\n", newline + 1)
-            self._line_starts = starts
+            self._line_starts = line_starts(self.lexer.input.content)
         line = bisect_right(self._line_starts, pos)
         col = pos - self._line_starts[line - 1] + 1
         return FileLineColLoc(

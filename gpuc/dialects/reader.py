@@ -50,6 +50,8 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.traits import IsTerminator
 
+from gpuc.diagnostics import line_starts
+
 _TOKEN = re.compile(
     r"""
     (?:\s+|//[^\n]*)*
@@ -103,12 +105,7 @@ class _Reader:
         self.i = 0
         self.file = StringAttr(file)
         self.line_offset = line_offset
-        starts_of_lines = [0]
-        newline = text.find("\n")
-        while newline != -1:
-            starts_of_lines.append(newline + 1)
-            newline = text.find("\n", newline + 1)
-        self.line_starts = starts_of_lines
+        self.line_starts = line_starts(text)
         self.scope: dict[str, SSAValue] = {}
         self.types: dict[str, Attribute] = {}
 
@@ -185,7 +182,7 @@ class _Reader:
         spelling = self._spelling()
         found = self.types.get(spelling)
         if found is None:
-            found = _parse_type(self.ctx, spelling)
+            found = _parse(self.ctx, spelling, "type")
             self.types[spelling] = found
         return found
 
@@ -205,7 +202,7 @@ class _Reader:
         spelling = self._spelling()
         found = self.types.get(spelling)
         if found is None:
-            found = _parse_attribute(self.ctx, spelling)
+            found = _parse(self.ctx, spelling, "attribute")
             self.types[spelling] = found
         return found
 
@@ -340,25 +337,14 @@ def _defaults(op_type: type[IRDLOperation]) -> dict[str, Attribute]:
     }
 
 
-def _parse_type(ctx: Context, spelling: str) -> Attribute:
+def _parse(ctx: Context, spelling: str, what: str) -> Attribute:
+    """The type (`what` "type") or attribute ("attribute") `spelling` is, read
+    by xDSL's parser; Decline where it is not one."""
     from xdsl.parser import Parser
 
     parser = Parser(ctx, spelling)
     try:
-        found = parser.parse_type()
-    except Exception as e:
-        raise Decline from e
-    if parser.pos != len(spelling):
-        raise Decline
-    return found
-
-
-def _parse_attribute(ctx: Context, spelling: str) -> Attribute:
-    from xdsl.parser import Parser
-
-    parser = Parser(ctx, spelling)
-    try:
-        found = parser.parse_attribute()
+        found = parser.parse_type() if what == "type" else parser.parse_attribute()
     except Exception as e:
         raise Decline from e
     if parser.pos != len(spelling):
