@@ -55,7 +55,7 @@ def test_the_fast_reader_builds_what_the_parser_builds_on_every_gpuc_text() -> N
         read.append(path.relative_to(ROOT).as_posix())
         assert generic(fast) == generic(slow(text, str(path))), path
     # The reader covers the common kernels, not only the bench's module.
-    for example in ("saxpy", "stencil2d", "histogram", "deferred_inline"):
+    for example in ("saxpy", "stencil2d", "histogram", "reduce", "deferred_inline"):
         assert f"examples/{example}.mlir" in read, read
 
 
@@ -101,15 +101,19 @@ def test_bad_text_gets_the_parsers_diagnostic(text: str, message: str) -> None:
     assert ":2:" in str(error.value)  # located at the bad line
 
 
-def test_mutated_text_is_read_the_same_or_declined() -> None:
+@pytest.mark.parametrize("source", ["bench", "reduce"])
+def test_mutated_text_is_read_the_same_or_declined(source: str) -> None:
     """Fresh random damage to a module (a token dropped, doubled or swapped):
     the reader either declines or builds what the parser builds; where the
     parser rejects the text, the reader never accepts it."""
     seed = random.randrange(2**32)
     rng = random.Random(seed)
-    text = module_text(1, gpuc_kernel)
-    tokens = re.findall(r"\s+|[%@!#]?[\w.$-]+|->|.", text)
-    for _ in range(150):
+    if source == "bench":
+        text = module_text(1, gpuc_kernel)
+    else:
+        text = (ROOT / "examples" / f"{source}.mlir").read_text()
+    tokens = re.findall(r"\s+|[%@!#^]?[\w.$-]+|->|.", text)
+    for _ in range(120):
         damaged = list(tokens)
         at = rng.randrange(len(damaged))
         how = rng.choice(("drop", "double", "swap"))

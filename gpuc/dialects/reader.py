@@ -64,6 +64,7 @@ _TOKEN = re.compile(
     |(?P<arrow>->)
     |(?P<punct>[(){}\[\]<>,:=])
     |(?P<string>"(?:[^"\\\n]|\\.)*")
+    |(?P<label>\^[A-Za-z0-9_$.-]+)
     |(?P<other>.)
     |(?P<eof>$)
     )
@@ -74,6 +75,8 @@ _DECIMAL_FLOAT = re.compile(r"-?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?")
 _DECIMAL_INT = re.compile(r"-?[0-9]+")
 _STRING_END = re.compile(r'(?:[^"\\\n]|\\.)*"')
 """The rest of a string literal, through its closing quote."""
+_DEFAULT_LABEL = re.compile(r"bb[0-9]+")
+"""A block label xDSL keeps no name hint for."""
 _VALUE_NAME = re.compile(r"[A-Za-z_$.-][\w$.-]*")
 """What xDSL keeps as a value's name hint (not `%0`, `%12`)."""
 
@@ -268,20 +271,43 @@ class _Reader:
             block.add_op(op)
 
     def region(self, arguments: Sequence[tuple[str, Attribute]] = ()) -> Region:
-        """`{ ops }`: one block, its arguments named by `arguments`."""
+        """`{ ops }`: one block, its arguments named by `arguments` or by the
+        block's label (`^bb0(%a: T):`, where no `arguments` are given)."""
         self.expect("{")
         outer = self.scope
         self.scope = dict(outer)
+        label = None
+        if not arguments and self.kinds[self.i] == "label":
+            label = self.take()[1:]
+            arguments = self.block_arguments()
         block = Block(arg_types=[type for _, type in arguments])
+        if label is not None and not _DEFAULT_LABEL.fullmatch(label):
+            block.name_hint = label
         for (name, _), arg in zip(arguments, block.args, strict=True):
             self.define(name, arg)
         self.block_body(block)
         self.expect("}")
         self.scope = outer
         region = Region()
-        if arguments or block.ops:
+        if arguments or block.ops or label is not None:
             region.add_block(block)
         return region
+
+    def block_arguments(self) -> list[tuple[str, Attribute]]:
+        """A label's `(%a: T, ...)` (perhaps none) and its `:`."""
+        arguments: list[tuple[str, Attribute]] = []
+        if self.optional("("):
+            while True:
+                if self.kind() != "value":
+                    raise Decline
+                name = self.take()[1:]
+                self.expect(":")
+                arguments.append((name, self.type()))
+                if self.optional(")"):
+                    break
+                self.expect(",")
+        self.expect(":")
+        return arguments
 
     def module(self) -> ModuleOp:
         at = self.starts[self.i]
@@ -537,6 +563,40 @@ def _scf_for(r: _Reader) -> Operation:
     return _make(r, "scf.for", (lower, upper, step), (), regions=(body,))
 
 
+def _scf_while(r: _Reader) -> Operation:
+    r.expect("(")
+    names: list[str] = []
+    inits: list[SSAValue] = []
+    if not r.optional(")"):
+        while True:
+            if r.kind() != "value":
+                raise Decline
+            names.append(r.take()[1:])
+            r.expect("=")
+            inits.append(r.operand())
+            if r.optional(")"):
+                break
+            r.expect(",")
+    r.expect(":")
+    inputs = r.types_in_parens()
+    r.expect("->")
+    outputs = r.types_in_parens() if r.peek() == "(" else [r.type()]
+    if inputs != [v.type for v in inits]:
+        raise Decline
+    before = r.region(list(zip(names, inputs, strict=True)))
+    r.expect("do")
+    after = r.region()
+    _no_attributes(r)
+    return _make(r, "scf.while", inits, outputs, regions=(before, after))
+
+
+def _scf_condition(r: _Reader) -> Operation:
+    r.expect("(")
+    condition = r.operand(IntegerType(1))
+    r.expect(")")
+    return _make(r, "scf.condition", (condition, *_typed_operands(r)))
+
+
 def _scf_yield(r: _Reader) -> Operation:
     values = r.operands()
     _no_attributes(r)
@@ -770,6 +830,8 @@ def _rules() -> dict[str, Rule]:
         "scf.if": _scf_if,
         "scf.for": _scf_for,
         "scf.yield": _scf_yield,
+        "scf.while": _scf_while,
+        "scf.condition": _scf_condition,
         "gpuc.func": _gpuc_func,
         "gpuc.return": _gpuc_return,
         "gpuc.call": _gpuc_call,
