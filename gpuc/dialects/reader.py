@@ -295,19 +295,25 @@ class _Reader:
 
     def block_arguments(self) -> list[tuple[str, Attribute]]:
         """A label's `(%a: T, ...)` (perhaps none) and its `:`."""
-        arguments: list[tuple[str, Attribute]] = []
-        if self.optional("("):
-            while True:
-                if self.kind() != "value":
-                    raise Decline
-                name = self.take()[1:]
-                self.expect(":")
-                arguments.append((name, self.type()))
-                if self.optional(")"):
-                    break
-                self.expect(",")
+        arguments = self.named_values() if self.peek() == "(" else []
         self.expect(":")
         return arguments
+
+    def named_values(self) -> list[tuple[str, Attribute]]:
+        """`(%a: T, ...)`, perhaps empty: names and types."""
+        self.expect("(")
+        named: list[tuple[str, Attribute]] = []
+        if self.optional(")"):
+            return named
+        while True:
+            if self.kind() != "value":
+                raise Decline  # bare types (a declaration): the full parser
+            name = self.take()[1:]
+            self.expect(":")
+            named.append((name, self.type()))
+            if self.optional(")"):
+                return named
+            self.expect(",")
 
     def module(self) -> ModuleOp:
         at = self.starts[self.i]
@@ -618,18 +624,7 @@ def _gpuc_func(r: _Reader) -> Operation:
     if r.peek() in ("private", "public", "nested"):
         visibility = r.take()
     name = r.symbol().root_reference.data
-    r.expect("(")
-    params: list[tuple[str, Attribute]] = []
-    if not r.optional(")"):
-        while True:
-            if r.kind() != "value":
-                raise Decline  # a declaration's bare types: the full parser
-            param = r.take()[1:]
-            r.expect(":")
-            params.append((param, r.type()))
-            if r.optional(")"):
-                break
-            r.expect(",")
+    params = r.named_values()
     outputs: list[Attribute] = []
     if r.optional("->"):
         outputs = r.types_in_parens() if r.peek() == "(" else [r.type()]
