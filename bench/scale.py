@@ -30,6 +30,7 @@ kernels takes at most 4x mlir-opt-22's generic parse-and-print.
 
     python bench/scale.py [--sizes 10,100,1000,3000] [--targets ptx,spirv]
                           [--repeat 3] [--no-chain] [--parse-kernels 300]
+                          [--clock wall|cpu]
 """
 
 from __future__ import annotations
@@ -175,32 +176,42 @@ def medians(runs: list[dict[str, float]]) -> dict[str, float]:
     return {name: statistics.median(r[name] for r in runs) for name in runs[0]}
 
 
-def gpuc_stage_run(text: str, options: CompileOptions, n: int) -> dict[str, float]:
+CLOCK = {"wall": time.perf_counter, "cpu": time.process_time}
+"""How gpuc's stages are timed (`--clock`); the chain's tools are timed the
+same way (wall time, or the CPU time of the process and all its threads)."""
+
+
+def gpuc_stage_run(
+    text: str, options: CompileOptions, n: int, clock: str = "wall"
+) -> dict[str, float]:
     """Seconds of each gpuc stage (and `total`) of one compile of `text`."""
+    now = CLOCK[clock]
     gc.collect()
     times: dict[str, float] = dict.fromkeys(GPUC_STAGES, 0.0)
-    last = [time.perf_counter()]
+    last = [now()]
 
     def after(name: str, c: object) -> None:
-        now = time.perf_counter()
-        times["translate" if name == "link" else name] += now - last[0]
-        last[0] = now
+        at = now()
+        times["translate" if name == "link" else name] += at - last[0]
+        last[0] = at
 
-    start = time.perf_counter()
+    start = now()
     c = run(text, options, stop_after="emit", after_stage=after)
-    times["total"] = time.perf_counter() - start
+    times["total"] = now() - start
     assert c.module is not None
     kernels = len(kernel_infos(c.module))
     assert kernels == n, f"{kernels} kernels, not {n}"
     return times
 
 
-def gpuc_stage_seconds(n: int, target: str, repeat: int) -> dict[str, float]:
+def gpuc_stage_seconds(
+    n: int, target: str, repeat: int, clock: str = "wall"
+) -> dict[str, float]:
     """Median seconds of each gpuc stage (and `total`) on n kernels, the
     compile cache not involved (the stages are run directly)."""
     text = module_text(n, gpuc_kernel)
     options = make_options(target, {})
-    runs = [gpuc_stage_run(text, options, n) for _ in range(repeat)]
+    runs = [gpuc_stage_run(text, options, n, clock) for _ in range(repeat)]
     return medians(runs)
 
 
@@ -235,7 +246,9 @@ def cpu_timed(argv: list[str]) -> float:
     )
 
 
-def chain_seconds(n: int, tools: dict[str, str], repeat: int) -> dict[str, float]:
+def chain_seconds(
+    n: int, tools: dict[str, str], repeat: int, clock: str = "wall"
+) -> dict[str, float]:
     """Median seconds of each stage of the chain (and `total`) on n kernels."""
     with tempfile.TemporaryDirectory() as tmp:
         src, lowered, ll, bc, ptx = (
@@ -257,7 +270,8 @@ def chain_seconds(n: int, tools: dict[str, str], repeat: int) -> dict[str, float
         }  # fmt: skip
         runs: list[dict[str, float]] = []
         for _ in range(repeat):
-            times = {CHAIN_STAGES[name]: timed(argv) for name, argv in steps.items()}
+            timer = cpu_timed if clock == "cpu" else timed
+            times = {CHAIN_STAGES[name]: timer(argv) for name, argv in steps.items()}
             # mlir-opt's run parses too: its dialect stage is what is left.
             times["dialect"] = max(times["dialect"] - times["parse"], 0.0)
             times["total"] = sum(times.values())
@@ -330,6 +344,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-chain", action="store_true")
     parser.add_argument("--parse-kernels", type=int, default=300)
+    parser.add_argument(
+        "--clock",
+        choices=sorted(CLOCK),
+        default="wall",
+        help="time stages by wall clock or by CPU time (steadier on a busy machine)",
+    )
     args = parser.parse_args()
     sizes = sorted({int(s) for s in args.sizes.split(",")})
     targets = args.targets.split(",")
@@ -343,7 +363,8 @@ def main() -> None:
     )
     print(
         "gpuc: in-process after a warm-up compile per target, the stages run "
-        f"directly (no compile cache), median of {args.repeat}; chain: {how}"
+        f"directly (no compile cache), median of {args.repeat}; chain: {how}; "
+        f"{args.clock} time"
     )
     columns = {t: {} for t in targets}  # type: dict[str, dict[int, dict[str, float]]]
     if isinstance(tools, dict):
@@ -356,9 +377,9 @@ def main() -> None:
         for who in columns:
             if who == "chain":
                 assert isinstance(tools, dict)
-                columns[who][n] = chain_seconds(n, tools, args.repeat)
+                columns[who][n] = chain_seconds(n, tools, args.repeat, args.clock)
             else:
-                columns[who][n] = gpuc_stage_seconds(n, who, args.repeat)
+                columns[who][n] = gpuc_stage_seconds(n, who, args.repeat, args.clock)
             row = columns[who][n]
             print(
                 f"{who:>6} {n:>8}"
