@@ -136,7 +136,7 @@ PLUGIN = """\
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from gpuc.targets.ptx import PTXTarget
+from gpuc.targets.ptx.target import PTXTarget
 
 
 @dataclass(frozen=True)

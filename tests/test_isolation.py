@@ -1,6 +1,7 @@
-"""SPIR-V emission in a fresh process (gpuc/isolation.py): never a fork, safe
-from several threads at once, the same bytes whatever was compiled before,
-and LLVM's fatal errors a LoweringError of the caller, not its end."""
+"""SPIR-V emission in a fresh process (gpuc/targets/spirv/isolation.py): never
+a fork, safe from several threads at once, the same bytes whatever was
+compiled before, and LLVM's fatal errors a LoweringError of the caller, not
+its end."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import gpuc
-from gpuc import isolation
 from gpuc.lowering.diagnostics import LoweringError
+from gpuc.targets.spirv import isolation
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SPIRV = "spirv64-unknown-unknown"

@@ -57,7 +57,7 @@ def test_ptx_isa_llvm_cannot_emit_is_a_diagnostic(
 
 
 def test_every_ptx_isa_accepted_is_the_one_emitted() -> None:
-    from gpuc.targets.ptx import MIN_PTX_ISA, PTX_ISAS
+    from gpuc.targets.ptx.target import MIN_PTX_ISA, PTX_ISAS
 
     for sm, lowest in MIN_PTX_ISA.items():
         default = compile_module(ROOT / "examples" / "saxpy.mlir", "ptx", sm=sm)

@@ -1,8 +1,8 @@
 """Translators of the warp matrix ops (gpuc/dialects/matrix.py).
 
 A target with its own layout lowers them itself (`Target.matrix_layout`: ptx, to
-NVVM's wmma intrinsics, gpuc/targets/wmma.py; spirv, a tile spread over a
-sub-group of 32 lanes, gpuc/targets/lane_matrices.py). The others (native,
+NVVM's wmma intrinsics, gpuc/targets/ptx/wmma.py; spirv, a tile spread over a
+sub-group of 32 lanes, gpuc/targets/spirv/lane_matrices.py). The others (native,
 amdgpu) get the emulation here, correct for any subgroup size: every thread
 holds the whole tile as an SSA value, an array of row vectors
 (`[rows x <cols x T>]`, indexed with constants only, so no memory is

@@ -44,7 +44,7 @@ SPIRV_MAGIC = 0x07230203
 DEVICE_ENV = "GPUC_OPENCL_DEVICE"
 FRAGMENT_LANES = 32
 """The sub-group size of kernels using matrix fragments (gpuc/lowering/matrix.py's
-WARP: gpuc/targets/lane_matrices.py spreads a fragment over 32 lanes)."""
+WARP: gpuc/targets/spirv/lane_matrices.py spreads a fragment over 32 lanes)."""
 
 
 def intel_cpu_runtime() -> Path | None:

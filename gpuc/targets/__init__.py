@@ -37,8 +37,8 @@ HOST_TARGET = "native"
 CPU, the one target that runs everywhere."""
 
 BUILTIN_TARGETS: dict[str, str] = {
-    "ptx": "gpuc.targets.ptx:PTXTarget",
-    "spirv": "gpuc.targets.spirv:SPIRVTarget",
+    "ptx": "gpuc.targets.ptx.target:PTXTarget",
+    "spirv": "gpuc.targets.spirv.target:SPIRVTarget",
     "native": "gpuc.targets.native:NativeTarget",
     "amdgpu": "gpuc.targets.amdgpu:AMDGPUTarget",
 }

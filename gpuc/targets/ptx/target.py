@@ -20,7 +20,7 @@ from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace
 from gpuc.dialects.functions import FuncOp
 from gpuc.targets.base import RecordingTarget, TargetError
-from gpuc.targets.wmma import WmmaMatrices
+from gpuc.targets.ptx.wmma import WmmaMatrices
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm

@@ -143,7 +143,8 @@ def emit_object(module: llvm.ModuleRef, tm: llvm.TargetMachine, what: str) -> by
     if spec is None:
         raise LoweringError(
             f"internal error: {what} got a target machine that cannot be "
-            "recreated in another process (make it with gpuc.isolation.rebuildable)"
+            "recreated in another process (make it with "
+            "gpuc.targets.spirv.isolation.rebuildable)"
         )
     header = json.dumps(asdict(spec)).encode()
     ir = str(module).encode()

@@ -13,7 +13,7 @@ atomic add uses SPV_EXT_shader_atomic_float_add (enabled); float atomic
 min/max become compare-exchange loops. Constant byte offsets from a global are
 hidden from the back-end's combiner before emission (`freeze_global_byte_offsets`),
 which miscompiles them. Code generation
-runs in a fresh process (gpuc/isolation.py): LLVM 22's back-end carries state
+runs in a fresh process (gpuc/targets/spirv/isolation.py): LLVM 22's back-end carries state
 from one module into the next, which made the output change between compiles
 of the same input.
 """
@@ -54,7 +54,7 @@ from gpuc.dialects.memory import (
     ptr_type_of,
 )
 from gpuc.targets.base import LLVM_MATH, RecordingTarget
-from gpuc.targets.lane_matrices import LaneMatrices
+from gpuc.targets.spirv.lane_matrices import LaneMatrices
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
@@ -449,7 +449,7 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
         folds constants, which LLVM's SPIR-V back-end cannot always select."""
         from llvmlite import binding as llvm
 
-        from gpuc.isolation import MachineSpec, rebuildable
+        from gpuc.targets.spirv.isolation import MachineSpec, rebuildable
         from gpuc.lowering.llvm import PipelineTuning, tuned
 
         machine = llvm.Target.from_triple(self.triple).create_target_machine(
@@ -464,10 +464,10 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
 
     def emit(self, module: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes:
         # In a fresh process: LLVM 22's SPIR-V back-end leaks state from one
-        # module into the next (see gpuc/isolation.py).
+        # module into the next (see gpuc/targets/spirv/isolation.py).
         from llvmlite import binding as llvm
 
-        from gpuc.isolation import emit_object
+        from gpuc.targets.spirv.isolation import emit_object
 
         text = str(module)
         rewritten = narrowed_zero_extensions(
@@ -479,7 +479,7 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
 
         binary = emit_object(module, tm, "SPIR-V emission")
         if "\n!llvm.dbg.cu = " in rewritten:
-            from gpuc.targets.spirv_lines import add_line_table
+            from gpuc.targets.spirv.lines import add_line_table
 
             return add_line_table(binary, rewritten)
         return bytes(binary)

@@ -1,0 +1,6 @@
+"""The spirv target: SPIR-V for OpenCL through LLVM's SPIR-V back-end.
+
+`target.py` is the target (its hooks), `lines.py` the line tables added to
+the binary, `lane_matrices.py` the warp matrix ops spread over a sub-group's
+lanes, `isolation.py` code generation in a fresh process. Importing the
+package imports none of them (the registry names `target.py`)."""
