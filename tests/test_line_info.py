@@ -439,7 +439,7 @@ def test_spirv_byte_offset_workaround_holds_with_line_info() -> None:
 def test_frozen_byte_offset_instruction_keeps_its_line() -> None:
     """The instruction form of a byte offset from a global is frozen with
     its `!dbg` too (a trailing attachment once hid it from the rewrite)."""
-    from gpuc.targets.spirv.target import freeze_global_byte_offsets
+    from gpuc.targets.spirv.ir_patches import freeze_global_byte_offsets
 
     text = (
         "define spir_kernel void @k() !dbg !4 {\n"

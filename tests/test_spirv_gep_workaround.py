@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import gpuc
-from gpuc.targets.spirv.target import freeze_global_byte_offsets
+from gpuc.targets.spirv.ir_patches import freeze_global_byte_offsets
 
 pytest.importorskip("pyopencl")
 

@@ -1,5 +1,5 @@
 """SPIR-V for OpenCL (the Kernel environment) through LLVM's SPIR-V back-end,
-validated by spirv-val.
+validated by spirv-val: the target's hooks.
 
 Kernels are `spir_kernel`, helpers `spir_func`; index ops use LLVM's SPIR-V
 intrinsics (so the built-in variables need no Linkage capability); the barrier
@@ -7,53 +7,30 @@ is OpenCL's `barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)`, declared
 `convergent nounwind` so LLVM never duplicates it into divergent paths; math
 without an LLVM intrinsic calls OpenCL builtins. LLVM's back-end ends the
 process (`LLVM ERROR`) on IR it cannot express, so `verify_module` rejects all
-of that first: device-side launches, function pointers, recursion, atomics on
-types OpenCL has none for, kernel pointer parameters OpenCL forbids. Float
-atomic add uses SPV_EXT_shader_atomic_float_add (enabled); float atomic
-min/max become compare-exchange loops. Constant byte offsets from a global are
-hidden from the back-end's combiner before emission (`freeze_global_byte_offsets`),
-which miscompiles them. Code generation
-runs in a fresh process (gpuc/targets/spirv/isolation.py): LLVM 22's back-end carries state
-from one module into the next, which made the output change between compiles
-of the same input.
+of that first (checks.py). Float atomic add uses SPV_EXT_shader_atomic_float_add
+(enabled); float atomic min/max become compare-exchange loops. What the
+back-end miscompiles is patched in the LLVM IR text before emission
+(ir_patches.py). Code generation runs in a fresh process (isolation.py): LLVM
+22's back-end carries state from one module into the next, which made the
+output change between compiles of the same input.
 """
-
 from __future__ import annotations
 
-import re
 import weakref
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
-    ModuleOp,
-)
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 from gpuc.asserts import ASSERT, PRINTF
 from gpuc.diagnostics import OpError
-from gpuc.dialects.attrs import AddressSpace, InlineHint, PtrType
+from gpuc.dialects.attrs import AddressSpace, InlineHint
 from gpuc.dialects.call_graph import CallGraph, call_graph
-from gpuc.dialects.functions import (
-    CallIndirectOp,
-    FuncAddrOp,
-    FuncOp,
-    LaunchOp,
-)
-from gpuc.dialects.memory import (
-    AddrSpaceCastOp,
-    AtomicCmpXchgOp,
-    AtomicRMWOp,
-    ptr_type_of,
-)
+from gpuc.dialects.functions import FuncOp
 from gpuc.targets.base import LLVM_MATH, RecordingTarget
+from gpuc.targets.spirv.checks import check_module
+from gpuc.targets.spirv.ir_patches import patched
 from gpuc.targets.spirv.lane_matrices import LaneMatrices
 
 if TYPE_CHECKING:
@@ -106,14 +83,6 @@ UNIFORM_REDUCTIONS = {
 SIGNED_CODES = {"i32": "i", "i64": "l", "float": "f", "double": "d"}
 UNSIGNED_CODES = {"i32": "j", "i64": "m"}
 OPENCL_VERSION = (3, 0)
-ATOMIC_TYPES = (
-    IntegerType(32),
-    IntegerType(64),
-    IndexType(),
-    Float32Type(),
-    Float64Type(),
-)
-INTEGER_WIDTHS = (1, 8, 16, 32, 64)
 
 
 class _DeviceKind(type):
@@ -171,28 +140,8 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
     )
 
     def verify_module(self, module: ModuleOp) -> None:
-        from gpuc.dialects.analysis import call_cycle
-
         super().verify_module(module)
-        for func in module.ops:
-            if isinstance(func, FuncOp):
-                if func.is_kernel:
-                    check_kernel_params(func)
-                for op in func.walk():
-                    check_op(op)
-        check_printing_helpers(module)
-        cycle = call_cycle(module)
-        if cycle is not None:
-            func = next(
-                op
-                for op in module.ops
-                if isinstance(op, FuncOp) and op.sym_name.data == cycle[0]
-            )
-            raise OpError(
-                func,
-                "is recursive (" + " -> ".join(f"@{n}" for n in cycle) + "); "
-                "OpenCL kernels cannot recurse: rewrite it as a loop",
-            )
+        check_module(module)
 
     def prepare_module(self, ml: ModuleLowering) -> None:
         from gpuc.targets.error_record import plan_records
@@ -449,8 +398,8 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
         folds constants, which LLVM's SPIR-V back-end cannot always select."""
         from llvmlite import binding as llvm
 
-        from gpuc.targets.spirv.isolation import MachineSpec, rebuildable
         from gpuc.lowering.llvm import PipelineTuning, tuned
+        from gpuc.targets.spirv.isolation import MachineSpec, rebuildable
 
         machine = llvm.Target.from_triple(self.triple).create_target_machine(
             opt=opt_level
@@ -470,9 +419,7 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
         from gpuc.targets.spirv.isolation import emit_object
 
         text = str(module)
-        rewritten = narrowed_zero_extensions(
-            legal_booleans(signed_bool_conversions(freeze_global_byte_offsets(text)))
-        )
+        rewritten = patched(text)
         if rewritten != text:
             module = llvm.parse_assembly(rewritten)
             module.verify()
@@ -496,28 +443,6 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
 
         assert isinstance(artefact, bytes)
         run_spirv_val(artefact)
-
-
-KERNEL_POINTER_SPACES = (
-    AddressSpace.GLOBAL,
-    AddressSpace.CONSTANT,
-    AddressSpace.SHARED,
-)
-"""What an OpenCL kernel's pointer parameters may point into (global,
-constant, local in OpenCL's words)."""
-
-
-def check_kernel_params(kernel: FuncOp) -> None:
-    """Raise an OpError for a kernel pointer parameter OpenCL forbids: the
-    runtime refuses a generic or private one when the argument is set."""
-    for position, ty in enumerate(kernel.function_type.inputs.data):
-        if isinstance(ty, PtrType) and ty.address_space not in KERNEL_POINTER_SPACES:
-            raise OpError(
-                kernel,
-                f"kernel @{kernel.sym_name.data} takes parameter {position} as "
-                f"{ty}; OpenCL kernels take global, constant or shared pointers "
-                "only: take a global pointer (and addrspace_cast it if needed)",
-            )
 
 
 def space_function_metadata(fn: ir.Function) -> None:
@@ -582,282 +507,3 @@ def _failure_printing_of(graph: CallGraph) -> set[str]:
             found.discard(name)
             work.extend(sorted(c for c in graph.callees.get(name, ()) if c in found))
     return found
-
-
-def check_printing_helpers(module: ModuleOp) -> None:
-    """LLVM 22's SPIR-V back-end takes printf only in a kernel: in a function
-    of its own it stops, asking for SPV_EXT_relaxed_printf_string_address_space.
-    So every helper that prints (itself or by a call) is inlined into its
-    kernel (`finish_function`), and a `no_inline` one is a diagnostic."""
-    from gpuc.asserts import functions_reaching
-
-    if PRINTF not in call_graph(module).op_names:
-        return
-    reaching = functions_reaching(module, PRINTF)
-    for func in module.ops:
-        if (
-            isinstance(func, FuncOp)
-            and func.sym_name.data in reaching
-            and func.inline_hint is InlineHint.NO_INLINE
-        ):
-            raise OpError(
-                func,
-                "is no_inline and prints (itself or through a call); LLVM 22's "
-                "SPIR-V back-end takes printf only in a kernel (in a function "
-                "of its own it stops, asking for "
-                "SPV_EXT_relaxed_printf_string_address_space), so gpuc inlines "
-                "every other helper that prints: drop no_inline, or print from "
-                "the kernel",
-            )
-
-
-def check_op(op: Operation) -> None:
-    """Raise an OpError if `op` needs something SPIR-V for OpenCL cannot say."""
-    if isinstance(op, LaunchOp):
-        raise OpError(
-            op,
-            "launches a kernel from the device, which SPIR-V for OpenCL "
-            "cannot express; launch the child kernel from the host instead",
-        )
-    if isinstance(op, FuncAddrOp | CallIndirectOp):
-        raise OpError(
-            op,
-            "uses a function pointer, which SPIR-V for OpenCL cannot "
-            "express (it needs SPV_INTEL_function_pointers); call the "
-            "function directly",
-        )
-    if isinstance(op, AddrSpaceCastOp) and AddressSpace.CONSTANT in (
-        ptr_type_of(op.source).address_space,
-        ptr_type_of(op.result).address_space,
-    ):
-        raise OpError(
-            op,
-            "casts between constant and generic memory, which OpenCL cannot: "
-            "its generic address space excludes constant memory; read the "
-            "constant pointer directly (or take the buffer as global memory)",
-        )
-    if isinstance(op, AtomicRMWOp | AtomicCmpXchgOp):
-        ptr = op.ptr.type
-        assert isinstance(ptr, PtrType)
-        # bf16 is a loop on the 32-bit word holding it (narrowest_atomic_bits).
-        bits = isinstance(op, AtomicRMWOp) and isinstance(ptr.element, BFloat16Type)
-        if ptr.element not in ATOMIC_TYPES and not bits:
-            raise OpError(
-                op,
-                f"is an atomic on {ptr.element}; OpenCL has atomics on "
-                "i32, i64, f32 and f64 only (and gpuc's on bf16, a "
-                "compare-exchange loop on the 32-bit word)",
-            )
-    block_args = (a for r in op.regions for b in r.blocks for a in b.args)
-    for value in (*op.results, *block_args):
-        ty = value.type
-        if isinstance(ty, IntegerType) and ty.width.data not in INTEGER_WIDTHS:
-            raise OpError(
-                op,
-                f"uses {ty}; SPIR-V for OpenCL has i1, i8, i16, i32 and "
-                "i64 only: widen it",
-            )
-
-
-GLOBAL = r'@(?:[-\w.$]+|"[^"]*")'
-POINTER = r"ptr(?: addrspace\(\d+\))?"
-BYTE_OFFSET_EXPR = re.compile(
-    rf"getelementptr((?: \w+)*) \(i8, ({POINTER}) ({GLOBAL}), i64 (-?\d+)\)"
-)
-"""A constant expression: a constant byte offset from a global."""
-BYTE_OFFSET_INST = re.compile(
-    rf"^(\s+)(%[-\w.$]+) = getelementptr((?: \w+)*) i8, ({POINTER}) ({GLOBAL}), "
-    r"i64 (-?\d+)((?:, ![-\w.]+ !\d+)*)$",
-    re.MULTILINE,
-)
-"""The same as an instruction (with its metadata attachments: `!dbg`)."""
-LABEL = re.compile(r'^(?:[-\w.$]+|"[^"]*"):')
-
-
-SITOFP_I1 = re.compile(
-    r"^(\s+)(%[-\w.$]+) = sitofp i1 (%[-\w.$]+|true|false) to "
-    r"(half|float|double)((?:, ![-\w.]+ !\d+)*)$",
-    re.MULTILINE,
-)
-MINUS_ONE = {"half": "0xHBC00", "float": "-1.000000e+00", "double": "-1.000000e+00"}
-ZERO = {"half": "0xH0000", "float": "0.000000e+00", "double": "0.000000e+00"}
-
-
-def signed_bool_conversions(text: str) -> str:
-    """LLVM IR text where `sitofp i1 %b to T` is `select i1 %b, T -1.0, T 0.0`.
-
-    LLVM 22's SPIR-V back-end converts an i1 as if it were unsigned (true
-    gives +1.0, for every float type and -O level), and LLVM's combiner makes
-    such conversions of its own (`sitofp (trunc ... to i1)`), so the rewrite
-    is made on the optimized IR, just before emission. Found by the fuzzer
-    (tests/fuzz)."""
-    return SITOFP_I1.sub(
-        lambda m: (
-            f"{m[1]}{m[2]} = select i1 {m[3]}, {m[4]} {MINUS_ONE[m[4]]}, "
-            f"{m[4]} {ZERO[m[4]]}{m[5]}"
-        ),
-        text,
-    )
-
-
-NAME = r"%[-\w.$]+"
-OPERAND = rf"(?:{NAME}|true|false)"
-META = r"((?:, ![-\w.]+ !\d+)*)$"
-I1_MUL = re.compile(
-    rf"^(\s+)({NAME}) = mul(?: nuw| nsw)* i1 ({OPERAND}), ({OPERAND}){META}", re.M
-)
-I1_SHIFT = re.compile(
-    rf"^(\s+)({NAME}) = (?:shl|lshr|ashr)(?: nuw| nsw| exact)* i1 ({OPERAND}), "
-    rf"{OPERAND}{META}",
-    re.M,
-)
-I1_MINMAX = re.compile(
-    rf"^(\s+)({NAME}) = (?:tail )?call i1 @llvm\.([us]m(?:ax|in))\.i1\(i1 ({OPERAND}), "
-    rf"i1 ({OPERAND})\){META}",
-    re.M,
-)
-I1_TRUNC = re.compile(
-    rf"^(\s+)({NAME}) = trunc(?: nuw| nsw)* (i\d+) ({OPERAND}) to i1{META}", re.M
-)
-BOOL_MINMAX = {"umax": "or", "umin": "and", "smax": "and", "smin": "or"}
-
-
-def legal_booleans(text: str) -> str:
-    """LLVM IR text where i1 arithmetic that LLVM 22's SPIR-V back-end cannot
-    express is written as logic it can (LLVM folds these away above -O0, but
-    at -O0 spirv-val rejects the output, or emission fails):
-    `mul i1` is `and`; a shift of an i1 by an i1 is its operand (a shift by 1
-    is poison, which the operand refines); `umax`/`smin` of i1 are `or` and
-    `umin`/`smax` `and` (true is -1 signed); `trunc iN %x to i1` tests the low
-    bit. Found by the fuzzer (tests/fuzz)."""
-    text = I1_MUL.sub(lambda m: f"{m[1]}{m[2]} = and i1 {m[3]}, {m[4]}{m[5]}", text)
-    text = I1_SHIFT.sub(lambda m: f"{m[1]}{m[2]} = or i1 {m[3]}, false{m[4]}", text)
-    text = I1_MINMAX.sub(
-        lambda m: f"{m[1]}{m[2]} = {BOOL_MINMAX[m[3]]} i1 {m[4]}, {m[5]}{m[6]}", text
-    )
-
-    def trunc(m: re.Match[str]) -> str:
-        low = f'%"{m[2][1:]}.low"'  # quoted: `%1.low` would not be a name
-        return (
-            f"{m[1]}{low} = and {m[3]} {m[4]}, 1{m[5]}\n"
-            f"{m[1]}{m[2]} = icmp ne {m[3]} {low}, 0{m[5]}"
-        )
-
-    return I1_TRUNC.sub(trunc, text)
-
-
-ZEXT_LINE = re.compile(
-    rf"^(\s+)({NAME}) = zext(?: nneg)? i(\d+) ({NAME}) to i(\d+){META}", re.M
-)
-TRUNC_DEF = re.compile(
-    rf"^\s+({NAME}) = trunc(?: nuw| nsw)* i(\d+) ({NAME}) to i(\d+)(?:,|$)", re.M
-)
-
-
-def narrowed_zero_extensions(text: str) -> str:
-    """LLVM IR text where `zext iM (trunc iK %x to iM) to iN` with K > N is
-    `and iN (trunc iK %x to iN), 2^M - 1`.
-
-    At -O0 LLVM 22's SPIR-V back-end folds the pair into one `OpBitwiseAnd`
-    of the iN result type on the iK operand, which spirv-val rejects (found
-    by the fuzzer: `arith.mului_extended` of i8 values truncated from i64).
-    Above -O0 LLVM's combiner makes the same rewrite itself."""
-    return in_each_function(text, _narrow_in_body)
-
-
-def _narrow_in_body(body: str) -> str:
-    truncs = {m[1]: (int(m[2]), m[3], int(m[4])) for m in TRUNC_DEF.finditer(body)}
-
-    def narrow(m: re.Match[str]) -> str:
-        source = truncs.get(m[4])
-        wide, narrow_bits = int(m[5]), int(m[3])
-        if source is None or source[2] != narrow_bits or source[0] <= wide:
-            return m[0]
-        low = f'%"{m[2][1:]}.narrow"'
-        mask = (1 << narrow_bits) - 1
-        return (
-            f"{m[1]}{low} = trunc i{source[0]} {source[1]} to i{wide}{m[6]}\n"
-            f"{m[1]}{m[2]} = and i{wide} {low}, {mask}{m[6]}"
-        )
-
-    return ZEXT_LINE.sub(narrow, body)
-
-
-def freeze_global_byte_offsets(text: str) -> str:
-    """LLVM IR text where each `getelementptr i8, @global, i64 C` in a function
-    takes its offset C through a `freeze`, so that the back-end sees no constant.
-
-    LLVM's O3 turns `&shared[1]` (an i64 array) into a byte offset,
-    `getelementptr inbounds nuw (i8, ptr addrspace(3) @k.shared, i64 8)`.
-    Above codegen level O0, LLVM 22's SPIR-V back-end folds the bitcast to the
-    user's type (an atomic or load of i64) into the access chain and emits
-    `OpInBoundsPtrAccessChain %_ptr_Workgroup_ulong %shared %ulong_8`: offset 8
-    in elements, not bytes, so the atomic updates `shared[8]`. Constant GEPs of
-    any element type from a global are lowered that way, as expression or as
-    instruction; a frozen offset keeps the `uchar` access chain and a bitcast.
-    The freeze costs nothing: the SPIR-V keeps the constant. A byte offset in
-    another constant expression is left alone (gpuc's lowering makes none)."""
-    return in_each_function(text, _freeze_in_body)
-
-
-def in_each_function(text: str, rewrite: Callable[[str], str]) -> str:
-    """LLVM IR text with each function's body (its blocks, between the
-    `define ... {` line and the `}` line) replaced by `rewrite(body)`: value
-    names are the function's own."""
-    out: list[str] = []
-    lines = text.split("\n")
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        out.append(line)
-        i += 1
-        if line.startswith("define ") and line.endswith("{"):
-            end = lines.index("}", i)
-            out.append(rewrite("\n".join(lines[i:end])))
-            i = end
-    return "\n".join(out)
-
-
-def _freeze_in_body(body: str) -> str:
-    """`body` (a function's blocks) rewritten, the frozen offsets of byte
-    offset expressions defined at the start of its entry block."""
-    names: dict[str, str] = {}
-    body = BYTE_OFFSET_EXPR.sub(partial(_as_value, body=body, names=names), body)
-    body = BYTE_OFFSET_INST.sub(
-        r"\1\2.offset = freeze i64 \6\n\1\2 = getelementptr\3 i8, \4 \5, "
-        r"i64 \2.offset\7",
-        body,
-    )
-    definitions: list[str] = []
-    for expression, name in names.items():
-        m = BYTE_OFFSET_EXPR.fullmatch(expression)
-        assert m is not None
-        flags, ptr, base, offset = m.groups()
-        definitions.append(f"  {name}.offset = freeze i64 {offset}")
-        definitions.append(
-            f"  {name} = getelementptr{flags} i8, {ptr} {base}, i64 {name}.offset"
-        )
-    lines = body.split("\n")
-    entry = 1 if lines and LABEL.match(lines[0]) else 0
-    return "\n".join(lines[:entry] + definitions + lines[entry:])
-
-
-def _as_value(match: re.Match[str], body: str, names: dict[str, str]) -> str:
-    """The register to hold `match`'s byte offset expression (recorded in
-    `names`), or the expression itself where it is nested in another."""
-    if _in_constant_expression(body, match.start()):
-        return match.group(0)
-    return names.setdefault(match.group(0), f"%gpuc.byte_offset.{len(names)}")
-
-
-def _in_constant_expression(body: str, position: int) -> bool:
-    """Whether `position` lies inside a constant expression's parentheses:
-    those follow a space (`addrspacecast (`), a call's follow its callee."""
-    start = body.rfind("\n", 0, position) + 1
-    opened: list[bool] = []
-    for j in range(start, position):
-        if body[j] == "(":
-            opened.append(j > start and body[j - 1] == " ")
-        elif body[j] == ")" and opened:
-            opened.pop()
-    return any(opened)
