@@ -3,7 +3,7 @@ executor (a real OpenCL runtime), against numpy, at every optimization level.
 
 At -O3 LLVM makes `&shared[1]` a byte offset, which LLVM 22's SPIR-V back-end
 emits as an element offset (`freeze_global_byte_offsets` in
-gpuc/targets/spirv/target.py says why); the kernel initialises and reads the shared
+gpuc/targets/spirv/ir_patches.py says why); the kernel initialises and reads the shared
 array at thread-indexed positions, so a constant index that lands elsewhere
 shows as a wrong element. Inputs differ per run: rerun a failure with its
 GPUC_TEST_SEED.
