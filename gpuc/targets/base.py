@@ -15,18 +15,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from xdsl.dialects.builtin import IntegerType, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.arg_spec import ArgSpecConvertible
 from xdsl.utils.exceptions import DiagnosticException
 
-from gpuc.diagnostics import OpError, made_of
+from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import (
-    FINALIZED_ATTR,
     AddressSpace,
     FinalizedAttr,
     TargetAttr,
 )
 from gpuc.dialects.functions import FuncOp
+from gpuc.targets.common import (
+    LLVM_MATH,
+    check_atomic_widths,
+    check_loop_steps,
+    check_static_shared,
+    check_structured_results,
+)
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
@@ -55,39 +61,6 @@ if TYPE_CHECKING:
 KNOWN_BLOCK_SIZE_ATTR = "gpu.known_block_size"
 """Kernel attribute (from MLIR's gpu dialect, kept by the import): the block
 size the kernel is always launched with."""
-
-LLVM_MATH = frozenset(
-    {
-        "sqrt",
-        "fabs",
-        "ceil",
-        "floor",
-        "trunc",
-        "round",
-        "roundeven",
-        "fma",
-        "copysign",
-        "exp",
-        "exp2",
-        "exp10",
-        "log",
-        "log2",
-        "log10",
-        "sin",
-        "cos",
-        "tan",
-        "asin",
-        "acos",
-        "atan",
-        "atan2",
-        "sinh",
-        "cosh",
-        "tanh",
-        "pow",
-        "powi",
-    }
-)
-"""C math functions (named without the f32 `f`) that have an LLVM intrinsic."""
 
 
 class TargetError(DiagnosticException):
@@ -213,7 +186,9 @@ class Target(ArgSpecConvertible):
         check_atomic_widths(module, self.atomic_bits(), self.name)
         check_loop_steps(module)
         check_structured_results(module)
-        check_static_shared(module, self)
+        check_static_shared(
+            module, self.max_static_shared_bytes, self.name, self.static_shared_limit
+        )
 
     def atomic_bits(self) -> int:
         """The widest integer (a power of two bits) this target's atomics take."""
@@ -461,125 +436,6 @@ class Target(ArgSpecConvertible):
 
     def validate(self, artefact: bytes | str) -> None:
         """Run the target's validator; raise a diagnostic quoting it on rejection."""
-
-
-def check_atomic_widths(
-    module: ModuleOp, widest: int, target: str, wider: str = ""
-) -> None:
-    """Raise an OpError for an atomic on an integer that is not a power of two
-    of 8 to `widest` bits; `wider` says how to get wider ones, if there is a way."""
-    from gpuc.dialects.attrs import PtrType
-    from gpuc.dialects.memory import AtomicCmpXchgOp, AtomicRMWOp
-
-    for op in module.walk():
-        if not isinstance(op, AtomicRMWOp | AtomicCmpXchgOp):
-            continue
-        ptr = op.ptr.type
-        assert isinstance(ptr, PtrType)
-        element = ptr.element
-        if not isinstance(element, IntegerType):
-            continue
-        bits = element.width.data
-        if bits < 8 or bits > widest or bits & (bits - 1):
-            fix = (
-                f"compile with {wider}"
-                if wider and bits > widest
-                else ("use a wider (or narrower) one")
-            )
-            raise OpError(
-                op,
-                f"is an atomic on {element}; {target} atomics take integers of "
-                f"8 to {widest} bits, a power of two: {fix}",
-            )
-
-
-def check_loop_steps(module: ModuleOp) -> None:
-    """Raise an OpError for an `scf.for` whose step is the constant 0 (MLIR's
-    verifier rejects it; xDSL's does not)."""
-    from xdsl.dialects.arith import ConstantOp
-    from xdsl.dialects.builtin import IntegerAttr
-    from xdsl.dialects.scf import ForOp
-
-    for op in module.walk():
-        if not isinstance(op, ForOp):
-            continue
-        step = op.step.owner
-        if (
-            isinstance(step, ConstantOp)
-            and isinstance(step.value, IntegerAttr)
-            and step.value.value.data == 0
-        ):
-            raise OpError(
-                op, "step is 0: the loop would not terminate; give it a positive step"
-            )
-
-
-def check_structured_results(module: ModuleOp) -> None:
-    """Raise an OpError for an `scf.if` with results but no else region, or an
-    `scf.yield` whose types differ from what its `scf.if` or `scf.for` returns
-    (MLIR's verifier rejects both; xDSL's does not, and LLVM's verifier then
-    fails without a location)."""
-    from xdsl.dialects.scf import ForOp, IfOp
-
-    for op in module.walk():
-        if not isinstance(op, IfOp | ForOp):
-            continue
-        if isinstance(op, IfOp) and op.results and not op.false_region.blocks:
-            raise OpError(
-                op,
-                "has results but no else region: give it an else that yields "
-                "a value of each result type",
-            )
-        want = [r.type for r in op.results]
-        for region in op.regions:
-            for block in region.blocks:
-                terminator = block.last_op
-                if terminator is None:
-                    continue
-                got = [v.type for v in terminator.operands]
-                if got != want:
-                    spelled = ", ".join(map(str, got)) or "nothing"
-                    results = ", ".join(map(str, want)) or "no results"
-                    raise OpError(
-                        terminator,
-                        f"yields ({spelled}) but the enclosing '{op.name}' has "
-                        f"({results}): yield a value of each result type",
-                    )
-
-
-def check_static_shared(module: ModuleOp, target: Target) -> None:
-    """Raise an OpError at the first kernel whose static shared memory (its
-    `#gpuc.finalized` record's, else the analysis's) exceeds the target's
-    `max_static_shared_bytes`."""
-    from gpuc.dialects.analysis import kernel_facts
-
-    limit = target.max_static_shared_bytes
-    if limit is None:
-        return
-    facts: dict[str, KernelFacts] | None = None
-    for func in module.ops:
-        if not isinstance(func, FuncOp) or not func.is_kernel:
-            continue
-        name = func.sym_name.data
-        record = func.attributes.get(FINALIZED_ATTR)
-        if isinstance(record, FinalizedAttr):
-            used = record.shared_bytes
-        else:
-            facts = facts if facts is not None else kernel_facts(module)
-            used = facts[name].static_shared_bytes
-        if used > limit:
-            why = (
-                f" ({target.static_shared_limit})" if target.static_shared_limit else ""
-            )
-            raise OpError(
-                func,
-                f"kernel @{name}{made_of(func)} uses {used} bytes of static "
-                "shared memory, more "
-                f"than the {limit} bytes the {target.name} target allows{why}; "
-                "allocate less workgroup memory (gpuc.shared_alloc, or an "
-                "imported kernel's workgroup memrefs; helpers' allocations "
-                "count too)",
-            )
 
 
 def target_options(

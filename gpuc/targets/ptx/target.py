@@ -169,7 +169,7 @@ class PTXTarget(WmmaMatrices, RecordingTarget):
     def prepare_module(self, ml: ModuleLowering) -> None:
         """128-bit atomics need sm_90 and PTX ISA 8.3: without them LLVM prints
         `unsupported cmpxchg` and ends the process."""
-        from gpuc.targets.base import check_atomic_widths
+        from gpuc.targets.common import check_atomic_widths
         from gpuc.targets.error_record import plan_records
 
         plan_records(ml)

@@ -14,6 +14,7 @@ back-end miscompiles is patched in the LLVM IR text before emission
 22's back-end carries state from one module into the next, which made the
 output change between compiles of the same input.
 """
+
 from __future__ import annotations
 
 import weakref
@@ -28,7 +29,8 @@ from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace, InlineHint
 from gpuc.dialects.call_graph import CallGraph, call_graph
 from gpuc.dialects.functions import FuncOp
-from gpuc.targets.base import LLVM_MATH, RecordingTarget
+from gpuc.targets.base import RecordingTarget
+from gpuc.targets.common import LLVM_MATH
 from gpuc.targets.spirv.checks import check_module
 from gpuc.targets.spirv.ir_patches import patched
 from gpuc.targets.spirv.lane_matrices import LaneMatrices
