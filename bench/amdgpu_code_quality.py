@@ -34,7 +34,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from gpuc.driver import compile_module
+from gpuc.compiler import compile_module
 from gpuc.targets.amdgpu import kernel_metadata
 from gpuc.tools import llvm_tool
 

@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from gpuc.driver import compile_module
+from gpuc.compiler import compile_module
 from gpuc.tools import ptxas
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -89,7 +89,7 @@ def main() -> None:
     gpuc_cold = cold["gpuc compile saxpy --target ptx"]
     print(f"  goal <= 380 ms: {'met' if gpuc_cold <= 380 else 'missed'}")
 
-    from gpuc.driver import compile_module
+    from gpuc.compiler import compile_module
 
     compile_module(ROOT / "examples" / "reduce.mlir", "ptx")
     text = (ROOT / "examples" / "saxpy.mlir").read_text()

@@ -8,7 +8,7 @@ four helpers of its own: a `gpuc.call` to a plain helper, a `gpuc.call` to an
 `always_inline` one, and two `gpuc.deferred_call` jobs, one
 `#gpuc.job<helper, always_inline>` and one `#gpuc.job<helper>`. gpuc is timed
 in-process after a warm-up compile per target (imports and first-use caches
-are not timed): `gpuc.driver.compile_module` on the text, every stage from
+are not timed): `gpuc.compiler.compile_module` on the text, every stage from
 parsing to the artefact, median of `--repeat` runs, each after a
 `gc.collect()`. The chain gets the same kernels as `llvm.func` kernels
 (`nvvm.kernel`, nvvm special registers, `llvm.ptr<1>` loads and stores) and

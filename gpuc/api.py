@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.ir import Attribute
 
-    from gpuc.driver import CompileResult, KernelInfo
+    from gpuc.compiler import CompileResult
+    from gpuc.driver import KernelInfo
     from gpuc.runtime import Executor
     from gpuc.targets.base import Target
 
@@ -379,7 +380,8 @@ def compile(
     ordinal. `cache=False` skips the compile cache, `dump_dir=D` writes every
     stage under D (`dump_filter`: which; docs/cache.md). `checked=True` (native)
     checks every access against its buffer at run time (docs/runtime.md)."""
-    from gpuc.driver import OptionError, compile_module
+    from gpuc.compiler import compile_module
+    from gpuc.driver import OptionError
     from gpuc.runtime import check_device
     from gpuc.targets import UnknownTarget, target_class
 

@@ -1,17 +1,18 @@
-"""The compile pipeline, top to bottom, and the public compile API.
+"""The compile pipeline, top to bottom.
 
     parse -> dialect -> translate -> link -> optimize -> emit [-> validate]
 
 Each stage is one call below (`STAGES`); options are one frozen dataclass with
-a content hash. `compile_module` runs every stage and returns what the
-executors need; `run` stops after any stage (the CLI's `--emit`).
+a content hash. `run` runs the stages from any up to any (the CLI's `--emit`);
+`gpuc.compiler.compile_module`, above this module, runs every stage through the
+compile cache and returns what the executors need.
 """
 
 from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
@@ -78,22 +79,6 @@ class KernelInfo:
     """The kernel uses warp matrix fragments, itself or by a call
     (gpuc/dialects/matrix.py): on spirv its block's x size must be a multiple of
     32, the sub-groups the fragments are spread over."""
-
-
-@dataclass
-class CompileResult:
-    target: Target
-    """The configured target object."""
-    module: ModuleOp
-    """The module after the dialect pipeline."""
-    llvm_ir: str
-    """Optimized LLVM IR text."""
-    artefact: bytes | str
-    """PTX text, a SPIR-V binary or a native object file."""
-    kernels: dict[str, KernelInfo]
-    """The entrypoint set's kernels."""
-    cache: str = "off"
-    """How the compile cache served it: 'hit', 'miss' or 'off' (gpuc/caching.py)."""
 
 
 @dataclass(frozen=True)
@@ -407,59 +392,6 @@ def _run(
         if after_stage is not None:
             after_stage(name, c)
     return c
-
-
-def compile_module(
-    source: str | os.PathLike[str] | ModuleOp,
-    target: str | None = None,
-    *,
-    cache: bool | None = None,
-    dump_dir: str | os.PathLike[str] | None = None,
-    dump_filter: str | Sequence[str] | None = None,
-    **options: Any,
-) -> CompileResult:
-    """Compile `source` (a path, MLIR text or an xDSL module) for `target`
-    (None: the module's `#gpuc.target`, else `DEFAULT_TARGET`); options as on
-    the command line: sm, ptx_isa, opt_level, exports, libraries, fp_contract,
-    validate, line_info, and generators ({name: Generator}). A module is not changed: a
-    copy is compiled. Text that does not parse is a SourceParseError.
-
-    `cache` (None: GPUC_CACHE, on unless 0) uses the compile cache, `dump_dir`
-    (None: GPUC_DUMP_DIR) writes every stage there, `dump_filter` keeps the
-    stages matching its patterns (docs/cache.md)."""
-    from xdsl.utils.exceptions import ParseError
-
-    from gpuc import cache as compile_cache
-    from gpuc.caching import compile_through
-    from gpuc.diagnostics import SourceParseError
-    from gpuc.dumps import Dumps, dump_directory, write_api_reproducer
-
-    if isinstance(source, ModuleOp):
-        source = source.clone()
-    dumps_to = dump_directory(dump_dir)
-    dumps = Dumps.create(dumps_to, source, dump_filter) if dumps_to else None
-    store = compile_cache.Cache() if compile_cache.enabled(cache) else None
-    try:
-        cached = compile_through(
-            source, make_options(target, options), cache=store, dumps=dumps
-        )
-    except ParseError as e:
-        raise SourceParseError(e) from None
-    except Exception as e:
-        if dumps is not None and not isinstance(e, DiagnosticException | OSError):
-            where = write_api_reproducer(source, target, options, e, dumps.directory)
-            e.add_note(f"gpuc: a reproducer is in {where} (run repro.py)")
-        raise
-    c = cached.compilation
-    assert c.module is not None and c.llvm_ir is not None and c.artefact is not None
-    return CompileResult(
-        c.target,
-        c.module,
-        c.llvm_ir,
-        c.artefact,
-        kernel_infos(c.module),
-        cached.outcome,
-    )
 
 
 def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:

@@ -128,7 +128,7 @@ def warm_up(targets: list[str]) -> None:
 def compile_warm_up(targets: list[str]) -> None:
     """`WARM_UP` compiled for each of `targets` without the cache; then what
     depends on the environment (the tools found on PATH) is forgotten."""
-    from gpuc.driver import compile_module
+    from gpuc.compiler import compile_module
 
     for target in targets:
         try:

@@ -19,8 +19,8 @@ import pytest
 from kernel_modules import compiled, seeded
 
 import gpuc
+from gpuc.compiler import compile_module
 from gpuc.diagnostics import DiagnosticException
-from gpuc.driver import compile_module
 
 SOURCE = Path(__file__).with_name("amdgpu_buffer_kernels.mlir")
 SEED = int(os.environ.get("GPUC_TEST_SEED", secrets.randbits(32)))

@@ -259,7 +259,7 @@ def test_the_thread_flag_is_on_each_targets_stack(target: str) -> None:
     """The flag helpers take is in the target's stack address space (5 on
     amdgpu, whose verifier refuses an alloca elsewhere); ptxas and the
     AMDGPU back-end accept the code."""
-    from gpuc.driver import compile_module
+    from gpuc.compiler import compile_module
 
     result = compile_module(
         OTHERS_RUN_ON.replace("INLINE", "no_inline"), target, validate=True

@@ -22,8 +22,8 @@ import pytest
 
 import gpuc
 import gpuc.autodiff
+from gpuc.compiler import compile_module
 from gpuc.diagnostics import OpError
-from gpuc.driver import compile_module
 from gpuc.tools import run_spirv_dis
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -60,7 +60,8 @@ def modules_loaded_by(code: str) -> list[str]:
 def test_compiling_gpuc_dialects_imports_none_of_the_foreign_machinery() -> None:
     saxpy = ROOT / "examples" / "saxpy.mlir"
     loaded = modules_loaded_by(
-        f"from gpuc.driver import compile_module\ncompile_module({str(saxpy)!r}, 'ptx')"
+        "from gpuc.compiler import compile_module\n"
+        f"compile_module({str(saxpy)!r}, 'ptx')"
     )
     assert loaded == [], {m: NOT_NEEDED[m] for m in loaded}
 
@@ -68,7 +69,7 @@ def test_compiling_gpuc_dialects_imports_none_of_the_foreign_machinery() -> None
 def test_a_foreign_module_still_gets_them() -> None:
     # The same check sees them when the input needs them (it can fail).
     loaded = modules_loaded_by(
-        "from gpuc.driver import compile_module\n"
+        "from gpuc.compiler import compile_module\n"
         "compile_module('''func.func @k(%x: memref<4xf32>) attributes "
         "{gpu.kernel} { func.return }''', 'ptx')"
     )

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from gpuc.compiler import compile_module
 from gpuc.diagnostics import OpError
-from gpuc.driver import compile_module
 from gpuc.tools import run_spirv_dis
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

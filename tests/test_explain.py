@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from gpuc.compiler import compile_module
 from gpuc.context import make_context
-from gpuc.driver import compile_module, load_module
+from gpuc.driver import load_module
 from gpuc.explain import explain
 from gpuc.explain.artefact import artefact_symbols, spirv_symbols
 from gpuc.explain.record import Recorder, active_recorder, recording

@@ -50,6 +50,7 @@ from xdsl.traits import NoMemoryEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 import gpuc
+from gpuc.compiler import compile_module
 from gpuc.context import make_context
 from gpuc.diagnostics import LocatingParser, OpError, verify_located
 from gpuc.dialects import analysis
@@ -57,7 +58,7 @@ from gpuc.dialects.attrs import FINALIZED_ATTR, AddressSpace, FinalizedAttr
 from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
 from gpuc.dialects.index import require_function_ancestor
 from gpuc.dialects.traits import ReadsKernelState
-from gpuc.driver import compile_module, make_options
+from gpuc.driver import make_options
 from gpuc.driver import run as run_stages
 from gpuc.generators import Generator, GeneratorRequest
 from gpuc.lowering.arith import intrinsic_call

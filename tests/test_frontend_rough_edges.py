@@ -19,8 +19,8 @@ import pytest
 from kernel_modules import compiled, seeded
 
 import gpuc
+from gpuc.compiler import compile_module
 from gpuc.diagnostics import OpError, SourceParseError
-from gpuc.driver import compile_module
 
 SEED = int(os.environ.get("GPUC_TEST_SEED", secrets.randbits(32)))
 print(f"test_frontend_rough_edges: GPUC_TEST_SEED={SEED}")

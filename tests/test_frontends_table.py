@@ -21,7 +21,7 @@ import pytest
 from xdsl.traits import HasParent, IsTerminator
 from xdsl.utils.exceptions import DiagnosticException
 
-from gpuc.driver import compile_module
+from gpuc.compiler import compile_module
 from gpuc.registry import DIALECTS, lazy
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "frontends.md"

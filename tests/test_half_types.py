@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import gpuc
-from gpuc.driver import compile_module
+from gpuc.compiler import compile_module
 from gpuc.runtime.args import LaunchError
 
 SEED = int(os.environ.get("GPUC_TEST_SEED", secrets.randbits(32)))

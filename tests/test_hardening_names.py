@@ -22,9 +22,9 @@ from xdsl.dialects.builtin import (
 from xdsl.utils.exceptions import DiagnosticException
 
 import gpuc
+from gpuc.compiler import compile_module
 from gpuc.context import make_context
 from gpuc.diagnostics import LocatingParser
-from gpuc.driver import compile_module
 
 STORE_CONSTANT = """
 gpuc.func @k(%out: !gpuc.ptr<{ty}, global>) kernel {{

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import gpuc
-from gpuc.driver import compile_module
+from gpuc.compiler import compile_module
 from gpuc.tools import ToolError, llvm_tool, spirv_tool
 
 # Each thread writes where it is: x + 10 y + 100 block, at its linear index.

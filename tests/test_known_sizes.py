@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import gpuc
-from gpuc.driver import compile_module
+from gpuc.compiler import compile_module
 
 VERSIONS = Path(__file__).parent / "filecheck" / "import" / "Inputs" / "versions"
 PRINTED_BY = ["mlir16", "mlir19", "mlir22"]

@@ -19,9 +19,9 @@ from kernel_modules import compiled, seeded
 from xdsl.parser import Parser
 
 import gpuc
+from gpuc.compiler import compile_module
 from gpuc.context import make_context
 from gpuc.diagnostics import DiagnosticException
-from gpuc.driver import compile_module
 from gpuc.transforms.gpuc_pipeline import GpucPipeline, run_passes
 
 SOURCE = Path(__file__).with_name("lift_cf_kernels.mlir")

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 import gpuc
-from gpuc.driver import CompileResult, OptionError, compile_module
+from gpuc.compiler import CompileResult, compile_module
+from gpuc.driver import OptionError
 from gpuc.tools import ToolError, llvm_tool, ptxas, run_spirv_dis, run_spirv_val
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,8 +17,8 @@ import pytest
 from xdsl.dialects import arith, cf, scf
 from xdsl.dialects import math as xmath
 
+from gpuc.compiler import compile_module
 from gpuc.diagnostics import OpError
-from gpuc.driver import compile_module
 from gpuc.lowering.context import DIALECT_TRANSLATORS, TRANSLATORS, translator_for
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -20,7 +20,7 @@ import pytest
 from kernel_modules import compiled, seeded
 
 import gpuc
-from gpuc.driver import compile_module
+from gpuc.compiler import compile_module
 
 SEED = int(os.environ.get("GPUC_TEST_SEED", secrets.randbits(32)))
 print(f"test_memref_views: GPUC_TEST_SEED={SEED}")

@@ -23,8 +23,8 @@ import pytest
 from kernel_modules import compiled, seeded
 
 import gpuc
+from gpuc.compiler import compile_module
 from gpuc.diagnostics import OpError
-from gpuc.driver import compile_module
 
 SEED = int(os.environ.get("GPUC_TEST_SEED", secrets.randbits(32)))
 print(f"test_nd_vectors: GPUC_TEST_SEED={SEED}")

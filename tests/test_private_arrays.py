@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import gpuc
+from gpuc.compiler import compile_module
 from gpuc.diagnostics import OpError
-from gpuc.driver import compile_module
 
 SEED = int(os.environ.get("GPUC_TEST_SEED", secrets.randbits(32)))
 print(f"test_private_arrays: GPUC_TEST_SEED={SEED}")

@@ -25,7 +25,7 @@ from xdsl.dialects import func, memref
 from xdsl.ir import SSAValue
 
 import gpuc
-from gpuc.driver import compile_module
+from gpuc.compiler import compile_module
 from gpuc.transforms.foreign.text import parse_foreign_module
 from gpuc.transforms.import_foreign import outline_host_code
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from test_lowering import math_kernel
 
+from gpuc.compiler import compile_module
 from gpuc.diagnostics import OpError
-from gpuc.driver import compile_module
 from gpuc.targets import make_target
 from gpuc.targets.base import TargetError
 from gpuc.tools import ToolError, llvm_tool

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
+from gpuc.compiler import compile_module
 from gpuc.diagnostics import OpError
-from gpuc.driver import compile_module
 from gpuc.runtime.args import CUDA_LIMITS
 from gpuc.targets import make_target
 

@@ -23,7 +23,8 @@ import numpy as np
 import pytest
 
 import gpuc
-from gpuc.driver import compile_module, make_options, run
+from gpuc.compiler import compile_module
+from gpuc.driver import make_options, run
 from gpuc.targets import (
     BUILTIN_TARGETS,
     register_target,

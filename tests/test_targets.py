@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import Float32Type, IntegerType
 
+from gpuc.compiler import compile_module
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace, PtrType
-from gpuc.driver import compile_module
 from gpuc.targets import make_target
 from gpuc.targets.base import TargetError
 
@@ -119,7 +119,7 @@ def test_xdsl_target_options_are_diagnostics() -> None:
 CONCURRENT_SPIRV = """
 import threading
 from pathlib import Path
-from gpuc.driver import compile_module
+from gpuc.compiler import compile_module
 sources = [Path({examples!r}) / n for n in ("saxpy.mlir", "reduce.mlir")]
 want = {{s: compile_module(s, "spirv").artefact for s in sources}}
 bad = []

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuc.driver import compile_module
+from gpuc.compiler import compile_module
 from gpuc.tools import ToolError, run_ptxas, run_spirv_val
 
 ROOT = Path(__file__).resolve().parent.parent

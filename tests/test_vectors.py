@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import gpuc
-from gpuc.driver import compile_module
+from gpuc.compiler import compile_module
 
 SEED = int(os.environ.get("GPUC_TEST_SEED", secrets.randbits(32)))
 print(f"test_vectors: GPUC_TEST_SEED={SEED}")

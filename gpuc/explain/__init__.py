@@ -31,7 +31,7 @@ def explain(
     the passes recording, and explain every function of the input and every
     materialized job. `Explanation.result` is the compile's `CompileResult`."""
     from gpuc.api import python_kernels
-    from gpuc.driver import compile_module
+    from gpuc.compiler import compile_module
     from gpuc.explain.record import Recorder, recording
     from gpuc.explain.report import Explanation
 

@@ -22,7 +22,7 @@ from gpuc.explain.record import Recorder, SymbolRecord
 from gpuc.transforms.classify_entrypoints import read_entrypoints
 
 if TYPE_CHECKING:
-    from gpuc.driver import CompileResult
+    from gpuc.compiler import CompileResult
     from gpuc.targets.base import Target
 
 SCHEMA = "gpuc-explain/1"

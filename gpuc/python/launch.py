@@ -209,7 +209,7 @@ def compile_functions(
     """Compile Python kernels (and the device functions they call): for
     arrays whose last stride is 1, and for any strides on first need
     (`strided=True`: that variant now)."""
-    from gpuc.driver import compile_module
+    from gpuc.compiler import compile_module
     from gpuc.runtime import check_device
 
     check_kernels(kernels)

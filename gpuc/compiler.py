@@ -1,0 +1,87 @@
+"""The public compile entry point: `compile_module` runs every stage of
+`gpuc.driver` through the compile cache (gpuc/cache/) and returns what the
+executors need. It sits above both: the driver knows nothing of the cache, and
+the cache runs the driver's stages (`driver.run`), never this module.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException
+
+from gpuc.driver import KernelInfo, kernel_infos, make_options
+from gpuc.targets.base import Target
+
+
+@dataclass
+class CompileResult:
+    target: Target
+    """The configured target object."""
+    module: ModuleOp
+    """The module after the dialect pipeline."""
+    llvm_ir: str
+    """Optimized LLVM IR text."""
+    artefact: bytes | str
+    """PTX text, a SPIR-V binary or a native object file."""
+    kernels: dict[str, KernelInfo]
+    """The entrypoint set's kernels."""
+    cache: str = "off"
+    """How the compile cache served it: 'hit', 'miss' or 'off' (gpuc/caching.py)."""
+
+
+def compile_module(
+    source: str | os.PathLike[str] | ModuleOp,
+    target: str | None = None,
+    *,
+    cache: bool | None = None,
+    dump_dir: str | os.PathLike[str] | None = None,
+    dump_filter: str | Sequence[str] | None = None,
+    **options: Any,
+) -> CompileResult:
+    """Compile `source` (a path, MLIR text or an xDSL module) for `target`
+    (None: the module's `#gpuc.target`, else `DEFAULT_TARGET`); options as on
+    the command line: sm, ptx_isa, opt_level, exports, libraries, fp_contract,
+    validate, line_info, and generators ({name: Generator}). A module is not changed: a
+    copy is compiled. Text that does not parse is a SourceParseError.
+
+    `cache` (None: GPUC_CACHE, on unless 0) uses the compile cache, `dump_dir`
+    (None: GPUC_DUMP_DIR) writes every stage there, `dump_filter` keeps the
+    stages matching its patterns (docs/cache.md)."""
+    from xdsl.utils.exceptions import ParseError
+
+    from gpuc import cache as compile_cache
+    from gpuc.caching import compile_through
+    from gpuc.diagnostics import SourceParseError
+    from gpuc.dumps import Dumps, dump_directory, write_api_reproducer
+
+    if isinstance(source, ModuleOp):
+        source = source.clone()
+    dumps_to = dump_directory(dump_dir)
+    dumps = Dumps.create(dumps_to, source, dump_filter) if dumps_to else None
+    store = compile_cache.Cache() if compile_cache.enabled(cache) else None
+    try:
+        cached = compile_through(
+            source, make_options(target, options), cache=store, dumps=dumps
+        )
+    except ParseError as e:
+        raise SourceParseError(e) from None
+    except Exception as e:
+        if dumps is not None and not isinstance(e, DiagnosticException | OSError):
+            where = write_api_reproducer(source, target, options, e, dumps.directory)
+            e.add_note(f"gpuc: a reproducer is in {where} (run repro.py)")
+        raise
+    c = cached.compilation
+    assert c.module is not None and c.llvm_ir is not None and c.artefact is not None
+    return CompileResult(
+        c.target,
+        c.module,
+        c.llvm_ir,
+        c.artefact,
+        kernel_infos(c.module),
+        cached.outcome,
+    )
