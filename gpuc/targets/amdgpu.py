@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from gpuc.dialects.attrs import MemoryOrder
     from gpuc.dialects.fence import FenceScope
     from gpuc.dialects.subgroup import ReduceKind, VoteKind
-    from gpuc.driver import Compilation
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
+    from gpuc.targets.common import Emitted
 
 ARCHS: tuple[str, ...] = (
     *("gfx801", "gfx802", "gfx803", "gfx805", "gfx810"),
@@ -354,7 +354,7 @@ class AMDGPUTarget(RecordingTarget):
             )
             return hsaco.read_bytes()
 
-    def render(self, kind: str, c: Compilation) -> bytes | str:
+    def render(self, kind: str, c: Emitted) -> bytes | str:
         """`hsaco`: the code object; `asm`: LLVM's assembly; `obj`: the object
         before linking."""
         assert c.llvm_module is not None and c.machine is not None

@@ -55,8 +55,8 @@ if TYPE_CHECKING:
     from gpuc.dialects.memory import SharedAllocOp
     from gpuc.dialects.printf import PrintfOp
     from gpuc.dialects.subgroup import ReduceKind, VoteKind
-    from gpuc.driver import Compilation
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
+    from gpuc.targets.common import Emitted
 
 KNOWN_BLOCK_SIZE_ATTR = "gpu.known_block_size"
 """Kernel attribute (from MLIR's gpu dialect, kept by the import): the block
@@ -428,7 +428,7 @@ class Target(ArgSpecConvertible):
         """The artefact: PTX text, a SPIR-V binary, an object file."""
         raise NotImplementedError(f"target {self.name!r} must define emit()")
 
-    def render(self, kind: str, c: Compilation) -> bytes | str:
+    def render(self, kind: str, c: Emitted) -> bytes | str:
         """Artefact `kind` (one of `artefacts`) of a compilation that ran to
         `emit`. Default: the artefact itself."""
         assert c.artefact is not None

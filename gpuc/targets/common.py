@@ -1,10 +1,11 @@
-"""What several targets share, importing no target module: the checks every
-target runs on a module before lowering it (`Target.verify_module`), and the
-C math functions LLVM has intrinsics for."""
+"""What several targets share, importing no target module: what `Target.render`
+reads of a compilation (`Emitted`, so that targets never import the driver),
+the checks every target runs on a module before lowering it
+(`Target.verify_module`), and the C math functions LLVM has intrinsics for."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from xdsl.dialects.builtin import IntegerType, ModuleOp
 
@@ -13,7 +14,27 @@ from gpuc.dialects.attrs import FINALIZED_ATTR, FinalizedAttr
 from gpuc.dialects.functions import FuncOp
 
 if TYPE_CHECKING:
+    from llvmlite import binding as llvm
+
     from gpuc.dialects.analysis import KernelFacts
+
+
+class Emitted(Protocol):
+    """What a target renders its artefacts from: a compilation that ran to
+    `emit` (`gpuc.driver.Compilation` is one)."""
+
+    @property
+    def artefact(self) -> bytes | str | None:
+        """What the target's `emit` made."""
+
+    @property
+    def llvm_module(self) -> llvm.ModuleRef | None:
+        """The optimized LLVM module."""
+
+    @property
+    def machine(self) -> llvm.TargetMachine | None:
+        """The target machine that emitted it."""
+
 
 LLVM_MATH = frozenset(
     {

@@ -45,8 +45,8 @@ if TYPE_CHECKING:
     from gpuc.dialects.fence import FenceScope
     from gpuc.dialects.memory import SharedAllocOp
     from gpuc.dialects.printf import PrintfOp
-    from gpuc.driver import Compilation
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
+    from gpuc.targets.common import Emitted
 
 
 @dataclass(frozen=True)
@@ -293,7 +293,7 @@ class NativeTarget(Target):
     def emit(self, module: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes:
         return bytes(tm.emit_object(module))
 
-    def render(self, kind: str, c: Compilation) -> bytes | str:
+    def render(self, kind: str, c: Emitted) -> bytes | str:
         """`obj`: the object file; `asm`: the host assembly of the same code."""
         if kind == "asm":
             assert c.machine is not None and c.llvm_module is not None

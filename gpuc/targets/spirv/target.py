@@ -43,8 +43,8 @@ if TYPE_CHECKING:
     from gpuc.dialects.fence import FenceScope
     from gpuc.dialects.printf import PrintfOp
     from gpuc.dialects.subgroup import ReduceKind, VoteKind
-    from gpuc.driver import Compilation
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
+    from gpuc.targets.common import Emitted
 
 EXTENSIONS = (
     "SPV_EXT_shader_atomic_float_add",
@@ -433,7 +433,7 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
             return add_line_table(binary, rewritten)
         return bytes(binary)
 
-    def render(self, kind: str, c: Compilation) -> bytes | str:
+    def render(self, kind: str, c: Emitted) -> bytes | str:
         """`spirv`: the binary; `spirv-asm`: spirv-dis's text of it."""
         from gpuc.tools import run_spirv_dis
 
