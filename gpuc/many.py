@@ -11,8 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from gpuc.command import UsageError
 
@@ -138,29 +137,3 @@ def compile_one(argv: list[str], collect: bool = False) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     return status
-
-
-def target_weight(name: str) -> int:
-    """How much more a variant for target `name` costs than others, roughly
-    (`Target.compile_weight`; 0 for a target gpuc does not know)."""
-    from gpuc.targets import DEFAULT_TARGET, UnknownTarget, target_class
-
-    try:
-        return target_class(name or DEFAULT_TARGET).compile_weight
-    except UnknownTarget:
-        return 0
-
-
-def longest_first(variants: Sequence[Mapping[str, Any]]) -> list[int]:
-    """The order to hand `variants` to a pool: most expensive first by a rough
-    cost (optimization level times the target's weight), so that what is left
-    at the end when workers run out of work is short. Submitted in the given
-    order, a native -O3 variant last ran alone for a quarter of the call."""
-
-    def cost(i: int) -> float:
-        v = variants[i]
-        level = v.get("opt_level", 3)
-        weight = target_weight(str(v.get("target") or ""))
-        return (1 + weight) * (1 + (level if isinstance(level, int) else 3))
-
-    return sorted(range(len(variants)), key=lambda i: -cost(i))

@@ -183,7 +183,7 @@ def test_cli_several_inputs(tmp_path: Path) -> None:
 def test_variants_go_to_the_pool_longest_first() -> None:
     """The pool gets the expensive variants first (so the last to finish are
     short) and the Modules still come back in the variants' order."""
-    from gpuc.many import longest_first
+    from gpuc.variants import longest_first
 
     variants = [
         {"target": "ptx", "opt_level": 0},

@@ -383,7 +383,7 @@ class Target(ArgSpecConvertible):
     compile_weight: ClassVar[int] = 0
     """How much more a compile for this target costs than one for most
     targets, roughly: `compile_many` hands the costliest variants to its pool
-    first (gpuc/many.py)."""
+    first (gpuc/variants.py)."""
 
     checked_mode: ClassVar[bool] = False
     """Whether the target has a checked mode (`--checked`), in which
