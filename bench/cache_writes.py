@@ -3,7 +3,7 @@
 A write used to scan the whole cache to decide what to evict: 1.7 s per
 write at 60,000 entries. It now appends to a journal and compares an
 estimate with the bound, scanning only after a tenth of the bound was
-written since the last scan (gpuc/cache.py, `Cache._account`), so a write
+written since the last scan (gpuc/cache/store.py, `Cache._account`), so a write
 costs O(1) amortized. For each size, the cache is filled with that many
 entries of `--entry-bytes` bytes, then timed for `--writes` new entries,
 twice: with room to spare (the default 1 GiB bound), and at the bound (each
@@ -22,7 +22,7 @@ import shutil
 import tempfile
 import time
 
-from gpuc.cache import Cache, Entry, _encode
+from gpuc.cache.store import Cache, Entry, _encode
 
 
 def fill(cache: Cache, count: int, size: int) -> int:

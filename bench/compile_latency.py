@@ -44,7 +44,7 @@ def median_ms(fn: Callable[[], object], runs: int) -> float:
 ENV = {**os.environ, "GPUC_CACHE": "0", "GPUC_SERVER": "0"}
 """Every command compiles (no compile cache: a repeated command would be a hit)
 in its own process (no server); the start-up code cache is on, as by default
-(gpuc/code_cache.py), written as Python writes its bytecode by default."""
+(gpuc/cache/startup.py), written as Python writes its bytecode by default."""
 ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 
 

@@ -20,7 +20,7 @@ may be shared: compare the ratios, which come from the same rounds):
 Every gpuc command runs with the compile cache off (GPUC_CACHE=0), so each
 one compiles (with the cache, a repeated command is a cache hit and the
 comparison would measure the cache); compile_many's runs get fresh cache
-directories each. The start-up code cache (gpuc/code_cache.py: the code that
+directories each. The start-up code cache (gpuc/cache/startup.py: the code that
 dataclasses compiles as xDSL imports, kept as Python keeps its own bytecode)
 is on, as by default; the cold row is also measured without it
 (GPUC_CODE_CACHE=0: what the very first command after an install costs).
@@ -384,7 +384,7 @@ def main() -> None:
             "GPUC_CACHE": "0",
             "GPUC_SERVER_DIR": os.path.join(tmp, "server"),
             "GPUC_SERVER_IDLE": "120",
-            # The start-up code cache (gpuc/code_cache.py) in a directory of
+            # The start-up code cache (gpuc/cache/startup.py) in a directory of
             # this run's, written as Python writes its bytecode by default.
             "GPUC_CACHE_DIR": os.path.join(tmp, "cache"),
         }

@@ -21,7 +21,7 @@ if (
     _os.path.basename(_sys.argv[0]) in ("gpuc", "gpuc-opt")
     and getattr(_sys.modules.get("__main__"), "__file__", None) == _sys.argv[0]
 ):
-    # A command's console script is importing its client (gpuc/client.py,
+    # A command's console script is importing its client (gpuc/cli/client.py,
     # which gives Ctrl-C back to Python once the command starts): Ctrl-C
     # meanwhile ends it as the command would, with status 130 and no
     # traceback; nothing was read or written yet.

@@ -9,7 +9,7 @@ Every failing thread also prints a line in CUDA's format
 (`device_message_format`) on the targets that print. The table is computed
 from the module after the dialect stage, which a cache hit computes again;
 the printed line is part of the artefact, so a module with asserts is keyed
-with its locations (gpuc/caching.py).
+with its locations (gpuc/cache/compiling.py).
 """
 
 from __future__ import annotations

@@ -31,7 +31,8 @@ class CompileResult:
     kernels: dict[str, KernelInfo]
     """The entrypoint set's kernels."""
     cache: str = "off"
-    """How the compile cache served it: 'hit', 'miss' or 'off' (gpuc/caching.py)."""
+    """How the compile cache served it: 'hit', 'miss' or 'off'
+    (gpuc/cache/compiling.py)."""
 
 
 def compile_module(
@@ -54,8 +55,8 @@ def compile_module(
     stages matching its patterns (docs/cache.md)."""
     from xdsl.utils.exceptions import ParseError
 
-    from gpuc import cache as compile_cache
-    from gpuc.caching import compile_through
+    from gpuc.cache import store as compile_cache
+    from gpuc.cache.compiling import compile_through
     from gpuc.diagnostics import SourceParseError
     from gpuc.dumps import Dumps, dump_directory, write_api_reproducer
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
-    from gpuc.cache import Entry
+    from gpuc.cache.store import Entry
     from gpuc.driver import Compilation
 
 MANIFEST = "stages.txt"
@@ -109,7 +109,7 @@ class Dumps:
 
     def from_entry(self, c: Compilation, entry: Entry) -> None:
         """The stages after the dialect level, from a cache hit."""
-        from gpuc.caching import link_reproduced
+        from gpuc.cache.compiling import link_reproduced
 
         translated = entry.text("llvm-ir-translated")
         self.write("translate", translated, "ll", "cache")

@@ -5,9 +5,9 @@ point names (an editable install's sources included: their version and
 metadata do not change when they are edited).
 
 One place for both readers: the compile cache keys every compile with
-`plugins()` (gpuc/caching.py), and the compile server compares `plugins()`
+`plugins()` (gpuc/cache/compiling.py), and the compile server compares `plugins()`
 before each command with what it had when it imported the plugins
-(gpuc/server.py), so the two never disagree on a plugin's code. A file's
+(gpuc/cli/server.py), so the two never disagree on a plugin's code. A file's
 digest is remembered under its stat (device, inode, size, mtime and ctime):
 any write changes the ctime, which, unlike the mtime, cannot be set back, so
 a process reads a file again only when it may have changed.

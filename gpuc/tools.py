@@ -120,7 +120,7 @@ def libdevice() -> Path:
 def libdevice_identity() -> str:
     """libdevice as the compile cache keys it: its path and content digest
     (`Target.link_inputs`); "missing" where there is none."""
-    from gpuc.cache import file_digest
+    from gpuc.cache.store import file_digest
 
     try:
         found = libdevice()

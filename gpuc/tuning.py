@@ -80,8 +80,8 @@ def autotune(
     + runs` times per variant). `over`: the problem size that gives each
     variant's grid from its block, for variants without a `grid`. `cache`:
     use the stored choice and store this one (default: GPUC_CACHE)."""
-    from gpuc import cache as compile_cache
     from gpuc.api import compile, compile_each
+    from gpuc.cache import store as compile_cache
 
     if not variants:
         raise LaunchError(f"autotune '{kernel}': no variants to choose from")
@@ -198,7 +198,7 @@ def _key(
 ) -> str:
     """What a stored choice is under: the variants (a source path by its
     content), the kernel, the arguments, gpuc's version and the machine."""
-    from gpuc import cache as compile_cache
+    from gpuc.cache import store as compile_cache
 
     described = []
     for built, launch in splits:

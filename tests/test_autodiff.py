@@ -205,8 +205,8 @@ def test_device_function_derivatives_match_numpy(target: str) -> None:
 
 
 def _resolved(text: str) -> str:
+    from gpuc.cli.opt import main  # noqa: F401  (the command's parser and passes)
     from gpuc.context import make_context
-    from gpuc.opt import main  # noqa: F401  (the command's parser and passes)
     from gpuc.transforms.foreign.text import parse_foreign_module
     from gpuc.transforms.resolve_deferred import resolve_deferred
 

@@ -5,7 +5,7 @@ cannot express): exit status 1, one diagnostic on stderr that starts with the
 input's `file:line:col: error:` (the line marked `// here`; the column is
 where that line's op name starts, unless the case says) and contains the
 case's key words; no traceback, no internal error, nothing on stdout and no
-output file. The CLI runs in-process (`gpuc.cli.main`, the same code as the
+output file. The CLI runs in-process (`gpuc.cli.main.main`, the same code as the
 command; a few cases also run it as a subprocess), so the catalogue is fast.
 
 From Python: compile options, sources and launches a user can get wrong
@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 import gpuc
-from gpuc import cli
+from gpuc.cli import main as cli
 
 PTR = "!gpuc.ptr<f32, global>"
 

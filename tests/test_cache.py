@@ -1,4 +1,4 @@
-"""The compile cache (gpuc/cache.py, gpuc/caching.py, gpuc/cache_cli.py):
+"""The compile cache (gpuc/cache/store.py, gpuc/cache/compiling.py, gpuc/cli/cache.py):
 every key input changes the key and nothing else does, a hit is byte-identical
 to a fresh compile, corrupt entries are replaced, concurrent writers never
 leave a torn entry, the size bound holds, and the switches work."""
@@ -13,11 +13,11 @@ from typing import Any, ClassVar
 import pytest
 
 import gpuc
-import gpuc.cache
-import gpuc.caching
-from gpuc.cache import Cache, Entry, default_directory, native_object_key
-from gpuc.caching import compile_key, source_key
-from gpuc.cli import main
+import gpuc.cache.compiling
+import gpuc.cache.store
+from gpuc.cache.compiling import compile_key, source_key
+from gpuc.cache.store import Cache, Entry, default_directory, native_object_key
+from gpuc.cli.main import main
 from gpuc.driver import make_options, run
 from gpuc.generators.mock_autodiff import MockAutodiff
 
@@ -102,29 +102,31 @@ def test_toolchain_and_host_change_the_key(monkeypatch: pytest.MonkeyPatch) -> N
     base = key(SAXPY)
     keys = []
     with monkeypatch.context() as m:
-        m.setattr(gpuc.cache, "compiler_version", lambda: "99.0")
+        m.setattr(gpuc.cache.store, "compiler_version", lambda: "99.0")
         keys.append(key(SAXPY))
     with monkeypatch.context() as m:
-        m.setattr(gpuc.cache, "_code_fingerprint", lambda: "edited")
+        m.setattr(gpuc.cache.store, "_code_fingerprint", lambda: "edited")
         keys.append(key(SAXPY))
-    real = gpuc.cache._dist_version
+    real = gpuc.cache.store._dist_version
     for dist in ("xdsl", "llvmlite"):
         with monkeypatch.context() as m:
             m.setattr(
-                gpuc.cache,
+                gpuc.cache.store,
                 "_dist_version",
                 lambda name, d=dist: "0.0" if name == d else real(name),
             )
             keys.append(key(SAXPY))
     with monkeypatch.context() as m:
-        m.setattr(gpuc.cache, "_llvm_library", lambda: (("libllvmlite.so", 1, 2),))
+        m.setattr(
+            gpuc.cache.store, "_llvm_library", lambda: (("libllvmlite.so", 1, 2),)
+        )
         keys.append(key(SAXPY))
     with monkeypatch.context() as m:
-        m.setattr(gpuc.caching, "host", lambda: "another machine")
+        m.setattr(gpuc.cache.compiling, "host", lambda: "another machine")
         keys.append(key(SAXPY))
     with monkeypatch.context() as m:  # a plugin installed or upgraded
         m.setattr(
-            gpuc.caching,
+            gpuc.cache.compiling,
             "plugins",
             lambda: (("gpuc.targets", "t", "t:T", "t-1.0.dist-info", "code"),),
         )

@@ -18,11 +18,11 @@ import pytest
 from test_cache import CALLS_LIB, LIB
 
 import gpuc
-import gpuc.cache
+import gpuc.cache.store
 import gpuc.tools
-from gpuc import cache_cli
-from gpuc.cache import plugins
-from gpuc.cli import main
+from gpuc.cache.store import plugins
+from gpuc.cli import cache as cache_cli
+from gpuc.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SAXPY = (ROOT / "examples" / "saxpy.mlir").read_text()

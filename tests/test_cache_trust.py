@@ -23,9 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from gpuc import cache_dir, code_cache
-from gpuc.cache import Cache, Entry, _decode, _encode
-from gpuc.cli import main
+from gpuc.cache import directory as cache_dir
+from gpuc.cache import startup as code_cache
+from gpuc.cache.store import Cache, Entry, _decode, _encode
+from gpuc.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 SAXPY = ROOT / "examples" / "saxpy.mlir"

@@ -162,7 +162,7 @@ def test_opt_help_lists_gpucs_passes_first_with_what_each_does() -> None:
 def test_a_module_that_does_not_import_is_an_installation_problem() -> None:
     script = (
         "import sys; sys.modules['llvmlite'] = None\n"
-        "from gpuc.cli import main\n"
+        "from gpuc.cli.main import main\n"
         f"sys.exit(main(['compile', {SAXPY!r}, '--emit', 'llvm']))\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "GPUC_DEBUG"}

@@ -1,4 +1,4 @@
-"""The start-up code cache (gpuc/code_cache.py): dataclasses made through it
+"""The start-up code cache (gpuc/cache/startup.py): dataclasses made through it
 behave as compiled anew, a command stores what it compiled and the next one
 compiles nothing, and a bad, foreign or unwritable file only costs time."""
 
@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuc import cache_dir, code_cache
+from gpuc.cache import directory as cache_dir
+from gpuc.cache import startup as code_cache
 
 ROOT = Path(__file__).resolve().parent.parent
 GPUC = str(Path(sys.executable).parent / "gpuc")
@@ -22,7 +23,7 @@ GPUC = str(Path(sys.executable).parent / "gpuc")
 CLASSES = textwrap.dedent(
     """
     import dataclasses, sys
-    from gpuc import code_cache
+    from gpuc.cache import startup as code_cache
     code_cache.install()
     state = code_cache._state
 

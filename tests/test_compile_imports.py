@@ -81,7 +81,7 @@ def cli_modules(argv: list[str], watched: list[str]) -> tuple[int, list[str], st
     """Run `gpuc argv` in a fresh interpreter; its status, which of `watched`
     it imported, and its stderr."""
     env = {**os.environ, "GPUC_CACHE": "0", "GPUC_SERVER": "0"}
-    code = f"from gpuc.cli import main\nstatus = main({argv!r})"
+    code = f"from gpuc.cli.main import main\nstatus = main({argv!r})"
     status, loaded, err = run_watching(code, watched, env)
     assert isinstance(status, int)
     return status, loaded, err

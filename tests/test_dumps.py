@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import gpuc
-from gpuc.cli import main
+from gpuc.cli.main import main
 from gpuc.driver import STAGE_FUNCTIONS
 from gpuc.transforms.gpuc_pipeline import GpucPipeline
 

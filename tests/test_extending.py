@@ -293,7 +293,7 @@ def test_new_pass_runs_under_its_registered_name(
 ) -> None:
     """The lit file's RUN line, in-process: gpuc-opt finds the pass (and the
     demo dialect) by their entries in gpuc/registry.py."""
-    from gpuc.opt import main
+    from gpuc.cli.opt import main
     from gpuc.registry import DIALECTS, PASSES
 
     monkeypatch.setitem(PASSES, "expand-clamp", f"{__name__}:ExpandClamp")
@@ -413,7 +413,7 @@ def test_new_target_is_a_cli_target_and_a_t_output(
 ) -> None:
     """Registered once, the target is a `--target` with a `--gfx` flag, an
     xdsl-opt / gpuc-opt `-t` output, and has no executor."""
-    from gpuc.cli import main, target_flags
+    from gpuc.cli.main import main, target_flags
     from gpuc.outputs import output_class
 
     saxpy = str(ROOT / "examples" / "saxpy.mlir")

@@ -301,7 +301,7 @@ def test_compile_does_not_load_the_interpreter(tmp_path: Path) -> None:
     source = ROOT / "examples" / "saxpy.mlir"
     script = (
         "import sys\n"
-        "from gpuc.cli import main\n"
+        "from gpuc.cli.main import main\n"
         f"status = main(['compile', {str(source)!r}, '--target', 'native', "
         f"'--no-cache', '-o', {str(tmp_path / 'out.o')!r}])\n"
         "assert status == 0, status\n"

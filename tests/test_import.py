@@ -353,7 +353,7 @@ def test_cli_reports_without_traceback_and_writes_nothing(tmp_path: Path) -> Non
         [
             sys.executable,
             "-m",
-            "gpuc.opt",
+            "gpuc.cli.opt",
             "-p",
             "import",
             str(source),

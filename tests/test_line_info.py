@@ -392,7 +392,7 @@ def test_line_info_option_is_checked() -> None:
 
 
 def test_cli_g_writes_line_tables(tmp_path: Path) -> None:
-    from gpuc.cli import main
+    from gpuc.cli.main import main
 
     out = tmp_path / "saxpy.ptx"
     assert main(["compile", "-g", str(EXAMPLES["saxpy"].path), "-o", str(out)]) == 0

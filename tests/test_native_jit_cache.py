@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gpuc.cache import Cache
+from gpuc.cache.store import Cache
 
 EXAMPLES = Path(__file__).parents[1] / "examples"
 

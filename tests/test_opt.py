@@ -2,7 +2,7 @@
 file:line:col where there is one), exit status 1, no traceback, nothing on
 stdout and no output file; expected diagnostics (--verify-diagnostics) exit 0.
 
-Most cases call `gpuc.opt.main` in-process (fast); a few run the installed
+Most cases call `gpuc.cli.opt.main` in-process (fast); a few run the installed
 `gpuc-opt` to check what a user's shell sees.
 """
 
@@ -23,7 +23,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from gpuc import opt
+from gpuc.cli import opt
 from gpuc.diagnostics import OpError
 from gpuc.dialects.functions import CallOp, FuncOp
 
@@ -460,7 +460,7 @@ def test_a_module_without_gpu_ops_does_not_import_the_gpu_dialect(
     """Parsing upgrades MLIR-printed ops by name, so gpuc-opt's start-up cost
     does not grow by xDSL's gpu and memref dialects on every input."""
     probe = (
-        "import sys\nfrom gpuc import opt\nstatus = opt.main(sys.argv[1:])\n"
+        "import sys\nfrom gpuc.cli import opt\nstatus = opt.main(sys.argv[1:])\n"
         "print(status, *sorted(m for m in sys.modules if m in "
         "('xdsl.dialects.gpu', 'xdsl.dialects.memref')))"
     )

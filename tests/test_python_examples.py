@@ -73,7 +73,7 @@ def test_to_mlir_reads_back(name: str) -> None:
     else:
         assert not foreign, text
     done = subprocess.run(
-        [sys.executable, "-m", "gpuc.opt", "-p", "import"],
+        [sys.executable, "-m", "gpuc.cli.opt", "-p", "import"],
         input=text,
         capture_output=True,
         text=True,

@@ -1,4 +1,4 @@
-"""The compile server (gpuc/server.py, gpuc/client.py): commands through it
+"""The compile server (gpuc/cli/server.py, gpuc/cli/client.py): commands through it
 write the same bytes and end with the same exit status as in-process; it runs
 commands in parallel, one forked child each; a client of another version, a
 stale socket and a server killed mid-command fall back to running in-process.
@@ -213,7 +213,7 @@ def test_version_mismatch_starts_another_server(
     wait_for(lambda: not alive(first), 30)
     # A server asked for a key that is not its own refuses to start; the
     # client runs the command in-process.
-    stale = "import gpuc.client as c; c.server_key = lambda: 'f' * 8; c.gpuc_main()"
+    stale = "import gpuc.cli.client as c; c.server_key = lambda: 'f' * 8; c.gpuc_main()"
     argv = [sys.executable, "-c", stale, "compile", SAXPY, "--target", "ptx"]
     assert run(argv, env) == expected
     assert "this installation is" in (Path(server_dir) / "s-ffffffff.log").read_text()
@@ -229,7 +229,7 @@ def alive(pid: int) -> bool:
 def key_of(env: dict[str, str]) -> str:
     """The key of the server that clients with environment `env` use."""
     return subprocess.run(
-        [sys.executable, "-c", "import gpuc.client as c; print(c.server_key())"],
+        [sys.executable, "-c", "import gpuc.cli.client as c; print(c.server_key())"],
         capture_output=True,
         text=True,
         env=env,
@@ -300,7 +300,7 @@ def test_closed_stdin_and_disabled_run_in_process(server_dir: str) -> None:
 def test_client_imports_neither_xdsl_nor_llvmlite(server_dir: str) -> None:
     env = environment(server_dir)
     script = (
-        "import sys, gpuc.client as c; status = c.forward('gpuc', "
+        "import sys, gpuc.cli.client as c; status = c.forward('gpuc', "
         f"['compile', {SAXPY!r}, '--target', 'ptx', '-o', '/dev/null']); "
         "print(status, sorted({m.split('.')[0] for m in sys.modules} & "
         "{'xdsl', 'llvmlite', 'numpy'}))"
@@ -366,16 +366,16 @@ def spares_of(server: int) -> list[int]:
             command = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             continue
-        if ppid == server and b"gpuc.server" in command:
+        if ppid == server and b"gpuc.cli.server" in command:
             found.append(pid)
     return found
 
 
 def test_spares_wait_for_commands_and_leave_with_their_server(server_dir: str) -> None:
     """The server keeps children forked and warmed ahead of the commands
-    (gpuc/server.py's SPARES); killed alone, it leaves none behind holding
+    (gpuc/cli/server.py's SPARES); killed alone, it leaves none behind holding
     its socket."""
-    from gpuc.server import SPARES
+    from gpuc.cli.server import SPARES
 
     env = environment(server_dir)
     assert run([GPUC, "--version"], env)[0] == 0

@@ -1,5 +1,5 @@
 """The compile server against clients that go away and plugins that change
-(gpuc/server.py, docs/server.md): a command's process group dies with its
+(gpuc/cli/server.py, docs/server.md): a command's process group dies with its
 client (killed, ended by SIGTERM or SIGHUP, or hanging up its socket), even
 in a native kernel that loops forever; a client that stays silent is
 dropped; Ctrl-C never prints a traceback, not even while the first client
@@ -84,7 +84,7 @@ def test_a_hang_up_on_the_socket_ends_the_command(
     dying: the command, waiting on stdin that never comes, is killed."""
     env = served(server_dir, tmp_path)
     script = (
-        "import os, socket, sys, gpuc.client as c\n"
+        "import os, socket, sys, gpuc.cli.client as c\n"
         "sock = c.reach(c.server_key())\n"
         "payload = c.request('gpuc', ['compile', '-', '--target', 'ptx'])\n"
         "socket.send_fds(sock, [c.HEADER.pack(c.MAGIC, len(payload))], [0, 1, 2])\n"
@@ -110,7 +110,7 @@ def test_a_hang_up_on_the_socket_ends_the_command(
 def test_a_silent_client_is_dropped(server_dir: str) -> None:  # noqa: F811
     """A connection that never sends its command (here 0.5 s, the server's
     --request-timeout) ends its child; the server goes on serving."""
-    from gpuc.client import server_command
+    from gpuc.cli.client import server_command
 
     env = environment(server_dir)
     key = key_of(env)
@@ -179,7 +179,7 @@ def test_ctrl_c_while_the_client_module_loads(
         "import os, signal, sys\n"
         "import gpuc\n"
         "os.kill(os.getpid(), signal.SIGINT)\n"
-        "import gpuc.client\n"
+        "import gpuc.cli.client\n"
         "print('not reached')\n"
     )
     done = subprocess.run(

@@ -17,7 +17,7 @@ from gpuc.targets import BUILTIN_TARGETS
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("gpuc",)
 NOT_TARGETS = {
-    ("gpuc/cache.py", "native"): "a cache kind: the native JIT's objects",
+    ("gpuc/cache/store.py", "native"): "a cache kind: the native JIT's objects",
     ("gpuc/runtime/native.py", "native"): "that cache kind",
     ("gpuc/registry.py", "amdgpu"): "MLIR's amdgpu dialect",
     ("gpuc/registry.py", "spirv"): "MLIR's spirv dialect",

@@ -369,7 +369,7 @@ def test_a_target_option_named_like_a_shared_option_is_refused() -> None:
 
 def test_every_gpuc_compile_flag_is_a_reserved_option_name() -> None:
     """A target option named like a compile flag would collide with it."""
-    from gpuc.cli import arg_parser
+    from gpuc.cli.main import arg_parser
     from gpuc.targets import RESERVED_OPTIONS
 
     compile_parser = arg_parser()._subparsers._group_actions[0].choices["compile"]  # type: ignore[union-attr]

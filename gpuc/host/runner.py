@@ -245,7 +245,7 @@ def run_host(
 
 def run_command(path: str, target: str, entry: str) -> None:
     """`gpuc run PATH --target T --entry NAME` (PATH `-`: stdin)."""
-    from gpuc.command import UsageError
+    from gpuc.cli.command import UsageError
     from gpuc.diagnostics import decode_source
     from gpuc.targets import BrokenTarget, UnknownTarget, target_class
 
@@ -269,7 +269,7 @@ def interruptible(call: Callable[[], object]) -> None:
     code, which never returns to the interpreter where Python's SIGINT
     handler would run): the KeyboardInterrupt is raised here, in the main
     thread; the command ends with status 130, and the process ends with it
-    (gpuc.client.exit_now), the runaway thread included. Its errors are
+    (gpuc.cli.client.exit_now), the runaway thread included. Its errors are
     raised here as its own."""
     import threading
 

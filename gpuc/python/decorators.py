@@ -25,11 +25,11 @@ _SAVE_REGISTERED: list[bool] = []
 
 def prepare_compiler() -> None:
     """Before the first compile in this process imports xDSL: the start-up
-    code cache (`gpuc.code_cache`, as the commands use it), saved when the
+    code cache (`gpuc.cache.startup`, as the commands use it), saved when the
     process exits, so a script's first compile starts faster each time."""
     import atexit
 
-    from gpuc import code_cache
+    from gpuc.cache import startup as code_cache
 
     code_cache.install()
     if not _SAVE_REGISTERED:

@@ -18,7 +18,7 @@ each with its own shared memory. Threads start behind a gate (a
 refuses a thread, the ones already started leave without running, so a
 launch fails with a message and nothing runs.
 
-The JIT's object code is kept in the compile cache (gpuc/cache.py,
+The JIT's object code is kept in the compile cache (gpuc/cache/store.py,
 `native_object_key`) through MCJIT's object-cache hooks: a later executor for
 the same IR on the same host, in any process, loads it instead of running
 LLVM's code generator (`jit_cache` says which happened).
@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from gpuc import cache as compile_cache
+from gpuc.cache import store as compile_cache
 from gpuc.runtime.args import (
     CUDA_LIMITS,
     KernelSignature,

@@ -67,11 +67,11 @@ def _vendors_dir(entries: Mapping[str, str]) -> Path:
     """A directory holding one `.icd` file per entry (name -> library path):
     the ICD loader loads every library they name, so it is one no other user
     can write or swap. It lives in gpuc's own folder of the cache directory
-    (gpuc/cache_dir.py), named by a digest of its content so processes share
+    (gpuc/cache/directory.py), named by a digest of its content so processes share
     it, where no other user can rename anything on the way to it (the loader
     opens it by name); else in a fresh private temporary directory, removed
     when the process exits."""
-    from gpuc import cache_dir
+    from gpuc.cache import directory as cache_dir
 
     digest = hashlib.sha256(repr(sorted(entries.items())).encode()).hexdigest()[:16]
     name = f"opencl-vendors-{digest}"

@@ -118,7 +118,7 @@ class Target(ArgSpecConvertible):
     """Where `max_static_shared_bytes` comes from, for the diagnostic."""
     quotes_locations: ClassVar[bool] = False
     """The artefact quotes source locations (in its run-time error messages),
-    so the compile cache keys them (gpuc/caching.py)."""
+    so the compile cache keys them (gpuc/cache/compiling.py)."""
     debug_emission_kind: ClassVar[str] = "LineTablesOnly"
     """What LLVM emits of the line tables (`DICompileUnit`'s emissionKind):
     `LineTablesOnly`, a DWARF line table; `DebugDirectivesOnly`, the
@@ -421,7 +421,7 @@ class Target(ArgSpecConvertible):
         functions that return each file's identity (its path and content
         digest). They must be light to import (the command line's fast path
         calls them). The compile cache records their values with the entry
-        and serves it only while they return the same (gpuc/caching.py)."""
+        and serves it only while they return the same (gpuc/cache/compiling.py)."""
         return ()
 
     def emit(self, module: llvm.ModuleRef, tm: llvm.TargetMachine) -> bytes | str:

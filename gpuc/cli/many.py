@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from gpuc.command import UsageError
+from gpuc.cli.command import UsageError
 
 VALUED = ("-o", "-j", "--jobs")
 """The options this replaces (and their values) in each input's command."""
@@ -126,8 +126,8 @@ def without(argv: Sequence[str], inputs: set[str]) -> list[str]:
 def compile_one(argv: list[str], collect: bool = False) -> int:
     """One input's `gpuc compile` (in a worker process, or here, after which
     `collect` frees what it left: the command line runs with the cycle
-    collector off, gpuc.client.fewer_collections)."""
-    from gpuc.cli import main
+    collector off, gpuc.cli.client.fewer_collections)."""
+    from gpuc.cli.main import main
 
     status = main(argv)
     if collect:

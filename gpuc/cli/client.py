@@ -1,5 +1,5 @@
 """The client half of the compile server (docs/server.md): `gpuc` and
-`gpuc-opt` hand their command to a resident server (gpuc/server.py) when it is
+`gpuc-opt` hand their command to a resident server (gpuc/cli/server.py) when it is
 enabled, and run it in-process when it is not or cannot be reached.
 
 What is handed over is the whole command: the arguments, the working
@@ -29,7 +29,7 @@ import struct
 import sys
 from collections.abc import Callable, Sequence
 
-from gpuc import code_cache
+from gpuc.cache import startup as code_cache
 
 TYPE_CHECKING = False  # typing itself costs a command's start 2 ms
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ def server_command(key: str, socket_path: str, idle: float) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "gpuc.server",
+        "gpuc.cli.server",
         "--key",
         key,
         "--socket",
@@ -371,7 +371,7 @@ def exit_now(status: int) -> None:
     """End the process with `status` without the interpreter's teardown (which
     costs more than a small compile): stdout and stderr are flushed first, and
     every output file is already written and closed (`write_output`). The
-    code compiled at start-up is kept for the next command (`gpuc.code_cache`)."""
+    code compiled at start-up is kept for the next command (`gpuc.cache.startup`)."""
     code_cache.save()
     try:
         sys.stdout.flush()
@@ -390,7 +390,7 @@ def fewer_collections() -> None:
     (5-7% of a cold `gpuc compile` went to collections that found nothing).
     So the cycle collector is off; a compile pauses it anyway
     (`gpuc.driver.run`), and the process ends without a teardown
-    (`exit_now`). Where it is turned back on (`gpuc.cli`'s several inputs,
+    (`exit_now`). Where it is turned back on (`gpuc.cli.main`'s several inputs,
     one after another in one process), it collects the youngest generation
     every 10,000 allocations rather than 700."""
     import gc
@@ -401,11 +401,11 @@ def fewer_collections() -> None:
 
 def opt_main() -> None:
     """The `gpuc-opt` command: through the server where enabled, else
-    gpuc.opt (which imports xDSL, so only once it is needed)."""
+    gpuc.cli.opt (which imports xDSL, so only once it is needed)."""
 
     def in_process(argv: list[str]) -> int:
         code_cache.install()
-        from gpuc.opt import main
+        from gpuc.cli.opt import main
 
         return main(argv)
 
@@ -413,11 +413,11 @@ def opt_main() -> None:
 
 
 def gpuc_main() -> None:
-    """The `gpuc` command: through the server where enabled, else gpuc.cli."""
+    """The `gpuc` command: through the server where enabled, else gpuc.cli.main."""
 
     def in_process(argv: list[str]) -> int:
         code_cache.install()
-        from gpuc.cli import main
+        from gpuc.cli.main import main
 
         return main(argv)
 

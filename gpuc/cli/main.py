@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import Field
 from typing import TYPE_CHECKING, Any
 
-from gpuc import cache_cli
-from gpuc.command import (
+from gpuc.cli import cache as cache_cli
+from gpuc.cli.command import (
     ArgParser,
     UsageError,
     VersionAction,
@@ -242,7 +242,7 @@ def arg_parser(
         help="checked mode (native): a load, store or atomic outside its "
         "buffer stops the launch with an error naming it",
     )
-    from gpuc.explain.command import add_explain_parser
+    from gpuc.cli.explain import add_explain_parser
 
     add_explain_parser(commands, c)  # before the cache's flags: explain never caches
     cache_cli.add_arguments(c)
@@ -291,7 +291,7 @@ def add_run_parser(commands: Any, targets: Sequence[str]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # a command line: the compile server may run it
-        from gpuc.client import forward
+        from gpuc.cli.client import forward
 
         try:
             status = forward("gpuc", sys.argv[1:])
@@ -308,8 +308,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if cache_cli.fast_compile(arguments):
             return
         parser, args, extra = parse(arguments)
-        if extra:  # several inputs (gpuc/many.py), else the parser's error
-            from gpuc.many import compile_several
+        if extra:  # several inputs (gpuc/cli/many.py), else the parser's error
+            from gpuc.cli.many import compile_several
 
             several = compile_several(parser, arguments, args, extra)
             return
@@ -323,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_host_code(args.file, args.target, args.entry)
             return
         if args.command == "explain":
-            from gpuc.explain.command import explain_command
+            from gpuc.cli.explain import explain_command
 
             write_output(args.output, explain_command(args), "gpuc")
             return

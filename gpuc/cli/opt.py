@@ -29,7 +29,7 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseE
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from gpuc.command import (
+from gpuc.cli.command import (
     ArgParser,
     CommandError,
     UsageError,

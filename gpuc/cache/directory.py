@@ -16,7 +16,7 @@ A file is written under a fresh name created with O_EXCL | O_NOFOLLOW and
 renamed over the old one, so readers see a whole file or none.
 
 This module imports only `os` and `sys`: the start-up code cache
-(gpuc/code_cache.py) reads through it before anything else is imported.
+(gpuc/cache/startup.py) reads through it before anything else is imported.
 """
 
 from __future__ import annotations

@@ -18,13 +18,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from gpuc.command import ArgParser, CommandError, UsageError, write_output
+from gpuc.cli.command import ArgParser, CommandError, UsageError, write_output
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
-    from gpuc.cache import Cache
-    from gpuc.caching import Cached
+    from gpuc.cache.compiling import Cached
+    from gpuc.cache.store import Cache
     from gpuc.driver import Compilation, CompileOptions
     from gpuc.targets.base import Target
     from gpuc.transforms.gpuc_pipeline import AfterPass
@@ -77,11 +77,11 @@ def add_command(commands: argparse._SubParsersAction[ArgParser]) -> None:
 
 
 def cache_command(args: argparse.Namespace) -> None:
-    from gpuc.cache import Cache
+    from gpuc.cache.store import Cache
 
     cache = Cache()
     if args.action == "clear":
-        from gpuc import code_cache
+        from gpuc.cache import startup as code_cache
 
         code_cache.discard()  # this command's own start-up code stays unsaved
         cleared = cache.clear()
@@ -116,7 +116,7 @@ def cache_command(args: argparse.Namespace) -> None:
 
 def _refusals() -> list[str]:
     """Why something in the cache was not trusted in this process."""
-    from gpuc.cache_dir import refusals
+    from gpuc.cache.directory import refusals
 
     return list(refusals)
 
@@ -132,7 +132,7 @@ def warn_refusals() -> None:
 
 
 def _enabled(no_cache: bool) -> bool:
-    from gpuc.cache import enabled
+    from gpuc.cache.store import enabled
 
     return enabled(False if no_cache else None)
 
@@ -151,7 +151,7 @@ def source_key_of(argv: Sequence[str]) -> tuple[str, argparse.Namespace, Stamps]
     of the files read for it."""
     if any(a in ("-h", "--help", "--no-cache") for a in argv) or not _enabled(False):
         return None
-    from gpuc.cli import arg_parser
+    from gpuc.cli.main import arg_parser
 
     try:
         args, extra = arg_parser(with_targets=False).parse_known_args(list(argv))
@@ -169,7 +169,7 @@ def source_key_of(argv: Sequence[str]) -> tuple[str, argparse.Namespace, Stamps]
         read = [_read(name) for name in (args.file, *args.library)]
     except OSError:
         return None
-    from gpuc.caching import source_key
+    from gpuc.cache.compiling import source_key
 
     keyed = sorted(
         (name, repr(value))
@@ -193,8 +193,8 @@ def fast_compile(argv: Sequence[str]) -> bool:
         return False
     key, args, stamps = found
     _keyed.append((key, stamps))
-    from gpuc.cache import Cache, inputs_hold
-    from gpuc.caching import read_blob
+    from gpuc.cache.compiling import read_blob
+    from gpuc.cache.store import Cache, inputs_hold
 
     cache = Cache()
     source = cache.get("source", key)
@@ -235,7 +235,7 @@ def remember(argv: Sequence[str], cache: Cache, cached: Cached, blob: str) -> No
     found = source_key_of(argv)
     if found is None or (found[0], found[2]) not in _keyed:
         return  # not keyed before the compile, or its files changed since
-    from gpuc.cache import Entry
+    from gpuc.cache.store import Entry
 
     meta: dict[str, object] = {
         "compile": cached.key,
@@ -274,8 +274,8 @@ def compile_through_cache(
 ) -> tuple[Cache | None, Cached]:
     """`gpuc compile`'s stages through the cache (`--no-cache`, GPUC_CACHE=0 and
     `--print-ir-after-all`, which prints what the stages make, go without)."""
-    from gpuc.cache import Cache
-    from gpuc.caching import compile_through
+    from gpuc.cache.compiling import compile_through
+    from gpuc.cache.store import Cache
     from gpuc.dumps import Dumps, dump_directory
 
     cache = None

@@ -1,6 +1,6 @@
 """The compile server (docs/server.md): a resident process that has imported
 the compiler, and forks a fresh child for each `gpuc` or `gpuc-opt` command a
-client (gpuc/client.py) hands it.
+client (gpuc/cli/client.py) hands it.
 
 The child takes the client's standard streams (received over the socket),
 working directory, environment, umask and arguments, runs the command's
@@ -10,7 +10,7 @@ and commands run in parallel, one child each. It listens on a Unix socket in
 a directory only its user can open, and exits after `--idle` seconds without
 a command (and once no child is left).
 
-    python -m gpuc.server --key KEY --socket PATH [--idle SECONDS]
+    python -m gpuc.cli.server --key KEY --socket PATH [--idle SECONDS]
         [--request-timeout SECONDS]
 """
 
@@ -29,7 +29,7 @@ import time
 import traceback
 from collections.abc import Callable
 
-from gpuc.client import HEADER, MAGIC, STATUS, identity, server_key
+from gpuc.cli.client import HEADER, MAGIC, STATUS, identity, server_key
 
 MAX_REQUEST = 64 << 20
 REQUEST_SECONDS = 10.0
@@ -46,7 +46,8 @@ def installed() -> tuple[object, ...]:
     distributions are installed (their metadata directories: a plugin comes
     or goes with one) and the code of every target and generator plugin, by
     content (gpuc/plugin_code.py)."""
-    from gpuc import cache, plugin_code
+    from gpuc import plugin_code
+    from gpuc.cache import store as cache
 
     for memo in (
         cache.metadata_directories,
@@ -65,9 +66,9 @@ def preload() -> None:
     otherwise repeat)."""
     import importlib
 
-    import gpuc.cli
+    import gpuc.cli.main
+    import gpuc.cli.opt
     import gpuc.driver
-    import gpuc.opt
     from gpuc.registry import DIALECTS, PASSES
     from gpuc.targets import target_class, target_names
 
@@ -82,7 +83,7 @@ def preload() -> None:
             importlib.import_module(module)
         except Exception:
             continue
-    gpuc.cli.arg_parser()
+    gpuc.cli.main.arg_parser()
     from xdsl.transforms import get_all_passes
 
     for factory in get_all_passes().values():
@@ -90,7 +91,7 @@ def preload() -> None:
             factory()
         except Exception:
             continue
-    for module in ("gpuc.caching", "gpuc.explain.command", "gpuc.dumps"):
+    for module in ("gpuc.cache.compiling", "gpuc.cli.explain", "gpuc.dumps"):
         importlib.import_module(module)
     warm_up(target_names())
 
@@ -164,10 +165,10 @@ def standard_streams(settings: list[list[object]]) -> None:
 
 def command_main(prog: str) -> Callable[[list[str]], int]:
     if prog == "gpuc-opt":
-        from gpuc.opt import main as opt_main
+        from gpuc.cli.opt import main as opt_main
 
         return opt_main
-    from gpuc.cli import main
+    from gpuc.cli.main import main
 
     return main
 
@@ -471,14 +472,14 @@ def read_pid(path: str) -> int | None:
 
 def main() -> None:
     global INSTALLED, REQUEST_SECONDS
-    parser = argparse.ArgumentParser(prog="python -m gpuc.server")
+    parser = argparse.ArgumentParser(prog="python -m gpuc.cli.server")
     parser.add_argument("--key", required=True)
     parser.add_argument("--socket", required=True)
     parser.add_argument("--idle", type=float, default=900.0)
     parser.add_argument("--request-timeout", type=float, default=REQUEST_SECONDS)
     args = parser.parse_args()
     REQUEST_SECONDS = args.request_timeout
-    from gpuc import code_cache
+    from gpuc.cache import startup as code_cache
 
     code_cache.install()
     # Read before the imports: a plugin edited meanwhile makes the first

@@ -7,14 +7,14 @@ and attributes as dataclasses: about 290 classes, 770 compiled functions,
 which were 75 of the 200 ms a cold `gpuc compile` spends importing.
 
 `install()` (called by the `gpuc` and `gpuc-opt` commands before they import
-anything else, `gpuc/client.py`) makes `dataclasses` compile through this
+anything else, `gpuc/cli/client.py`) makes `dataclasses` compile through this
 cache: a text seen before runs its stored code object, which is what
 compiling the same text again would give. `save()` (called once the command's
 output is written) stores the code objects compiled this time, so the next
 command starts faster.
 
 The cache is one file in gpuc's folder of the cache directory (`code/`, next
-to the compile cache's entries; gpuc/cache_dir.py decides whether it may be
+to the compile cache's entries; gpuc/cache/directory.py decides whether it may be
 read at all: only the current user's), keyed by the text itself and tied to
 the exact interpreter (its `sys.version`), its payload checked against the
 SHA-256 in its header before `marshal` reads it: a file of another
@@ -25,7 +25,7 @@ off entirely. The compile cache's switch, `GPUC_CACHE=0`, does not: this
 cache holds no output, only what the Python interpreter would compile the
 same.
 
-This module imports only `os`, `sys`, `marshal` and gpuc/cache_dir.py at
+This module imports only `os`, `sys`, `marshal` and gpuc/cache/directory.py at
 import time (`hashlib` when it reads): it runs before everything else in a
 cold start.
 """
@@ -37,9 +37,9 @@ import os
 import sys
 from types import CodeType
 
-from gpuc.cache_dir import cache_directory, folder_name, folders
-from gpuc.cache_dir import read as read_trusted
-from gpuc.cache_dir import write as write_trusted
+from gpuc.cache.directory import cache_directory, folder_name, folders
+from gpuc.cache.directory import read as read_trusted
+from gpuc.cache.directory import write as write_trusted
 
 FORMAT = b"gpuc-code 2\n"
 """The file's first line; a change of layout makes old files unreadable."""
@@ -51,7 +51,7 @@ _state: _CodeCache | None = None
 
 
 CODE = "code"
-"""The sub-folder of gpuc's folder in the cache directory (gpuc/cache_dir.py)."""
+"""The sub-folder of gpuc's folder in the cache directory (gpuc/cache/directory.py)."""
 
 
 def file_name() -> str:
@@ -119,7 +119,7 @@ class _CodeCache:
 
 def read() -> dict[str, CodeType]:
     """The entries of this interpreter's file; none where it is missing, not
-    to be trusted (gpuc/cache_dir.py says why under `-v`), or does not read
+    to be trusted (gpuc/cache/directory.py says why under `-v`), or does not read
     back whole."""
     try:
         with folders(cache_directory(), (CODE,), create=False) as folder:

@@ -8,11 +8,11 @@ library), `host()` (the machine the native target compiles for), `plugins()`
 `code_identity` (a generator or target class, with its `version`); the files
 a compile's link read are recorded with its entry (`read_inputs`,
 `inputs_hold`). The store (`Cache`) knows nothing of compilation:
-`gpuc/caching.py` compiles through it, the native executor can keep its JIT
+`gpuc/cache/compiling.py` compiles through it, the native executor can keep its JIT
 objects in it (`native_object_key`).
 
 Entries live in gpuc's own folder of the cache directory and are read and
-written only through gpuc/cache_dir.py: another user's file is never read,
+written only through gpuc/cache/directory.py: another user's file is never read,
 no link is followed, a write is atomic, so several processes can share one
 directory. An entry that does not read back whole (truncated, bit-flipped,
 another format) is a miss and is replaced. The directory is bounded: once a
@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from gpuc import cache_dir
+from gpuc.cache import directory as cache_dir
 from gpuc.plugin_code import plugins as plugins
 
 FORMAT = 1
@@ -99,7 +99,7 @@ class CacheInfo:
     bytes: int
     max_bytes: int
     folder: Path
-    """gpuc's own folder in `directory` (gpuc/cache_dir.py)."""
+    """gpuc's own folder in `directory` (gpuc/cache/directory.py)."""
 
 
 @dataclass
@@ -118,9 +118,9 @@ class Cache:
 
     Everything lives in gpuc's own folder of the directory
     (`<directory>/gpuc-<layout>-<uid>/`, made 0700 with a marker), opened
-    through gpuc/cache_dir.py: an entry that is not the current user's, or
+    through gpuc/cache/directory.py: an entry that is not the current user's, or
     lies where another user may write, is a miss (its reason is in
-    `gpuc.cache_dir.refusals`, which `-v` prints), never read or removed."""
+    `gpuc.cache.directory.refusals`, which `-v` prints), never read or removed."""
 
     def __init__(
         self, directory: Path | str | None = None, max_bytes: int | None = None
@@ -273,7 +273,7 @@ class Cache:
         return CacheInfo(self.directory, entries, size, self.max_bytes, self.folder)
 
     def clear(self) -> Cleared:
-        """Remove every entry and the start-up code cache (`gpuc.code_cache`)
+        """Remove every entry and the start-up code cache (`gpuc.cache.startup`)
         from gpuc's folder, never anything else: no file outside it, no link
         followed. What could not be removed is in `failed`."""
         done = Cleared()

@@ -16,7 +16,7 @@ In front of it the command line keeps a source key: the input's and the
 libraries' bytes and names, the options as given, the toolchain, the host
 and the installed plugins, naming the canonical key. A byte-identical
 compile then reads two entries and loads neither xDSL nor LLVM (`gpuc
-compile` in `gpuc/cli.py`).
+compile` in `gpuc/cli/main.py`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gpuc.cache import (
+from gpuc.cache.store import (
     FORMAT,
     Cache,
     Entry,

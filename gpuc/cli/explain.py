@@ -9,7 +9,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from gpuc.command import ArgParser, UsageError
+from gpuc.cli.command import ArgParser, UsageError
 
 FORMATS = ("text", "json", "dot")
 
@@ -75,7 +75,7 @@ def _explain_parser(
 
 
 def explain_command(args: argparse.Namespace) -> str:
-    from gpuc.cli import compile_options, print_pass, print_stage
+    from gpuc.cli.main import compile_options, print_pass, print_stage
     from gpuc.driver import make_options, run
     from gpuc.explain.record import Recorder, recording
     from gpuc.explain.report import Explanation
