@@ -261,7 +261,7 @@ def arg_parser(
 
 
 def add_run_parser(commands: Any, targets: Sequence[str]) -> None:
-    """`gpuc run FILE`: run a module's host code (gpuc/host/runner.py)."""
+    """`gpuc run FILE`: run a module's host code (gpuc/cli/run.py)."""
     from gpuc.targets import HOST_TARGET
 
     r = commands.add_parser(
@@ -318,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return
         input_name = STDIN_NAME if args.file == "-" else args.file
         if args.command == "run":
-            from gpuc.host.runner import run_command as run_host_code
+            from gpuc.cli.run import run_command as run_host_code
 
             run_host_code(args.file, args.target, args.entry)
             return

@@ -1,4 +1,5 @@
-"""`gpuc run FILE` / `gpuc.run_host(...)`: execute a module's host code.
+"""`gpuc.run_host(...)` (and `gpuc run FILE`, gpuc/cli/run.py): execute a
+module's host code.
 
 MLIR's GPU programs are a host part (`func.func @main` allocating buffers,
 launching kernels, printing results with the runner libraries' functions)
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any
 
 from gpuc.targets import HOST_TARGET
@@ -241,49 +242,3 @@ def run_host(
         raise
     finally:
         out.flush()
-
-
-def run_command(path: str, target: str, entry: str) -> None:
-    """`gpuc run PATH --target T --entry NAME` (PATH `-`: stdin)."""
-    from gpuc.cli.command import UsageError
-    from gpuc.diagnostics import decode_source
-    from gpuc.targets import BrokenTarget, UnknownTarget, target_class
-
-    try:
-        target_class(target)
-    except (UnknownTarget, BrokenTarget) as e:
-        raise UsageError(f"--target: {e}") from None
-    if path == "-":
-        text = decode_source(sys.stdin.buffer.read(), "<stdin>", "input")
-        module = parse_host_module(text, "<stdin>")
-    elif not os.path.isfile(path):
-        raise UsageError(f"no such file: {path}")
-    else:
-        module = parse_host_module(path)
-    interruptible(lambda: run_host(module, target, entry=entry))
-
-
-def interruptible(call: Callable[[], object]) -> None:
-    """`call()` run in a thread of its own and waited for here, so that
-    Ctrl-C ends the command at once even while a native kernel runs (JIT
-    code, which never returns to the interpreter where Python's SIGINT
-    handler would run): the KeyboardInterrupt is raised here, in the main
-    thread; the command ends with status 130, and the process ends with it
-    (gpuc.cli.client.exit_now), the runaway thread included. Its errors are
-    raised here as its own."""
-    import threading
-
-    failed: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            call()
-        except BaseException as e:
-            failed.append(e)
-
-    worker = threading.Thread(target=run, name="gpuc-run", daemon=True)
-    worker.start()
-    while worker.is_alive():
-        worker.join(0.25)
-    if failed:
-        raise failed[0]
