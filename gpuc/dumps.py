@@ -109,8 +109,6 @@ class Dumps:
 
     def from_entry(self, c: Compilation, entry: Entry) -> None:
         """The stages after the dialect level, from a cache hit."""
-        from gpuc.cache.compiling import link_reproduced
-
         translated = entry.text("llvm-ir-translated")
         self.write("translate", translated, "ll", "cache")
         linked = None
@@ -126,6 +124,18 @@ class Dumps:
         """Write the manifest: the cache's outcome, then each file and its origin."""
         lines = [f"# cache: {outcome}"] + [f"{f}\t{o}" for f, o in self.written]
         write_file(self.directory / MANIFEST, ("\n".join(lines) + "\n").encode())
+
+
+def link_reproduced(c: Compilation, translated: str) -> str:
+    """The `link` stage's module, made again from the translated IR of a hit."""
+    from llvmlite import binding as llvm
+
+    from gpuc.lowering.llvm import initialize
+
+    initialize(c.target.llvm_options())
+    module = llvm.parse_assembly(translated)
+    c.target.link(module)
+    return str(module)
 
 
 def write_file(path: Path, data: bytes) -> None:

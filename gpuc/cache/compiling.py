@@ -299,18 +299,6 @@ def _unblob(entry: Entry, name: str) -> bytes | str:
     return data.decode() if entry.meta.get(name) == "text" else data
 
 
-def link_reproduced(c: Compilation, translated: str) -> str:
-    """The `link` stage's module, made again from the translated IR of a hit."""
-    from llvmlite import binding as llvm
-
-    from gpuc.lowering.llvm import initialize
-
-    initialize(c.target.llvm_options())
-    module = llvm.parse_assembly(translated)
-    c.target.link(module)
-    return str(module)
-
-
 def source_key(
     text: bytes, libraries: Sequence[bytes], options: Sequence[object]
 ) -> str:
