@@ -14,7 +14,9 @@ the doc's code blocks are excerpts of this file: the last test checks so):
 from __future__ import annotations
 
 import ctypes
+import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -428,6 +430,89 @@ def test_new_target_is_a_cli_target_and_a_t_output(
     assert output.getvalue() == listing
     with pytest.raises(LaunchError, match="the toygpu target has no executor"):
         gpuc.compile(saxpy, target="toygpu").launch("saxpy", 1, 1, ())
+
+
+TOY_INIT = '''\
+"""The toyll target: ptx's optimized LLVM IR as the artefact."""
+'''
+TOY_TARGET = '''\
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from gpuc.targets.ptx.target import PTXTarget
+
+if TYPE_CHECKING:
+    from llvmlite import binding as llvm
+
+
+@dataclass(frozen=True)
+class ToyLLTarget(PTXTarget):
+    """ptx's code generation up to its optimized LLVM IR, the artefact."""
+
+    name: ClassVar[str] = "toyll"
+    artefacts: ClassVar[tuple[str, ...]] = ("ll",)
+    listing: ClassVar[str] = "ll"
+    executor: ClassVar[str | None] = None
+
+    def emit(self, module: llvm.ModuleRef, tm: llvm.TargetMachine) -> str:
+        return str(module)
+
+    def validate(self, artefact: bytes | str) -> None:
+        from llvmlite import binding as llvm
+
+        llvm.parse_assembly(str(artefact)).verify()
+'''
+TOY_REGISTRY_LINE = """\
+    "toyll": "gpuc.targets.toyll.target:ToyLLTarget",
+"""
+TOY_USE = """\
+from gpuc.cli.main import main
+from gpuc.compiler import compile_module
+
+saxpy = compile_module("examples/saxpy.mlir", "toyll", validate=True)
+assert saxpy.artefact.startswith("; ModuleID"), saxpy.artefact
+assert "define ptx_kernel void @saxpy(" in saxpy.artefact
+assert main(["compile", "examples/saxpy.mlir", "--target", "toyll", "-o", "s.ll"]) == 0
+"""
+
+
+def test_a_target_is_one_folder_and_one_registry_line(tmp_path: Path) -> None:
+    """Exactly what docs/extending.md says a target takes, done to a copy of
+    the package: the folder gpuc/targets/toyll/ (its two files as the doc
+    shows them) and one line in BUILTIN_TARGETS; the copy then compiles
+    saxpy for the new target, from Python and from the command line."""
+    package = tmp_path / "gpuc"
+    shutil.copytree(
+        ROOT / "gpuc", package, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    folder = package / "targets" / "toyll"
+    folder.mkdir()
+    (folder / "__init__.py").write_text(TOY_INIT)
+    (folder / "target.py").write_text(TOY_TARGET)
+    registry = package / "targets" / "__init__.py"
+    opening = "BUILTIN_TARGETS: dict[str, str] = {\n"
+    text = registry.read_text()
+    assert text.count(opening) == 1
+    registry.write_text(text.replace(opening, opening + TOY_REGISTRY_LINE))
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(tmp_path),
+        "GPUC_CACHE": "0",
+        "GPUC_SERVER": "0",
+    }
+    check = f"import gpuc\nassert gpuc.__file__.startswith({str(tmp_path)!r})\n"
+    done = subprocess.run(
+        [sys.executable, "-c", check + TOY_USE],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "define ptx_kernel void @saxpy(" in (tmp_path / "s.ll").read_text()
 
 
 # 4. A new executor ---------------------------------------------------------

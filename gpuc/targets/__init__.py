@@ -6,7 +6,8 @@ other packages add theirs with an entry point in the `gpuc.targets` group
 (and take it back with `unregister_target`).
 Everything that offers a choice of target (the CLI's `--target`, `--emit` and
 target flags, xdsl-opt's and gpuc-opt's `-t`, `gpuc.compile`, the executors)
-asks this registry, so a new target is one file and one entry.
+asks this registry, so a new target is one folder and one entry here
+(docs/extending.md).
 
 The configured target of a module is its `#gpuc.target<...>` attribute
 (`configured_target`); a module without one is compiled for `DEFAULT_TARGET`.

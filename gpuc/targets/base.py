@@ -1,9 +1,10 @@
 """What every target provides: data (triple, address-space numbers, calling
 conventions, what it emits, which executor runs it) plus a few hooks (kernel
 finishing, what the target rejects, index and sync ops, linking, emission,
-validation). A new target is one new file that subclasses `Target`, registered
-once (`gpuc/targets/__init__.py`, or the `gpuc.targets` entry-point group);
-nothing outside `gpuc/targets/` asks which target it is.
+validation). A new target is one folder, `gpuc/targets/<name>/`, whose
+`target.py` subclasses `Target`, registered once (`gpuc/targets/__init__.py`,
+or the `gpuc.targets` entry-point group; docs/extending.md); nothing outside
+`gpuc/targets/` asks which target it is.
 
 Options are the dataclass's fields (frozen, hashable); `metadata={"help": ...}`
 on a field becomes the help of its command-line flag (`sm` is `--sm`).
