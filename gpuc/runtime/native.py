@@ -11,7 +11,7 @@ never wait for the GIL.
 Every kernel runs its blocks one after another in one OS thread per block
 range: a kernel without barriers as a loop nest over each block's threads, a
 kernel with barriers as one call of its work-group function per block
-(gpuc/targets/work_items.py), which loops over the block's threads between
+(gpuc/targets/native/work_groups.py), which loops over the block's threads between
 barriers. Big launches are split into contiguous block ranges, one per core,
 each with its own shared memory. Threads start behind a gate (a
 `pthread_rwlock_t` the spawner holds while creating them): if the system
@@ -45,7 +45,7 @@ from gpuc.runtime.args import (
 )
 from gpuc.runtime.printing import HOOK_ADDRESS, block_output
 from gpuc.targets.launch_abi import NATIVE_PRINT
-from gpuc.targets.native_abi import (
+from gpuc.targets.native.abi import (
     FAULT_BOUNDS,
     FAULT_RETURNED,
     FAULT_THREAD,

@@ -39,7 +39,7 @@ CPU, the one target that runs everywhere."""
 BUILTIN_TARGETS: dict[str, str] = {
     "ptx": "gpuc.targets.ptx:PTXTarget",
     "spirv": "gpuc.targets.spirv:SPIRVTarget",
-    "native": "gpuc.targets.native:NativeTarget",
+    "native": "gpuc.targets.native.target:NativeTarget",
     "amdgpu": "gpuc.targets.amdgpu:AMDGPUTarget",
 }
 """Target name -> "module:Target subclass", imported when first asked for."""

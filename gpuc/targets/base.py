@@ -329,7 +329,7 @@ class Target(ArgSpecConvertible):
     """Whether `read_lane`, `subgroup_reduce`, `vote` and `ballot` lower the
     subgroup collectives where they stand. The native target runs a block's
     threads one after another and lowers them in its work-group functions
-    (gpuc/targets/work_items.py) instead."""
+    (gpuc/targets/native/work_groups.py) instead."""
 
     def subgroup_index(self, fl: FunctionLowering, kind: str) -> ir.Value:
         """`kind` (subgroup_id, subgroup_size, num_subgroups, lane_id or

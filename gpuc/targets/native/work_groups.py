@@ -4,7 +4,7 @@ that reaches a barrier becomes a function that runs one whole block.
 Its body is split at its barriers into barrier-free regions, and each region
 runs as a loop nest over the block's threads (x innermost, so that LLVM can
 vectorize it as it does a barrier-free kernel's loop). Ops whose values are
-the same for every thread (gpuc/targets/uniformity.py) run once, outside those
+the same for every thread (gpuc/targets/native/uniformity.py) run once, outside those
 loops; so do the structured ops that contain a barrier (scf.if, scf.for,
 scf.while, scf.index_switch, scf.execute_region, calls of helpers that reach
 one), whose conditions and bounds every thread must agree on. A value live
@@ -45,9 +45,9 @@ from gpuc.dialects.subgroup import (
 )
 from gpuc.lowering.context import FunctionLowering, ModuleLowering, translator_for
 from gpuc.lowering.subgroup import lane_first, lane_step, shuffle_source
-from gpuc.targets.native import counted_loop, error_message
-from gpuc.targets.native_abi import STATE, WARP
-from gpuc.targets.uniformity import (
+from gpuc.targets.native.abi import STATE, WARP
+from gpuc.targets.native.target import counted_loop, error_message
+from gpuc.targets.native.uniformity import (
     THREAD_INDEX_OPS,
     Uniformity,
     computes_only,

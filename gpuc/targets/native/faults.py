@@ -36,7 +36,7 @@ from gpuc.dialects.memory import (
     SharedAllocOp,
     ptr_type_of,
 )
-from gpuc.targets.native_abi import (
+from gpuc.targets.native.abi import (
     FAULT_BOUNDS,
     FAULT_THREAD,
     JMP_BUF_BYTES,
@@ -226,7 +226,7 @@ def report(
 
 
 def error_text(ml: ModuleLowering, text: str) -> ir.Value:
-    from gpuc.targets.native import error_message
+    from gpuc.targets.native.target import error_message
 
     return error_message(ml, text)
 
@@ -235,7 +235,7 @@ def thread_index(fl: FunctionLowering) -> list[ir.Value]:
     """The faulting thread: a work-group function's loop variables ((0, 0, 0)
     for an op that runs once for the block, as the first thread), else the
     state's."""
-    from gpuc.targets.work_items import WorkGroupLowering
+    from gpuc.targets.native.work_groups import WorkGroupLowering
 
     if isinstance(fl, WorkGroupLowering):
         if fl.thread is None:
@@ -397,7 +397,7 @@ def _buffer(fl: FunctionLowering, root: Root) -> tuple[ir.Value, ir.Value]:
     key = (kind, id(what), index)
     if key in known:
         return known[key]
-    from gpuc.targets.work_items import WorkGroupLowering
+    from gpuc.targets.native.work_groups import WorkGroupLowering
 
     entry = fl.fn.entry_basic_block
     if isinstance(fl, WorkGroupLowering):

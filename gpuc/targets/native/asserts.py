@@ -8,7 +8,7 @@ on: the first failing thread of a block range writes the launch record's
 error fields (kind FAULT_RETURNED), later ones leave them, so the launch
 reports the first failure in block and thread order. Elsewhere (a helper, a
 work-group function, whose threads share loops between barriers) the fault
-stops the block range as gpuc/targets/native_faults.py describes.
+stops the block range as gpuc/targets/native/faults.py describes.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from llvmlite import ir
 
 from gpuc.targets.error_record import leave, print_failure
-from gpuc.targets.native_abi import FAULT_RETURNED, LAUNCH, STATE
+from gpuc.targets.native.abi import FAULT_RETURNED, LAUNCH, STATE
 
 if TYPE_CHECKING:
     from xdsl.dialects import cf
@@ -32,8 +32,8 @@ def assert_failed(fl: FunctionLowering, op: cf.AssertOp) -> bool:
     """Print the failing thread's line and report `op` at the builder's
     position; False if the function has no state to report through (then
     the caller traps)."""
-    from gpuc.targets import native_faults
-    from gpuc.targets.work_items import WorkGroupLowering
+    from gpuc.targets.native import faults as native_faults
+    from gpuc.targets.native.work_groups import WorkGroupLowering
 
     if not fl.hidden_args or not native_faults.fault_plan(fl.ml).reports:
         return False
