@@ -14,7 +14,6 @@ over its threads between the barriers (gpuc/targets/native/work_groups.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -331,6 +330,7 @@ def launch_entry(
     reports an error."""
     from llvmlite import ir
 
+    from gpuc.targets.native.common import counted_loop, error_message
     from gpuc.targets.native.faults import fault_plan, guarded_entry
 
     i64, i8, ptr = ir.IntType(64), ir.IntType(8), ir.PointerType()
@@ -463,19 +463,6 @@ def launch_entry(
         marker.initializer = ir.Constant(i8, 1)
 
 
-def error_message(ml: ModuleLowering, text: str) -> ir.Value:
-    """A private NUL-terminated string constant, for an error field."""
-    from llvmlite import ir
-
-    data = bytearray(text.encode() + b"\0")
-    ty = ir.ArrayType(ir.IntType(8), len(data))
-    message = ir.GlobalVariable(ml.llvm, ty, ml.llvm.get_unique_name("gpuc.error"))
-    message.global_constant = True
-    message.linkage = "private"
-    message.initializer = ir.Constant(ty, data)
-    return message
-
-
 def work_group_context(
     ml: ModuleLowering, b: ir.IRBuilder, kernel: ir.Function, block: list[ir.Value]
 ) -> ir.Value:
@@ -546,46 +533,3 @@ def assume(ml: ModuleLowering, b: ir.IRBuilder, condition: ir.Value) -> None:
 
     fn = ml.intrinsic("llvm.assume", ir.VoidType(), [ir.IntType(1)])
     b.call(fn, [condition])
-
-
-def counted_loop(
-    b: ir.IRBuilder,
-    begin: ir.Value,
-    end: ir.Value,
-    body: object,
-    name: str,
-    hints: Sequence[tuple[str, int]] = (),
-) -> None:
-    """`for (i = begin; i < end; ++i) body(i)`, leaving the builder after it;
-    `hints` become the loop's `llvm.loop` metadata (e.g.
-    ("llvm.loop.interleave.count", 1))."""
-    from llvmlite import ir
-
-    before = b.block
-    head = b.append_basic_block(f"{name}.head")
-    loop = b.append_basic_block(f"{name}.body")
-    done = b.append_basic_block(f"{name}.done")
-    b.branch(head)
-    b.position_at_end(head)
-    i = b.phi(begin.type, name=name)
-    i.add_incoming(begin, before)
-    b.cbranch(b.icmp_unsigned("<", i, end), loop, done)
-    b.position_at_end(loop)
-    body(i)  # type: ignore[operator]
-    i.add_incoming(b.add(i, ir.Constant(i.type, 1), flags=["nuw"]), b.block)
-    latch = b.branch(head)
-    if hints:
-        module = b.module
-        options = [
-            module.add_metadata(
-                [ir.MetaDataString(module, key), ir.Constant(ir.IntType(32), value)]
-            )
-            for key, value in hints
-        ]
-        # A node of its own (the unique string keeps llvmlite from sharing
-        # it), then made to name itself first, as LLVM wants of a loop id.
-        unique = ir.MetaDataString(module, module.get_unique_name("loop"))
-        loop_id = module.add_metadata([unique, *options])
-        loop_id.operands = (loop_id, *options)
-        latch.set_metadata("llvm.loop", loop_id)
-    b.position_at_end(done)

@@ -43,10 +43,10 @@ from gpuc.dialects.subgroup import (
     SubgroupReduceOp,
     VoteOp,
 )
-from gpuc.lowering.context import FunctionLowering, ModuleLowering, translator_for
+from gpuc.lowering.context import ModuleLowering, translator_for
 from gpuc.lowering.subgroup import lane_first, lane_step, shuffle_source
 from gpuc.targets.native.abi import STATE, WARP
-from gpuc.targets.native.target import counted_loop, error_message
+from gpuc.targets.native.common import WorkGroupFunction, counted_loop, error_message
 from gpuc.targets.native.uniformity import (
     THREAD_INDEX_OPS,
     Uniformity,
@@ -88,7 +88,7 @@ def _reads_shared(op: Operation) -> bool:
     return False
 
 
-class WorkGroupLowering(FunctionLowering):
+class WorkGroupLowering(WorkGroupFunction):
     """Translates a barrier kernel's body into a work-group function: the
     kernel's own signature (the state, then its parameters), one block per
     call. Between the loops over threads `thread` is None."""
@@ -107,7 +107,7 @@ class WorkGroupLowering(FunctionLowering):
         """Loops run at the block level for speed (see the module's doc)."""
         self._calls: list[str] = []
         self._recompute: dict[SSAValue, int] = {}
-        self._prologue = ir.IRBuilder()
+        self.prologue = ir.IRBuilder()
         self._context: ir.Value | None = None
         self._threads: ir.Value | None = None
 
@@ -141,8 +141,8 @@ class WorkGroupLowering(FunctionLowering):
         state, *params = self.fn.args
         for arg, value in zip(entry.args, params, strict=True):
             self.bind(arg, value)
-        self._prologue = ir.IRBuilder(self.fn.append_basic_block("entry"))
-        p = self._prologue
+        self.prologue = ir.IRBuilder(self.fn.append_basic_block("entry"))
+        p = self.prologue
 
         def field(name: str, dim: int = 0, ty: ir.Type = I64) -> ir.Value:
             at = p.gep(
@@ -166,7 +166,7 @@ class WorkGroupLowering(FunctionLowering):
         self._classify(self.func, entry, {})
         self.emit_block(entry)
         self.builder.ret_void()
-        self._prologue.branch(body)
+        self.prologue.branch(body)
         size = ir.GlobalVariable(self.ml.llvm, I64, context_bytes_symbol(self.fn.name))
         size.global_constant = True
         size.linkage = "internal"
@@ -618,7 +618,7 @@ class WorkGroupLowering(FunctionLowering):
         size = max(1, _store_size(ty))
         offset = -(-self.context_bytes // size) * size
         self.context_bytes = offset + size
-        p = self._prologue
+        p = self.prologue
         assert self._context is not None and self._threads is not None
         base = p.gep(
             self._context,
@@ -784,7 +784,7 @@ class WorkGroupLowering(FunctionLowering):
                 results = [value_of(source), valid]
             else:
                 ty = targets[0].type
-                total = self._prologue.alloca(ty)
+                total = self.prologue.alloca(ty)
                 b.store(lane_first(b, op, value_of(ir.Constant(I64, 0))), total)
 
                 def fold(j: ir.Value) -> None:
