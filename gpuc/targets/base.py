@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from llvmlite import ir
     from xdsl.dialects import cf
     from xdsl.ir import Operation, SSAValue
+    from xdsl.passes import ModulePass
 
     from gpuc.dialects.analysis import KernelFacts
     from gpuc.dialects.attrs import MemoryOrder
@@ -199,6 +200,13 @@ class Target(ArgSpecConvertible):
             prints=facts.prints,
             fragments=facts.fragments,
         )
+
+    def dialect_passes(self) -> tuple[ModulePass, ...]:
+        """The target's own dialect-level passes, listed in the pipeline after
+        verify-target (and run by the `-t` outputs' lowering passes): its
+        decisions made in the IR, where `--print-ir-after-all` shows them,
+        instead of in the lowering. None by default."""
+        return ()
 
     def verify_module(self, module: ModuleOp) -> None:
         """Raise a diagnostic for what this target cannot express, before LLVM

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from llvmlite import ir
     from xdsl.dialects import cf
     from xdsl.ir import Operation, SSAValue
+    from xdsl.passes import ModulePass
 
     from gpuc.dialects.analysis import KernelFacts
     from gpuc.dialects.attrs import MemoryOrder
@@ -134,6 +135,13 @@ class NativeTarget(Target):
             prints=facts.prints,
             fragments=facts.fragments,
         )
+
+    def dialect_passes(self) -> tuple[ModulePass, ...]:
+        """form-work-groups: how each barrier kernel runs as a work-group
+        function, decided in the IR (gpuc/targets/native/form_work_groups.py)."""
+        from gpuc.targets.native.form_work_groups import FormWorkGroups
+
+        return (FormWorkGroups(),)
 
     def prepare_module(self, ml: ModuleLowering) -> None:
         """Kernels whose record says so, the helpers that read the state, and
