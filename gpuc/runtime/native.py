@@ -37,11 +37,13 @@ import numpy as np
 from gpuc import cache as compile_cache
 from gpuc.runtime.args import (
     CUDA_LIMITS,
+    Dim3,
     KernelSignature,
     Launch,
     LaunchError,
     Limits,
     check_launch,
+    remembered_geometry,
 )
 from gpuc.runtime.printing import HOOK_ADDRESS, block_output
 from gpuc.targets.launch_abi import NATIVE_PRINT
@@ -452,6 +454,7 @@ class NativeExecutor:
                 if _defines(module, checked_symbol(sig.launch_symbol))
             }
         self._local = threading.local()
+        self._fast: dict[str, _FastPath | None] = {}
 
     def _cache_objects(self, store: compile_cache.Cache, key: str) -> None:
         """Hook MCJIT's object cache to `store`: its code generator asks for
@@ -510,6 +513,11 @@ class NativeExecutor:
     def _launch(
         self, name: str, grid: object, block: object, args: Sequence[object]
     ) -> None:
+        fast = self._fast.get(name)
+        if fast is None and name in self.kernels and name not in self._fast:
+            fast = self._fast[name] = _FastPath.of(self, name)
+        if fast is not None and fast.launch(self, grid, block, args):
+            return
         launch = check_launch(
             self.kernels, name, grid, block, args, lambda _: self.limits
         )
@@ -575,12 +583,11 @@ class NativeExecutor:
             _report(name, launch, view[group])
         del records, shared, ctl, lock, slots, buffers
 
-    def _run_here(
-        self, direct: tuple[Any, tuple[bool, ...]], name: str, launch: Launch
-    ) -> None:
-        """A launch of one block range, called directly in this thread on
-        per-thread buffers kept from one launch to the next (a small launch
-        then costs little more than its argument checks)."""
+    def _record_here(
+        self, sig: KernelSignature, grid: Dim3, block: Dim3
+    ) -> tuple[np.ndarray[Any, np.dtype[np.uint64]], int]:
+        """This thread's launch record (kept from one launch to the next), filled
+        for one block range covering `grid`, and its address."""
         local = self._local
         record: np.ndarray[Any, np.dtype[np.uint64]] | None = getattr(
             local, "record", None
@@ -589,18 +596,34 @@ class NativeExecutor:
             record, local.record_at = _aligned(RECORD_BYTES)
             local.record = record
             local.shared, local.shared_at = _aligned(ALIGN)
-        need = -(-max(launch.sig.static_shared_bytes, 1) // ALIGN) * ALIGN
+        need = -(-max(sig.static_shared_bytes, 1) // ALIGN) * ALIGN
         if local.shared.nbytes < need:
             local.shared, local.shared_at = _aligned(need)
-        gx, gy, gz = launch.grid
-        bx, by, bz = launch.block
-        record[_GRID : _GRID + 3] = (gx, gy, gz)
-        record[_BLOCK : _BLOCK + 3] = (bx, by, bz)
+        filled = (grid, block, local.shared_at)
+        if getattr(local, "filled", None) == filled:
+            # What the last launch here wrote, but the fields a launch sets.
+            record[_ERROR] = 0
+            record[_KIND] = 0
+            return record, local.record_at
+        local.filled = filled
+        gx, gy, gz = grid
+        record[_GRID : _GRID + 3] = grid
+        record[_BLOCK : _BLOCK + 3] = block
         record[_BEGIN] = 0
         record[_END] = gx * gy * gz
         record[_SHARED] = local.shared_at
         record[_ERROR] = 0
         record[_KIND] = 0
+        return record, local.record_at
+
+    def _run_here(
+        self, direct: tuple[Any, tuple[bool, ...]], name: str, launch: Launch
+    ) -> None:
+        """A launch of one block range, called directly in this thread on
+        per-thread buffers kept from one launch to the next (a small launch
+        then costs little more than its argument checks)."""
+        local = self._local
+        record, record_at = self._record_here(launch.sig, launch.grid, launch.block)
         buffers = None
         if name in self._checked:
             buffers = _Buffers(
@@ -608,7 +631,150 @@ class NativeExecutor:
             )
             buffers.fill(record, 0)
         entry, kinds = direct
-        entry(local.record_at, *map(_as_c, kinds, launch.values))
+        entry(record_at, *map(_as_c, kinds, launch.values))
         del buffers
         if record[_ERROR]:
             _report(name, launch, record)
+
+
+_from_buffer = ctypes.c_char.from_buffer
+_address_of = ctypes.addressof
+_c_float = ctypes.c_float.from_buffer_copy
+
+POINTER, INT, F32, F64 = range(4)
+
+
+class _FastPath:
+    """The launch of a small kernel (one block range, run in the calling
+    thread) whose arguments are what the kernel takes exactly: C-contiguous,
+    aligned numpy arrays of its element types, numpy scalars of its parameter
+    types (or Python ints in range, floats for f64). Checked per argument in
+    one loop and passed straight to the launch entry, without building the
+    general checks' converted list (`check_args`); anything else, and any
+    launch this does not take, goes through those checks, which convert it or
+    say what is wrong."""
+
+    def __init__(
+        self,
+        sig: KernelSignature,
+        entry: Any,
+        params: list[tuple[int, Any, bool, int, int, int]],
+    ) -> None:
+        self.sig = sig
+        self.entry = entry
+        self.params = params
+        """Per parameter: kind, accepted dtypes (arrays) or scalar type,
+        written, alignment beyond the element's (0: none), int range."""
+        self.geometries: dict[tuple[object, object], tuple[Dim3, Dim3] | None] = {}
+        """Checked geometries of plain ints (None: too big to run here)."""
+
+    @staticmethod
+    def of(executor: NativeExecutor, name: str) -> _FastPath | None:
+        """The fast path of kernel `name`, None if its launches cannot take it
+        (a checked kernel, memref sizes, shared parameters, f16 scalars)."""
+        sig = executor.kernels[name]
+        direct = executor._entries[name]
+        if direct is None or name in executor._checked or sig.shapes:
+            return None
+        params: list[tuple[int, Any, bool, int, int, int]] = []
+        for param in sig.params:
+            try:
+                dtype = param.dtype
+            except KeyError:
+                return None
+            if param.kind == "pointer":
+                if param.space not in ("global", "constant", "generic"):
+                    return None
+                candidates = {dtype}
+                if dtype.kind in "iu":
+                    candidates |= {np.dtype(f"i{dtype.itemsize}")}
+                    candidates |= {np.dtype(f"u{dtype.itemsize}")}
+                extra = param.alignment if param.alignment > dtype.itemsize else 0
+                params.append(
+                    (POINTER, frozenset(candidates), param.written, extra, 0, 0)
+                )
+            elif param.kind == "int":
+                bits = dtype.itemsize * 8
+                low = -(2 ** (bits - 1))
+                high = 2**bits - 1 if param.type_name != "index" else 2**63 - 1
+                if param.type_name == "i1":
+                    low, high = 0, 1
+                params.append((INT, dtype.type, False, 0, low, high))
+            elif dtype == np.float32:
+                params.append((F32, np.float32, False, 0, 0, 0))
+            elif dtype == np.float64:
+                params.append((F64, np.float64, False, 0, 0, 0))
+            else:
+                return None
+        return _FastPath(sig, direct[0], params)
+
+    def launch(
+        self,
+        executor: NativeExecutor,
+        grid: object,
+        block: object,
+        args: Sequence[object],
+    ) -> bool:
+        """Launch with `args` if this path takes them; False if it does not."""
+        params = self.params
+        if type(args) not in (tuple, list) or len(args) != len(params):
+            return False
+        values: list[Any] = []
+        for (kind, accepted, written, extra, low, high), value in zip(
+            params, args, strict=True
+        ):
+            if kind == POINTER:
+                if type(value) is not np.ndarray or value.dtype not in accepted:
+                    return False
+                flags = value.flags
+                if not (flags.c_contiguous and flags.aligned):
+                    return False
+                if flags.writeable and value.size:
+                    address = _address_of(_from_buffer(value))
+                elif written:
+                    return False
+                else:
+                    address = value.__array_interface__["data"][0]
+                if extra and address % extra:
+                    return False
+                values.append(address)
+            elif type(value) is accepted:
+                values.append(_c_float(value) if kind == F32 else value.item())  # type: ignore[union-attr]
+            elif kind == INT and type(value) is int and low <= value <= high:
+                bits = 8 * np.dtype(accepted).itemsize
+                values.append(value - 2**bits if value >= 2 ** (bits - 1) else value)
+            elif type(value) is bool and accepted is np.bool_:
+                values.append(value)
+            elif kind == F64 and type(value) is float:
+                values.append(value)
+            else:
+                return False
+        sig = self.sig
+        if not (_plain(grid) and _plain(block)):
+            return False
+        key = (grid, block)
+        if key in self.geometries:
+            found = self.geometries[key]
+        else:
+            g, b = remembered_geometry(sig, grid, block, executor.limits, 0)
+            small = g[0] * g[1] * g[2] * b[0] * b[1] * b[2] < SPLIT_THRESHOLD
+            found = self.geometries[key] = (g, b) if small else None
+            if len(self.geometries) > 64:
+                self.geometries.clear()
+        if found is None:
+            return False
+        record, record_at = executor._record_here(sig, *found)
+        self.entry(record_at, *values)
+        if record[_ERROR]:
+            launch = check_launch(
+                executor.kernels, sig.name, grid, block, args, lambda _: executor.limits
+            )
+            _report(sig.name, launch, record)
+        return True
+
+
+def _plain(dims: object) -> bool:
+    """An int or a tuple of ints (not bools, floats or numpy ints, which
+    compare equal to them but are the general checks' to accept)."""
+    kind = type(dims)
+    return kind is int or (kind is tuple and all([type(d) is int for d in dims]))  # type: ignore[attr-defined]
