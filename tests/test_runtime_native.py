@@ -236,6 +236,7 @@ def test_thread_refusal_fails_the_launch_and_runs_nothing() -> None:
         ex.launch("ids", 70000, 1, (out, meta))
         assert (out == np.arange(1, 70001)).all()
         out[:] = 0
+        ex.join_threads()  # the first launch's threads, some maybe still leaving
         pages = int(open("/proc/self/statm").read().split()[0])
         cap = pages * resource.getpagesize() + (24 << 20)
         resource.setrlimit(resource.RLIMIT_AS, (cap, resource.RLIM_INFINITY))
