@@ -1,19 +1,22 @@
 """The native executor: runs the native target's LLVM IR in-process through
 llvmlite's JIT, with a grid emulator following docs/native-abi.md.
 
-A launch is one call into JIT-compiled code that gpuc generates next to the
-kernels (`__gpuc_spawn` and a worker per kernel): it runs the first block
-range in the calling thread, starts an OS thread with `pthread_create` for
-each other range, each calling `__gpuc_launch_<k>` on its own launch
-record, and joins them. No Python runs while a kernel runs, so the threads
-never wait for the GIL.
+A small launch calls the kernel's `__gpuc_launch_<k>` directly (`_FastPath`
+when its arguments are exactly what the kernel takes). A big one is one call
+into JIT-compiled code that gpuc generates next to the kernels
+(`__gpuc_spawn` and a worker per kernel): it starts OS threads with
+`pthread_create` and works itself; every worker claims chunks of blocks from
+a shared counter and calls `__gpuc_launch_<k>` on its own launch record for
+each, and the call returns once every block is done (the threads are joined
+later). No Python runs while a kernel runs, so the threads never wait for
+the GIL.
 
 Every kernel runs its blocks one after another in one OS thread per block
 range: a kernel without barriers as a loop nest over each block's threads, a
 kernel with barriers as one call of its work-group function per block
 (gpuc/targets/native/work_groups.py), which loops over the block's threads between
-barriers. Big launches are split into contiguous block ranges, one per core,
-each with its own shared memory. Threads start behind a gate (a
+barriers. Big launches are split into chunks of blocks, a few per core, each
+thread with its own shared memory. Threads start behind a gate (a
 `pthread_rwlock_t` the spawner holds while creating them): if the system
 refuses a thread, the ones already started leave without running, so a
 launch fails with a message and nothing runs.
