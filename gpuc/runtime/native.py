@@ -902,7 +902,7 @@ class _FastPath:
                 if not (flags.c_contiguous and flags.aligned):
                     return False
                 if flags.writeable and value.size:
-                    address = _address_of(_from_buffer(value))
+                    address = _address_of(_from_buffer(value))  # type: ignore[arg-type]
                 elif written:
                     return False
                 else:
@@ -911,7 +911,8 @@ class _FastPath:
                     return False
                 values.append(address)
             elif type(value) is accepted:
-                values.append(_c_float(value) if kind == F32 else value.item())  # type: ignore[union-attr]
+                scalar: Any = value
+                values.append(_c_float(scalar) if kind == F32 else scalar.item())
             elif kind == INT and type(value) is int and low <= value <= high:
                 bits = 8 * np.dtype(accepted).itemsize
                 values.append(value - 2**bits if value >= 2 ** (bits - 1) else value)
