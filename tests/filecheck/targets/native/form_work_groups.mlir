@@ -113,6 +113,27 @@ gpuc.func @calls(%p: !gpuc.ptr<f32, global>) kernel {
 
 // -----
 
+// Comparisons print their decisions too (xDSL's arith printer drops an op's
+// attributes; gpuc's prints them before the type, as MLIR does).
+// CHECK-LABEL: gpuc.func @compare
+// CHECK: %lt = arith.cmpi ult, %t, %n {gpuc.wg.varying = array<i64: 0>, gpuc.wg.thread = array<i64: 0>, gpuc.wg.region = 1 : i64} : index
+// CHECK: %pos = arith.cmpf ogt, %v, %zero {gpuc.wg.varying = array<i64: 0>, gpuc.wg.region = 1 : i64} : f32
+gpuc.func @compare(%p: !gpuc.ptr<f32, global>, %n: index) kernel {
+  %zero = arith.constant 0.0 : f32
+  %t = gpuc.thread_id x
+  %v = gpuc.load %p[%t] : !gpuc.ptr<f32, global>
+  gpuc.barrier
+  %lt = arith.cmpi ult, %t, %n : index
+  %pos = arith.cmpf ogt, %v, %zero : f32
+  %both = arith.andi %lt, %pos : i1
+  scf.if %both {
+    gpuc.store %zero, %p[%t] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+
+// -----
+
 // A kernel without barriers runs as a plain loop nest: nothing to decide.
 // CHECK-LABEL: gpuc.func @no_barrier
 // CHECK-NOT: gpuc.wg
