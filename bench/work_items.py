@@ -2,7 +2,7 @@
 the same kernels' SPIR-V on Intel's OpenCL CPU runtime and against numpy,
 side by side in one run; and the launch overhead of a tiny kernel.
 
-    python bench/work_items.py [--rounds N] [--reduce-log2 N]
+    GPUC_CACHE=0 python bench/work_items.py [--rounds N] [--reduce-log2 N]
 
 - reduce: examples/reduce.mlir (blocks of 256 threads, eight barriers per
   block, an atomic add per block) on 2^22 float32, against `np.sum`.
@@ -11,9 +11,19 @@ side by side in one run; and the launch overhead of a tiny kernel.
   barriers per tile) at 256 and 512, against numpy's `a @ b` (BLAS, on one
   thread: OpenBLAS's spinning threads would slow whoever runs after it).
   Goal: native at most 1.5x the OpenCL runtime.
-- launch: a one-thread kernel that stores one float, launched from Python on
-  native (argument checks, packing, the call), and the same as OpenCL C
-  launched through pyopencl on the OpenCL runtime. Goal: native at most 50 us.
+- kernels users write, from examples/python/: softmax (one 256-thread block
+  per row of a 1024 x 1024 float32 matrix, two tree reductions in shared
+  memory through a helper), transpose (32 x 32 tiles through a padded shared
+  tile, 4096 x 4096) and scan_block (256-element block scans with a barrier
+  pair per step, 2^22 float32), on gpuc's device arrays on both executors.
+  Goal: native at most the OpenCL runtime.
+- launch: saxpy (examples/saxpy.mlir, four arguments) on one element,
+  launched from Python on native (argument checks, packing, the call), and
+  the same as OpenCL C launched through pyopencl on buffers resident in the
+  OpenCL runtime. Goal: native at most 20 us.
+
+Each figure is printed as the median and the minimum of the rounds: a median
+far above the minimum is a launch that waited (for a core, for its threads).
 
 The OpenCL side runs gpuc's SPIR-V with the arrays already in device
 buffers (pyopencl, `queue.finish()` after each launch), so it times the
@@ -51,7 +61,12 @@ gpuc.func @tiny(%x: !gpuc.ptr<f32, global>, %a: f32) kernel {
   gpuc.return
 }
 """
-TINY_CL = "__kernel void tiny(__global float *x, float a) { x[0] = a; }"
+SAXPY_CL = """
+__kernel void saxpy(float a, __global float *x, __global float *y, int n) {
+  size_t i = get_global_id(0);
+  if (i < (size_t)(long)n) y[i] = a * x[i] + y[i];
+}
+"""
 
 
 def timed(fn: Callable[[], object], repeat: int = 1) -> float:
@@ -61,15 +76,23 @@ def timed(fn: Callable[[], object], repeat: int = 1) -> float:
     return (time.perf_counter() - start) / repeat
 
 
+Times = dict[str, tuple[float, float]]
+"""Contender -> (median, minimum) seconds per call."""
+
+
 def race(
     contenders: dict[str, Callable[[], object]], rounds: int, repeat: int = 1
-) -> dict[str, float]:
-    """Median seconds per call of each contender, over interleaved rounds."""
+) -> Times:
+    """Median and minimum seconds per call of each contender, over
+    interleaved rounds (each contender first in turn)."""
     samples: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in range(rounds):
-        for name, fn in contenders.items():
-            samples[name].append(timed(fn, repeat))
-    return {name: statistics.median(s) for name, s in samples.items()}
+    names = list(contenders)
+    for fn in contenders.values():  # warm-up
+        fn()
+    for r in range(rounds):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            samples[name].append(timed(contenders[name], repeat))
+    return {name: (statistics.median(s), min(s)) for name, s in samples.items()}
 
 
 def opencl(module: gpuc.Module, kernel: str) -> tuple[Any, Any, Any]:
@@ -80,7 +103,7 @@ def opencl(module: gpuc.Module, kernel: str) -> tuple[Any, Any, Any]:
     return cl, executor.queue, executor.kernel(kernel)
 
 
-def bench_reduce(log2: int, rounds: int, rng: np.random.Generator) -> dict[str, float]:
+def bench_reduce(log2: int, rounds: int, rng: np.random.Generator) -> Times:
     n = 1 << log2
     x = rng.random(n, dtype=np.float32)
     want = float(np.sum(x, dtype=np.float64))
@@ -122,7 +145,7 @@ def check(what: str, got: float, want: float) -> None:
         sys.exit(f"{what}: {got} != {want}")
 
 
-def bench_matmul(size: int, rounds: int, rng: np.random.Generator) -> dict[str, float]:
+def bench_matmul(size: int, rounds: int, rng: np.random.Generator) -> Times:
     a = rng.random((size, size), dtype=np.float32)
     b = rng.random((size, size), dtype=np.float32)
     want = a.astype(np.float64) @ b.astype(np.float64)
@@ -158,26 +181,126 @@ def bench_matmul(size: int, rounds: int, rng: np.random.Generator) -> dict[str, 
     )
 
 
-def bench_launch(rounds: int) -> dict[str, float]:
-    tiny = gpuc.compile(TINY, target="native")["tiny"]
-    x = np.zeros(1, np.float32)
-    value = np.float32(2.5)
+def python_kernel(module: str, name: str) -> Any:
+    sys.path.insert(0, str(ROOT / "examples" / "python"))
+    try:
+        return getattr(__import__(module), name)
+    finally:
+        sys.path.pop(0)
+
+
+def bench_user(
+    kernel: Any,
+    grid: tuple[int, ...],
+    block: tuple[int, ...],
+    inputs: list[np.ndarray[Any, Any]],
+    want: Callable[[list[np.ndarray[Any, Any]]], np.ndarray[Any, Any]],
+    result: int,
+    rounds: int,
+    numpy: Callable[[], object],
+) -> Times:
+    """`kernel` (a Python kernel) on native and on spirv (the OpenCL runtime),
+    its arguments gpuc device arrays of `inputs`; argument `result` checked
+    against `want(inputs)` on each before the race."""
+    runs: dict[str, Callable[[], object]] = {}
+    expected = want(inputs)
+    for target in ("native", "spirv"):
+        mod = gpuc.compile(kernel, target=target)
+        arrays = [mod.to_device(a) for a in inputs]
+        launch = mod[kernel.name][grid, block]
+
+        def run(launch: Any = launch, arrays: Any = arrays, mod: Any = mod) -> None:
+            launch(*arrays)
+            mod.synchronize()
+
+        run()
+        got = arrays[result].copy_to_host()
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+        runs["opencl" if target == "spirv" else "native"] = run
+    runs["numpy"] = numpy
+    return race(runs, rounds)
+
+
+def bench_softmax(rounds: int, rng: np.random.Generator) -> Times:
+    rows = cols = 1024
+    x = rng.standard_normal((rows, cols), dtype=np.float32)
+    out = np.full_like(x, np.nan)
+    scratch = np.empty_like(x)
+
+    def softmax(a: list[np.ndarray[Any, Any]]) -> np.ndarray[Any, Any]:
+        e = np.exp(a[0] - a[0].max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def numpy() -> None:
+        np.subtract(x, x.max(axis=1, keepdims=True), out=scratch)
+        np.exp(scratch, out=scratch)
+        np.divide(scratch, scratch.sum(axis=1, keepdims=True), out=scratch)
+
+    kernel = python_kernel("softmax", "softmax")
+    return bench_user(kernel, (rows,), (256,), [x, out], softmax, 1, rounds, numpy)
+
+
+def bench_transpose(rounds: int, rng: np.random.Generator) -> Times:
+    n = 4096
+    src = rng.standard_normal((n, n), dtype=np.float32)
+    dst = np.full_like(src, np.nan)
+    copy = np.empty_like(src)
+    kernel = python_kernel("transpose", "transpose")
+    return bench_user(
+        kernel,
+        (n // 32, n // 32),
+        (32, 32),
+        [src, dst],
+        lambda a: a[0].T,
+        1,
+        rounds,
+        lambda: np.copyto(copy, src.T),
+    )
+
+
+def bench_scan(rounds: int, rng: np.random.Generator) -> Times:
+    n = 1 << 22
+    x = rng.random(n, dtype=np.float32)
+    sums = np.full(n // 256, np.nan, np.float32)
+    out = np.empty((n // 256, 256), np.float32)
+
+    def scanned(a: list[np.ndarray[Any, Any]]) -> np.ndarray[Any, Any]:
+        blocks = a[0].astype(np.float64).reshape(-1, 256)
+        return np.cumsum(blocks, axis=1).reshape(-1).astype(np.float32)
+
+    kernel = python_kernel("scan", "scan_block")
+    return bench_user(
+        kernel,
+        (n // 256,),
+        (256,),
+        [x, sums],
+        scanned,
+        0,
+        rounds,
+        lambda: np.cumsum(x.reshape(-1, 256), axis=1, out=out),
+    )
+
+
+def bench_launch(rounds: int) -> Times:
+    saxpy = gpuc.compile(ROOT / "examples" / "saxpy.mlir", target="native")["saxpy"]
+    x, y = np.ones(1, np.float32), np.ones(1, np.float32)
+    a, n = np.float32(2.5), np.int32(1)
 
     def run_native() -> None:
-        tiny[(1,), (1,)](x, value)
+        saxpy[(1,), (1,)](a, x, y, n)
 
     spirv = gpuc.compile(TINY, target="spirv")
     cl, queue, _ = opencl(spirv, "tiny")
-    program = cl.Program(queue.context, TINY_CL).build()
-    kernel = program.tiny
+    kernel = cl.Program(queue.context, SAXPY_CL).build().saxpy
     x_dev = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE, 4)
+    y_dev = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE, 4)
 
     def run_opencl() -> None:
-        kernel(queue, (1,), (1,), x_dev, value)
+        kernel(queue, (1,), (1,), a, x_dev, y_dev, n)
         queue.finish()
 
     run_native()
-    assert x[0] == value
+    assert y[0] == a + 1
     return race({"native": run_native, "opencl": run_opencl}, rounds, repeat=200)
 
 
@@ -194,21 +317,31 @@ def main() -> None:
         ),
         ("matmul 256", bench_matmul(256, args.rounds, rng)),
         ("matmul 512", bench_matmul(512, args.rounds, rng)),
+        ("softmax 1024", bench_softmax(args.rounds, rng)),
+        ("transpose 4096", bench_transpose(args.rounds, rng)),
+        ("scan 2^22", bench_scan(args.rounds, rng)),
     ]
-    print(f"medians of {args.rounds} interleaved rounds, ms")
+    print(f"median (minimum) of {args.rounds} interleaved rounds, ms")
     print(
-        f"{'kernel':<14}{'native':>10}{'opencl':>10}{'numpy':>10}{'nat/ocl':>9}{'nat/np':>9}"
+        f"{'kernel':<15}{'native':>18}{'opencl':>18}{'numpy':>18}"
+        f"{'nat/ocl':>9}{'nat/np':>8}"
     )
+
+    def cell(t: tuple[float, float]) -> str:
+        return f"{t[0] * 1e3:.3f} ({t[1] * 1e3:.3f})"
+
     for name, t in rows:
         print(
-            f"{name:<14}{t['native'] * 1e3:>10.3f}{t['opencl'] * 1e3:>10.3f}"
-            f"{t['numpy'] * 1e3:>10.3f}{t['native'] / t['opencl']:>9.2f}"
-            f"{t['native'] / t['numpy']:>9.2f}"
+            f"{name:<15}{cell(t['native']):>18}{cell(t['opencl']):>18}"
+            f"{cell(t['numpy']):>18}{t['native'][0] / t['opencl'][0]:>9.2f}"
+            f"{t['native'][0] / t['numpy'][0]:>8.2f}"
         )
     launch = bench_launch(args.rounds)
+    native, ocl = launch["native"], launch["opencl"]
     print(
-        f"launch of a one-thread kernel: native {launch['native'] * 1e6:.1f} us, "
-        f"OpenCL C through pyopencl {launch['opencl'] * 1e6:.1f} us"
+        "launch of saxpy on one element (four arguments): native "
+        f"{native[0] * 1e6:.1f} us (min {native[1] * 1e6:.1f}), OpenCL C through "
+        f"pyopencl on resident buffers {ocl[0] * 1e6:.1f} us (min {ocl[1] * 1e6:.1f})"
     )
 
 

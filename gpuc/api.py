@@ -249,6 +249,12 @@ class Module:
         arrays only, the launch is queued on `stream` (default: the device's
         default stream) and returns at once where the runtime is asynchronous.
         `shared`: dynamic shared-memory bytes per block (docs/arrays.md)."""
+        name = self.aliases.get(name, name)
+        if stream is None and type(shared) is int and shared == 0:
+            executor = self._executor or self.executor
+            if not hasattr(executor, "stream") and name in self.signatures:
+                executor.launch(name, grid, block, args)  # runs to completion
+                return
         from gpuc.runtime.args import shared_bytes
 
         name = self._resolve(name)

@@ -41,6 +41,7 @@ PASSES: dict[str, str] = {
     "attach-target": "gpuc.transforms.attach_target:AttachTarget",
     "finalize-kernels": "gpuc.transforms.finalize_kernels:FinalizeKernels",
     "verify-target": "gpuc.transforms.verify_target:VerifyTarget",
+    "form-work-groups": "gpuc.targets.native.form_work_groups:FormWorkGroups",
     "gpuc-pipeline": "gpuc.transforms.gpuc_pipeline:GpucPipeline",
 }
 

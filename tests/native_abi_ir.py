@@ -1,13 +1,13 @@
 """Hand-written LLVM IR following docs/native-abi.md, so the native executor's
 threading, shared-memory and error-reporting machinery is tested on its own,
 without the compiler. Launch record fields are read at the offsets of the ABI's table
-(gpuc/targets/native_abi.py), the layout the native target builds.
+(gpuc/targets/native/abi.py), the layout the native target builds.
 """
 
 from __future__ import annotations
 
 from gpuc.runtime.args import KernelSignature, Param
-from gpuc.targets.native_abi import LAUNCH, entry_point
+from gpuc.targets.native.abi import LAUNCH, entry_point
 
 
 def load(value: str, field: str, dim: int = 0, ty: str = "i64") -> str:

@@ -89,7 +89,7 @@ def cli_modules(argv: list[str], watched: list[str]) -> tuple[int, list[str], st
 
 OTHER_TARGETS = [
     "gpuc.targets.spirv",
-    "gpuc.targets.native",
+    "gpuc.targets.native.target",
     "gpuc.targets.amdgpu",
     "importlib.metadata",
 ]
@@ -115,7 +115,7 @@ def test_scoped_and_full_command_lines_agree(tmp_path: Path) -> None:
         ["compile", saxpy, "--target", "spirv", "--sm", "80"], OTHER_TARGETS
     )
     assert status == 1 and "--sm applies to --target ptx only" in err
-    assert "gpuc.targets.native" in loaded  # the full parser ran
+    assert "gpuc.targets.native.target" in loaded  # the full parser ran
     out = str(tmp_path / "a.ptx")
     status, _, err = cli_modules(
         ["compile", saxpy, "--target", "ptx", "--ptx-is", "80", "-o", out], []

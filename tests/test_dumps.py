@@ -16,14 +16,11 @@ from gpuc.transforms.gpuc_pipeline import GpucPipeline
 
 SAXPY = Path(__file__).resolve().parent.parent / "examples" / "saxpy.mlir"
 
-STAGES = [
-    "parse",
-    *(p.name for p in GpucPipeline().passes()),
-    "translate",
-    "link",
-    "optimize",
-    "emit",
-]
+
+def stages(target: str = "ptx") -> list[str]:
+    """The dumped stages of a compile for `target` (its own passes included)."""
+    passes = GpucPipeline(target=target).passes()
+    return ["parse", *(p.name for p in passes), "translate", "link", "optimize", "emit"]
 
 
 @pytest.fixture
@@ -38,9 +35,9 @@ def files(directory: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(directory.iterdir())}
 
 
-def expected_names(ext: str) -> list[str]:
+def expected_names(ext: str, target: str = "ptx") -> list[str]:
     exts = {"translate": "ll", "link": "ll", "optimize": "ll", "emit": ext}
-    return [f"{i:02d}-{s}.{exts.get(s, 'mlir')}" for i, s in enumerate(STAGES)]
+    return [f"{i:02d}-{s}.{exts.get(s, 'mlir')}" for i, s in enumerate(stages(target))]
 
 
 @pytest.mark.parametrize(("target", "ext"), [("ptx", "ptx"), ("spirv", "spirv")])
@@ -104,7 +101,7 @@ def test_environment_and_api(
     monkeypatch.setenv("GPUC_DUMP_DIR", str(tmp_path / "env"))
     mod = gpuc.compile(str(SAXPY), "native")
     assert sorted(files(tmp_path / "env" / "saxpy")) == sorted(
-        [*expected_names("obj"), "stages.txt"]
+        [*expected_names("obj", "native"), "stages.txt"]
     )
     monkeypatch.delenv("GPUC_DUMP_DIR")
     # The same file (native artefacts quote source locations, so text read
@@ -114,7 +111,8 @@ def test_environment_and_api(
     )
     assert hit.cache == "hit"
     dumped = files(tmp_path / "api" / "saxpy")
-    assert dumped["14-emit.obj"] == mod.artefact == hit.artefact
+    assert "11-form-work-groups.mlir" in expected_names("obj", "native")
+    assert dumped["15-emit.obj"] == mod.artefact == hit.artefact
 
 
 def test_internal_error_writes_a_reproducer(
@@ -203,11 +201,11 @@ def test_a_full_disk_names_the_dump_file(
     dumps = tmp_path / "dumps"
     with pytest.raises(OSError) as raised:
         gpuc.compile(str(SAXPY), target="ptx", dump_dir=dumps)
-    named = dumps / "saxpy" / f"03-{STAGES[3]}.mlir"
+    named = dumps / "saxpy" / f"03-{stages()[3]}.mlir"
     assert raised.value.filename == str(named)
     assert raised.value.errno == errno.ENOSPC
     assert sorted(p.name for p in named.parent.iterdir()) == [
-        f"0{i}-{STAGES[i]}.mlir" for i in range(3)
+        f"0{i}-{stages()[i]}.mlir" for i in range(3)
     ]
     status = main(["compile", str(SAXPY), "--target", "ptx", "--dump-dir", str(dumps)])
     err = capsys.readouterr().err

@@ -68,8 +68,8 @@ from gpuc.lowering.context import FunctionLowering, translates
 from gpuc.runtime.args import CUDA_LIMITS, KernelSignature, LaunchError, check_launch
 from gpuc.targets import register_target, unregister_target
 from gpuc.targets.base import Target
-from gpuc.targets.native import NativeTarget
-from gpuc.targets.native_abi import LAUNCH
+from gpuc.targets.native.abi import LAUNCH
+from gpuc.targets.native.target import NativeTarget
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "extending.md"

@@ -30,7 +30,7 @@ from gpuc.targets import (
     target_names,
     unregister_target,
 )
-from gpuc.targets.native import NativeTarget
+from gpuc.targets.native.target import NativeTarget
 from gpuc.universe import GPUC_UNIVERSE
 
 XDSL_OPT = str(Path(sys.executable).with_name("xdsl-opt"))

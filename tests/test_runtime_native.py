@@ -27,7 +27,7 @@ from native_abi_ir import (
 
 from gpuc.runtime.args import LaunchError
 from gpuc.runtime.native import NativeExecutor
-from gpuc.targets.native_abi import LAUNCH, STATE, WARP, entry_point
+from gpuc.targets.native.abi import LAUNCH, STATE, WARP, entry_point
 
 
 @pytest.fixture(scope="module")
@@ -236,6 +236,7 @@ def test_thread_refusal_fails_the_launch_and_runs_nothing() -> None:
         ex.launch("ids", 70000, 1, (out, meta))
         assert (out == np.arange(1, 70001)).all()
         out[:] = 0
+        ex.join_threads()  # the first launch's threads, some maybe still leaving
         pages = int(open("/proc/self/statm").read().split()[0])
         cap = pages * resource.getpagesize() + (24 << 20)
         resource.setrlimit(resource.RLIMIT_AS, (cap, resource.RLIM_INFINITY))
@@ -279,7 +280,7 @@ def documented_layouts() -> list[list[tuple[str, list[int]]]]:
 
 def test_documented_abi_is_the_abi_table() -> None:
     """The doc's state and launch-record tables, entry point and warp width are
-    gpuc/targets/native_abi.py's."""
+    gpuc/targets/native/abi.py's."""
     text = (Path(__file__).parents[1] / "docs" / "native-abi.md").read_text()
     assert f"void @{entry_point('k')}(ptr %launch, A %a, ...)" in text
     assert f"`mod {WARP}`: a warp is {WARP} consecutive linear indices" in text

@@ -195,7 +195,7 @@ listing starts with a banner."""
 from dataclasses import dataclass
 from typing import ClassVar
 
-from gpuc.targets.native import NativeTarget
+from gpuc.targets.native.target import NativeTarget
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ assembly listing starts with a comment it is configured with."""
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from gpuc.targets.native import NativeTarget
+from gpuc.targets.native.target import NativeTarget
 
 
 @dataclass(frozen=True)
@@ -350,7 +350,7 @@ def test_a_target_option_named_like_a_shared_option_is_refused() -> None:
 
     from gpuc.driver import GENERAL_OPTIONS
     from gpuc.targets import RESERVED_OPTIONS, BrokenTarget, target_class
-    from gpuc.targets.native import NativeTarget
+    from gpuc.targets.native.target import NativeTarget
 
     assert set(GENERAL_OPTIONS) <= RESERVED_OPTIONS
 

@@ -1,4 +1,4 @@
-"""Thread guards (gpuc/targets/thread_guards.py): which kernel conditions the
+"""Thread guards (gpuc/targets/native/thread_guards.py): which kernel conditions the
 native target may turn into the bound of its thread loop, and kernels run on
 the native executor, each at a size that leaves threads past the bound, with
 their outputs poisoned, against numpy."""
@@ -11,7 +11,7 @@ import pytest
 import gpuc
 from gpuc.dialects.functions import FuncOp
 from gpuc.driver import load_module
-from gpuc.targets.thread_guards import thread_guards
+from gpuc.targets.native.thread_guards import thread_guards
 
 F32 = "!gpuc.ptr<f32, global>"
 

@@ -223,7 +223,7 @@ class BallotOp(IRDLOperation):
 class SubgroupIndexOp(IRDLOperation):
     """Base of the subgroup index ops: `%i = gpuc.<op>`, an `index`. Those
     that differ between threads have no memory-effect trait, so that the
-    native target's analyses (gpuc/targets/uniformity.py, thread_guards.py)
+    native target's analyses (gpuc/targets/native/uniformity.py, thread_guards.py)
     never take them for a block-wide value."""
 
     result = result_def(IndexType)

@@ -6,7 +6,7 @@ A target then only reads another lane's value (`Target.read_lane`:
 `shfl.sync.idx` on ptx, `sub_group_shuffle` on spirv), reduces
 (`Target.subgroup_reduce`) and votes (`vote`, `ballot`). The
 native target runs collectives in its work-group functions itself
-(gpuc/targets/work_items.py), with the same arithmetic, folding in lane order
+(gpuc/targets/native/work_groups.py), with the same arithmetic, folding in lane order
 (`lane_first`, `lane_step`); the subgroup index ops there, and on ptx, are
 computed from the thread index (`warp_index`).
 """

@@ -855,7 +855,7 @@ def check_launch(
         for param, value in zip(sig.params, values, strict=True)
         if isinstance(value, SharedMemory)
     )
-    g, b = _geometry(sig, grid, block, limits(name), dynamic)
+    g, b = remembered_geometry(sig, grid, block, limits(name), dynamic)
     return Launch(sig, g, b, values, dynamic)
 
 
@@ -863,7 +863,7 @@ _GEOMETRIES: dict[tuple[Any, ...], tuple[Dim3, Dim3]] = {}
 _GEOMETRY_MEMO = 4096
 
 
-def _geometry(
+def remembered_geometry(
     sig: KernelSignature, grid: object, block: object, limits: Limits, shared: int
 ) -> tuple[Dim3, Dim3]:
     """`check_geometry`, remembered for launches that repeat one (a loop of

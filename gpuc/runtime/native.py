@@ -1,19 +1,22 @@
 """The native executor: runs the native target's LLVM IR in-process through
 llvmlite's JIT, with a grid emulator following docs/native-abi.md.
 
-A launch is one call into JIT-compiled code that gpuc generates next to the
-kernels (`__gpuc_spawn` and a worker per kernel): it runs the first block
-range in the calling thread, starts an OS thread with `pthread_create` for
-each other range, each calling `__gpuc_launch_<k>` on its own launch
-record, and joins them. No Python runs while a kernel runs, so the threads
-never wait for the GIL.
+A small launch calls the kernel's `__gpuc_launch_<k>` directly (`_FastPath`
+when its arguments are exactly what the kernel takes). A big one is one call
+into JIT-compiled code that gpuc generates next to the kernels
+(`__gpuc_spawn` and a worker per kernel): it starts OS threads with
+`pthread_create` and works itself; every worker claims chunks of blocks from
+a shared counter and calls `__gpuc_launch_<k>` on its own launch record for
+each, and the call returns once every block is done (the threads are joined
+later). No Python runs while a kernel runs, so the threads never wait for
+the GIL.
 
 Every kernel runs its blocks one after another in one OS thread per block
 range: a kernel without barriers as a loop nest over each block's threads, a
 kernel with barriers as one call of its work-group function per block
-(gpuc/targets/work_items.py), which loops over the block's threads between
-barriers. Big launches are split into contiguous block ranges, one per core,
-each with its own shared memory. Threads start behind a gate (a
+(gpuc/targets/native/work_groups.py), which loops over the block's threads between
+barriers. Big launches are split into chunks of blocks, a few per core, each
+thread with its own shared memory. Threads start behind a gate (a
 `pthread_rwlock_t` the spawner holds while creating them): if the system
 refuses a thread, the ones already started leave without running, so a
 launch fails with a message and nothing runs.
@@ -37,15 +40,17 @@ import numpy as np
 from gpuc.cache import store as compile_cache
 from gpuc.runtime.args import (
     CUDA_LIMITS,
+    Dim3,
     KernelSignature,
     Launch,
     LaunchError,
     Limits,
     check_launch,
+    remembered_geometry,
 )
 from gpuc.runtime.printing import HOOK_ADDRESS, block_output
 from gpuc.targets.launch_abi import NATIVE_PRINT
-from gpuc.targets.native_abi import (
+from gpuc.targets.native.abi import (
     FAULT_BOUNDS,
     FAULT_RETURNED,
     FAULT_THREAD,
@@ -61,15 +66,50 @@ THREAD_STACK_BYTES = 1 << 20
 SPLIT_THRESHOLD = 1 << 15  # threads in a launch before it is worth a second core
 JIT_OPT_LEVEL = 3
 # The executor's own contract between this file and the glue IR below. Per OS
-# thread: the ABI's launch record, then where that thread's worker finds the
-# launch's control block and where pthread_create puts its pthread_t. Records
-# are ALIGN-strided, so no two threads' records share a cache line.
-RECORD = LAUNCH.then(("control", 1), ("thread_handle", 1))
+# thread: the ABI's launch record, then where pthread_create puts its
+# pthread_t. Records are ALIGN-strided, so no two threads' records share a
+# cache line.
+RECORD = LAUNCH.then(("thread_handle", 1))
 RECORD_BYTES = -(-RECORD.size // ALIGN) * ALIGN
-# One per launch: the argument slots, the gate (a pthread_rwlock_t; null when
-# the spawner runs the only worker itself), and the abort flag (an i32) the
-# spawner sets when a pthread_create fails.
-CONTROL = Layout((("args", 1), ("gate", 1), ("abort", 1)))
+# One per launch, malloc'ed by the spawner: the references held (the
+# spawner's and one per worker), the next block to claim, the blocks done,
+# the blocks in all, the blocks a worker claims at a time, the abort flag
+# (set when a pthread_create fails), the failed flag (a block reported an
+# error: the others are skipped), the argument slots and the records; the
+# gate (a pthread_rwlock_t the spawner holds while it creates the threads)
+# at CONTROL_LOCK.
+CONTROL = Layout(
+    (
+        ("refs", 1),
+        ("next", 1),
+        ("done", 1),
+        ("total", 1),
+        ("chunk", 1),
+        ("abort", 1),
+        ("failed", 1),
+        ("args", 1),
+        ("records", 1),
+    )
+)
+CONTROL_LOCK = 2 * ALIGN
+CONTROL_BYTES = CONTROL_LOCK + SYNC_OBJECT_BYTES
+MAX_WORKERS = ALIGN
+"""A worker finds its index in the low bits of its pointer to the control
+block (ALIGN-aligned): at most ALIGN workers per launch."""
+CONTROL_INIT = "\n".join(
+    f"  %c.{name} = getelementptr i8, ptr %ctl, i64 {CONTROL.offset(name)}\n"
+    f"  store {ty} {value}, ptr %c.{name}"
+    for name, ty, value in (
+        ("next", "i64", "0"),
+        ("done", "i64", "0"),
+        ("total", "i64", "%total"),
+        ("chunk", "i64", "%chunk"),
+        ("abort", "i64", "0"),
+        ("failed", "i64", "0"),
+        ("args", "ptr", "%args"),
+        ("records", "ptr", "%recs"),
+    )
+)
 
 _LIBC_FUNCTIONS = (
     "pthread_create",
@@ -77,38 +117,75 @@ _LIBC_FUNCTIONS = (
     "pthread_attr_init",
     "pthread_attr_setstacksize",
     "pthread_attr_destroy",
+    "pthread_rwlock_init",
+    "pthread_rwlock_destroy",
     "pthread_rwlock_rdlock",
     "pthread_rwlock_wrlock",
     "pthread_rwlock_unlock",
+    "pthread_tryjoin_np",
+    "sched_yield",
     "_setjmp",
     "longjmp",
 )
 
-# Runs `n` workers on consecutive records: the first in the calling thread
-# (already running, so it starts at once), the others on new threads it then
-# joins; returns 0 or the error of the pthread_create that failed (the
-# workers then all see `abort` at the gate and run nothing).
+# Runs a launch's blocks on `n` workers that claim chunks of `chunk` blocks
+# from a shared counter until none are left: the first worker in the calling
+# thread (already running, so it starts at once), the others on new threads.
+# A worker that starts late finds fewer chunks, so the launch never waits for
+# one that the system has not scheduled yet: the spawner returns once every
+# claimed chunk is done, leaving the threads for the executor to join later
+# (`_reap`). What such a late worker touches is the control block, malloc'ed
+# here and freed by whoever holds its last reference, never the caller's
+# buffers (those only after a claim). Returns 0, or the error of the
+# pthread_create that failed (the workers started then see `abort` at the
+# gate, run nothing and are joined before it returns).
 _SPAWN_IR = f"""
 declare i32 @pthread_create(ptr, ptr, ptr, ptr)
 declare i32 @pthread_join(i64, ptr)
 declare i32 @pthread_attr_init(ptr)
 declare i32 @pthread_attr_setstacksize(ptr, i64)
 declare i32 @pthread_attr_destroy(ptr)
+declare i32 @pthread_rwlock_init(ptr, ptr)
+declare i32 @pthread_rwlock_destroy(ptr)
 declare i32 @pthread_rwlock_rdlock(ptr)
 declare i32 @pthread_rwlock_wrlock(ptr)
 declare i32 @pthread_rwlock_unlock(ptr)
+declare i32 @sched_yield()
+declare ptr @aligned_alloc(i64, i64)
+declare void @free(ptr)
 
-define i32 @__gpuc_spawn(ptr %worker, ptr %recs, i64 %n, ptr %ctl, i64 %stack) {{
+define void @__gpuc_release(ptr %ctl) {{
+entry:
+  %old = atomicrmw sub ptr %ctl, i64 1 seq_cst
+  %last = icmp eq i64 %old, 1
+  br i1 %last, label %free, label %out
+free:
+  %lock = getelementptr i8, ptr %ctl, i64 {CONTROL_LOCK}
+  call i32 @pthread_rwlock_destroy(ptr %lock)
+  call void @free(ptr %ctl)
+  br label %out
+out:
+  ret void
+}}
+
+define i32 @__gpuc_spawn(ptr %worker, ptr %recs, i64 %n, ptr %args,
+                         i64 %total, i64 %chunk, i64 %stack) {{
 entry:
   %attr = alloca [128 x i8], align 16
+  %ctl = call ptr @aligned_alloc(i64 {ALIGN}, i64 {CONTROL_BYTES})
+  %nomem = icmp eq ptr %ctl, null
+  br i1 %nomem, label %refused, label %init
+refused:
+  ret i32 12
+init:
+  %refs = add i64 %n, 1
+  store i64 %refs, ptr %ctl
+{CONTROL_INIT}
+  %lock = getelementptr i8, ptr %ctl, i64 {CONTROL_LOCK}
+  call i32 @pthread_rwlock_init(ptr %lock, ptr null)
   %one = icmp eq i64 %n, 1
-  br i1 %one, label %inline, label %threads
-inline:
-  %r = call ptr %worker(ptr %recs)
-  ret i32 0
+  br i1 %one, label %run, label %threads
 threads:
-  %lockp = getelementptr i8, ptr %ctl, i64 {CONTROL.offset("gate")}
-  %lock = load ptr, ptr %lockp
   call i32 @pthread_attr_init(ptr %attr)
   call i32 @pthread_attr_setstacksize(ptr %attr, i64 %stack)
   call i32 @pthread_rwlock_wrlock(ptr %lock)
@@ -118,37 +195,55 @@ create:
   %off = mul i64 %i, {RECORD_BYTES}
   %rec = getelementptr i8, ptr %recs, i64 %off
   %tidp = getelementptr i8, ptr %rec, i64 {RECORD.offset("thread_handle")}
-  %rc = call i32 @pthread_create(ptr %tidp, ptr %attr, ptr %worker, ptr %rec)
+  %argi = getelementptr i8, ptr %ctl, i64 %i
+  %rc = call i32 @pthread_create(ptr %tidp, ptr %attr, ptr %worker, ptr %argi)
   %ok = icmp eq i32 %rc, 0
   br i1 %ok, label %created, label %failed
 created:
   %inext = add i64 %i, 1
   %more = icmp ult i64 %inext, %n
-  br i1 %more, label %create, label %release
+  br i1 %more, label %create, label %started
 failed:
+  %missing = sub i64 %n, %i
+  atomicrmw sub ptr %ctl, i64 %missing seq_cst
   %abortp = getelementptr i8, ptr %ctl, i64 {CONTROL.offset("abort")}
-  store i32 1, ptr %abortp
-  br label %release
-release:
-  %started = phi i64 [ %n, %created ], [ %i, %failed ]
-  %err = phi i32 [ 0, %created ], [ %rc, %failed ]
+  store i64 1, ptr %abortp
   call i32 @pthread_rwlock_unlock(ptr %lock)
   call i32 @pthread_attr_destroy(ptr %attr)
-  %here = call ptr %worker(ptr %recs)
-  %any = icmp ugt i64 %started, 1
-  br i1 %any, label %join, label %out
+  %any = icmp ugt i64 %i, 1
+  br i1 %any, label %join, label %aborted
 join:
-  %j = phi i64 [ 1, %release ], [ %jnext, %join ]
+  %j = phi i64 [ 1, %failed ], [ %jnext, %join ]
   %joff = mul i64 %j, {RECORD_BYTES}
   %recj = getelementptr i8, ptr %recs, i64 %joff
   %tidq = getelementptr i8, ptr %recj, i64 {RECORD.offset("thread_handle")}
   %tid = load i64, ptr %tidq
   call i32 @pthread_join(i64 %tid, ptr null)
   %jnext = add i64 %j, 1
-  %jmore = icmp ult i64 %jnext, %started
-  br i1 %jmore, label %join, label %out
+  %jmore = icmp ult i64 %jnext, %i
+  br i1 %jmore, label %join, label %aborted
+aborted:
+  call void @__gpuc_release(ptr %ctl)
+  call void @__gpuc_release(ptr %ctl)
+  ret i32 %rc
+started:
+  call i32 @pthread_rwlock_unlock(ptr %lock)
+  call i32 @pthread_attr_destroy(ptr %attr)
+  br label %run
+run:
+  call ptr %worker(ptr %ctl)
+  %donep = getelementptr i8, ptr %ctl, i64 {CONTROL.offset("done")}
+  br label %wait
+wait:
+  %done = load atomic i64, ptr %donep acquire, align 8
+  %all = icmp uge i64 %done, %total
+  br i1 %all, label %out, label %yield
+yield:
+  call i32 @sched_yield()
+  br label %wait
 out:
-  ret i32 %err
+  call void @__gpuc_release(ptr %ctl)
+  ret i32 0
 }}
 """
 
@@ -169,8 +264,11 @@ def _load_compiler_runtime(llvm: Any) -> None:
 
 
 def _worker_ir(kernel: str, entry: str, arg_types: Sequence[str]) -> str:
-    """A pthread start routine that waits at the gate, unpacks the argument
-    slots and calls the kernel's launch entry `entry` with its record."""
+    """A pthread start routine: its index is the low bits of its pointer to the
+    control block. It waits at the gate, then claims chunks of blocks and runs
+    each by calling the kernel's launch entry `entry` on its own record with
+    the argument slots unpacked, until no chunk is left; then it drops its
+    reference to the control block."""
     loads: list[str] = []
     call_args = ["ptr %rec"]
     for i, ty in enumerate(arg_types):
@@ -184,31 +282,72 @@ def _worker_ir(kernel: str, entry: str, arg_types: Sequence[str]) -> str:
         else:
             loads.append(f"  %a{i} = load {ty}, ptr {slot}")
         call_args.append(f"{ty} %a{i}")
+
+    def field(name: str) -> str:
+        return f"getelementptr i8, ptr %ctl, i64 {CONTROL.offset(name)}"
+
     return f"""
 declare void @"{entry}"({", ".join(["ptr", *arg_types])})
 
-define ptr @"__gpuc_worker_{kernel}"(ptr %rec) {{
+define ptr @"__gpuc_worker_{kernel}"(ptr %arg) {{
 entry:
-  %ctlp = getelementptr i8, ptr %rec, i64 {RECORD.offset("control")}
-  %ctl = load ptr, ptr %ctlp
-  %lockp = getelementptr i8, ptr %ctl, i64 {CONTROL.offset("gate")}
-  %lock = load ptr, ptr %lockp
-  %gated = icmp ne ptr %lock, null
-  br i1 %gated, label %gate, label %run
-gate:
+  %address = ptrtoint ptr %arg to i64
+  %index = and i64 %address, {MAX_WORKERS - 1}
+  %base = sub i64 %address, %index
+  %ctl = inttoptr i64 %base to ptr
+  %lock = getelementptr i8, ptr %ctl, i64 {CONTROL_LOCK}
   call i32 @pthread_rwlock_rdlock(ptr %lock)
-  %abortp = getelementptr i8, ptr %ctl, i64 {CONTROL.offset("abort")}
-  %abort = load i32, ptr %abortp
+  %abortp = {field("abort")}
+  %abort = load i64, ptr %abortp
   call i32 @pthread_rwlock_unlock(ptr %lock)
-  %stop = icmp ne i32 %abort, 0
-  br i1 %stop, label %done, label %run
+  %stop = icmp ne i64 %abort, 0
+  br i1 %stop, label %release, label %prepare
+prepare:
+  %nextp = {field("next")}
+  %donep = {field("done")}
+  %failedp = {field("failed")}
+  %totalp = {field("total")}
+  %total = load i64, ptr %totalp
+  %chunkp = {field("chunk")}
+  %chunk = load i64, ptr %chunkp
+  br label %claim
+claim:
+  %begin = atomicrmw add ptr %nextp, i64 %chunk seq_cst
+  %more = icmp ult i64 %begin, %total
+  br i1 %more, label %claimed, label %release
+claimed:
+  %end0 = add i64 %begin, %chunk
+  %over = icmp ugt i64 %end0, %total
+  %end = select i1 %over, i64 %total, i64 %end0
+  %failed = load atomic i64, ptr %failedp monotonic, align 8
+  %skip = icmp ne i64 %failed, 0
+  br i1 %skip, label %finish, label %run
 run:
-  %argsp = getelementptr i8, ptr %ctl, i64 {CONTROL.offset("args")}
+  %recsp = {field("records")}
+  %recs = load ptr, ptr %recsp
+  %off = mul i64 %index, {RECORD_BYTES}
+  %rec = getelementptr i8, ptr %recs, i64 %off
+  %beginp = getelementptr i8, ptr %rec, i64 {RECORD.offset("block_begin")}
+  store i64 %begin, ptr %beginp
+  %endp = getelementptr i8, ptr %rec, i64 {RECORD.offset("block_end")}
+  store i64 %end, ptr %endp
+  %argsp = {field("args")}
   %args = load ptr, ptr %argsp
 {chr(10).join(loads)}
   call void @"{entry}"({", ".join(call_args)})
-  br label %done
-done:
+  %errorp = getelementptr i8, ptr %rec, i64 {RECORD.offset("error")}
+  %error = load i64, ptr %errorp
+  %bad = icmp ne i64 %error, 0
+  br i1 %bad, label %mark, label %finish
+mark:
+  store atomic i64 1, ptr %failedp monotonic, align 8
+  br label %finish
+finish:
+  %count = sub i64 %end, %begin
+  atomicrmw add ptr %donep, i64 %count seq_cst
+  br label %claim
+release:
+  call void @__gpuc_release(ptr %ctl)
   ret ptr null
 }}
 """
@@ -320,11 +459,6 @@ def _defines(module: Any, symbol: str) -> bool:
     return True
 
 
-def _pthread(rc: int, what: str) -> None:
-    if rc != 0:
-        raise LaunchError(f"native executor: pthread {what} failed: {os.strerror(rc)}")
-
-
 def _argument_slots(values: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.uint64]]:
     """One 8-byte slot per argument, as the workers load them: an array's
     address, or a scalar's bytes (numpy scalars of the parameter's type)."""
@@ -341,8 +475,8 @@ def _argument_slots(values: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.uint64
 
 def _libc() -> ctypes.CDLL:
     libc = ctypes.CDLL(None, use_errno=True)
-    libc.pthread_rwlock_init.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-    libc.pthread_rwlock_destroy.argtypes = [ctypes.c_void_p]
+    libc.pthread_join.argtypes = [ctypes.c_uint64, ctypes.c_void_p]
+    libc.pthread_tryjoin_np.argtypes = [ctypes.c_uint64, ctypes.c_void_p]
     return libc
 
 
@@ -432,6 +566,8 @@ class NativeExecutor:
                 ctypes.c_int64,
                 ctypes.c_void_p,
                 ctypes.c_int64,
+                ctypes.c_int64,
+                ctypes.c_int64,
             )(self._engine.get_function_address("__gpuc_spawn"))
             self._workers = {
                 name: self._engine.get_function_address(f"__gpuc_worker_{name}")
@@ -452,6 +588,12 @@ class NativeExecutor:
                 if _defines(module, checked_symbol(sig.launch_symbol))
             }
         self._local = threading.local()
+        self._fast: dict[str, _FastPath | None] = {}
+        self._unjoined: list[tuple[np.ndarray[Any, np.dtype[np.uint64]], int]] = []
+        """Records of launches whose threads may still run (each with its
+        thread count): joined by `_reap`, at the latest when the executor
+        goes, before its code does."""
+        self._reaping = threading.Lock()
 
     def _cache_objects(self, store: compile_cache.Cache, key: str) -> None:
         """Hook MCJIT's object cache to `store`: its code generator asks for
@@ -497,7 +639,7 @@ class NativeExecutor:
         """How many OS threads (block ranges) a launch gets."""
         if blocks * threads < SPLIT_THRESHOLD:
             return 1
-        return min(blocks, self.workers)
+        return min(blocks, self.workers, MAX_WORKERS)
 
     def launch(
         self, name: str, grid: object, block: object, args: Sequence[object]
@@ -510,6 +652,11 @@ class NativeExecutor:
     def _launch(
         self, name: str, grid: object, block: object, args: Sequence[object]
     ) -> None:
+        fast = self._fast.get(name)
+        if fast is None and name in self.kernels and name not in self._fast:
+            fast = self._fast[name] = _FastPath.of(self, name)
+        if fast is not None and fast.launch(self, grid, block, args):
+            return
         launch = check_launch(
             self.kernels, name, grid, block, args, lambda _: self.limits
         )
@@ -520,14 +667,11 @@ class NativeExecutor:
             self._run_here(direct, name, launch)
             return
         shared_stride = -(-max(sig.static_shared_bytes, 1) // ALIGN) * ALIGN
-        # The JIT code points into these buffers; they live until after the join.
+        # The JIT code points into these buffers; they live until the spawner
+        # returns (the records, holding the threads, until they are joined).
         slots = _argument_slots(launch.values)
         records, records_at = _aligned(groups * RECORD_BYTES)
         shared, shared_at = _aligned(groups * shared_stride)
-        ctl, ctl_at = _aligned(SYNC_OBJECT_BYTES)
-        lock, lock_at = _aligned(SYNC_OBJECT_BYTES)
-        ctl[CONTROL.word("args")] = slots.ctypes.data
-        ctl[CONTROL.word("gate")] = lock_at if groups > 1 else 0
 
         view = records.reshape(groups, RECORD_BYTES // 8)
         buffers = (
@@ -539,48 +683,83 @@ class NativeExecutor:
             if name in self._checked
             else None
         )
-        per_group, extra = divmod(launch.blocks, groups)
-        begin = 0
         for group in range(groups):
-            end = begin + per_group + (1 if group < extra else 0)
             row = view[group]
             row[RECORD.words("grid_dim")] = launch.grid
             row[RECORD.words("block_dim")] = launch.block
-            row[RECORD.word("block_begin")] = begin
-            row[RECORD.word("block_end")] = end
             row[RECORD.word("shared")] = shared_at + group * shared_stride
-            row[RECORD.word("control")] = ctl_at
             if buffers is not None:
                 buffers.fill(row, group)
-            begin = end
-
-        libc = self._libc
-        if groups > 1:
-            _pthread(libc.pthread_rwlock_init(lock_at, None), "rwlock init")
-        try:
-            err = self._spawn(
-                self._workers[name], records_at, groups, ctl_at, THREAD_STACK_BYTES
-            )
-        finally:
-            if groups > 1:
-                libc.pthread_rwlock_destroy(lock_at)
+        # A few chunks per worker: one that starts late, or is slowed down,
+        # takes fewer.
+        chunk = max(1, launch.blocks // (4 * groups))
+        self._reap()
+        err = self._spawn(
+            self._workers[name],
+            records_at,
+            groups,
+            slots.ctypes.data,
+            launch.blocks,
+            chunk,
+            THREAD_STACK_BYTES,
+        )
         if err:
             raise LaunchError(
                 f"kernel '{name}': the system refused to start the {groups} OS "
                 f"threads of this launch ({os.strerror(err)}); nothing ran"
             )
+        if groups > 1:
+            with self._reaping:
+                self._unjoined.append((records, groups))
+            self._reap()
         failed = view[:, RECORD.word("error")]
         if failed.any():
-            group = int(np.flatnonzero(failed)[0])
+            # The lowest failing block of those that ran.
+            rows = np.flatnonzero(failed)
+            group = int(rows[np.argmin(view[rows, RECORD.word("error_block")])])
             _report(name, launch, view[group])
-        del records, shared, ctl, lock, slots, buffers
+        del records, shared, slots, buffers
 
-    def _run_here(
-        self, direct: tuple[Any, tuple[bool, ...]], name: str, launch: Launch
-    ) -> None:
-        """A launch of one block range, called directly in this thread on
-        per-thread buffers kept from one launch to the next (a small launch
-        then costs little more than its argument checks)."""
+    def _reap(self, wait: bool = False) -> None:
+        """Join the threads of earlier launches that have ended (all of them,
+        waiting, if `wait`). A launch returns once its blocks are done, not
+        once its threads are: one the system scheduled late may not have run
+        yet."""
+        if not self._unjoined:
+            return
+        libc = self._libc
+        with self._reaping:
+            left: list[tuple[np.ndarray[Any, np.dtype[np.uint64]], int]] = []
+            for records, threads in self._unjoined:
+                view = records.reshape(-1, RECORD_BYTES // 8)
+                handles = view[:, RECORD.word("thread_handle")]
+                for i in range(1, threads):
+                    if handles[i] == 0:
+                        continue
+                    handle = ctypes.c_uint64(int(handles[i]))
+                    join = libc.pthread_join if wait else libc.pthread_tryjoin_np
+                    if join(handle, None) == 0:
+                        handles[i] = 0
+                if handles[1:threads].any():
+                    left.append((records, threads))
+            self._unjoined = left
+
+    def join_threads(self) -> None:
+        """Wait until every OS thread of earlier launches has ended (a launch
+        returns when its blocks are done; a thread scheduled late may still
+        be leaving)."""
+        self._reap(wait=True)
+
+    def __del__(self) -> None:
+        # Before the JIT code goes: a thread may still be leaving it.
+        if getattr(self, "_unjoined", None):
+            self._reap(wait=True)
+
+    def _record_here(
+        self, sig: KernelSignature, grid: Dim3, block: Dim3
+    ) -> tuple[np.ndarray[Any, np.dtype[np.uint64]], int]:
+        """This thread's launch record (kept from one launch to the next), filled
+        for one block range covering `grid`, and its address."""
         local = self._local
         record: np.ndarray[Any, np.dtype[np.uint64]] | None = getattr(
             local, "record", None
@@ -589,18 +768,34 @@ class NativeExecutor:
             record, local.record_at = _aligned(RECORD_BYTES)
             local.record = record
             local.shared, local.shared_at = _aligned(ALIGN)
-        need = -(-max(launch.sig.static_shared_bytes, 1) // ALIGN) * ALIGN
+        need = -(-max(sig.static_shared_bytes, 1) // ALIGN) * ALIGN
         if local.shared.nbytes < need:
             local.shared, local.shared_at = _aligned(need)
-        gx, gy, gz = launch.grid
-        bx, by, bz = launch.block
-        record[_GRID : _GRID + 3] = (gx, gy, gz)
-        record[_BLOCK : _BLOCK + 3] = (bx, by, bz)
+        filled = (grid, block, local.shared_at)
+        if getattr(local, "filled", None) == filled:
+            # What the last launch here wrote, but the fields a launch sets.
+            record[_ERROR] = 0
+            record[_KIND] = 0
+            return record, local.record_at
+        local.filled = filled
+        gx, gy, gz = grid
+        record[_GRID : _GRID + 3] = grid
+        record[_BLOCK : _BLOCK + 3] = block
         record[_BEGIN] = 0
         record[_END] = gx * gy * gz
         record[_SHARED] = local.shared_at
         record[_ERROR] = 0
         record[_KIND] = 0
+        return record, local.record_at
+
+    def _run_here(
+        self, direct: tuple[Any, tuple[bool, ...]], name: str, launch: Launch
+    ) -> None:
+        """A launch of one block range, called directly in this thread on
+        per-thread buffers kept from one launch to the next (a small launch
+        then costs little more than its argument checks)."""
+        local = self._local
+        record, record_at = self._record_here(launch.sig, launch.grid, launch.block)
         buffers = None
         if name in self._checked:
             buffers = _Buffers(
@@ -608,7 +803,151 @@ class NativeExecutor:
             )
             buffers.fill(record, 0)
         entry, kinds = direct
-        entry(local.record_at, *map(_as_c, kinds, launch.values))
+        entry(record_at, *map(_as_c, kinds, launch.values))
         del buffers
         if record[_ERROR]:
             _report(name, launch, record)
+
+
+_from_buffer = ctypes.c_char.from_buffer
+_address_of = ctypes.addressof
+_c_float = ctypes.c_float.from_buffer_copy
+
+POINTER, INT, F32, F64 = range(4)
+
+
+class _FastPath:
+    """The launch of a small kernel (one block range, run in the calling
+    thread) whose arguments are what the kernel takes exactly: C-contiguous,
+    aligned numpy arrays of its element types, numpy scalars of its parameter
+    types (or Python ints in range, floats for f64). Checked per argument in
+    one loop and passed straight to the launch entry, without building the
+    general checks' converted list (`check_args`); anything else, and any
+    launch this does not take, goes through those checks, which convert it or
+    say what is wrong."""
+
+    def __init__(
+        self,
+        sig: KernelSignature,
+        entry: Any,
+        params: list[tuple[int, Any, bool, int, int, int]],
+    ) -> None:
+        self.sig = sig
+        self.entry = entry
+        self.params = params
+        """Per parameter: kind, accepted dtypes (arrays) or scalar type,
+        written, alignment beyond the element's (0: none), int range."""
+        self.geometries: dict[tuple[object, object], tuple[Dim3, Dim3] | None] = {}
+        """Checked geometries of plain ints (None: too big to run here)."""
+
+    @staticmethod
+    def of(executor: NativeExecutor, name: str) -> _FastPath | None:
+        """The fast path of kernel `name`, None if its launches cannot take it
+        (a checked kernel, memref sizes, shared parameters, f16 scalars)."""
+        sig = executor.kernels[name]
+        direct = executor._entries[name]
+        if direct is None or name in executor._checked or sig.shapes:
+            return None
+        params: list[tuple[int, Any, bool, int, int, int]] = []
+        for param in sig.params:
+            try:
+                dtype = param.dtype
+            except KeyError:
+                return None
+            if param.kind == "pointer":
+                if param.space not in ("global", "constant", "generic"):
+                    return None
+                candidates = {dtype}
+                if dtype.kind in "iu":
+                    candidates |= {np.dtype(f"i{dtype.itemsize}")}
+                    candidates |= {np.dtype(f"u{dtype.itemsize}")}
+                extra = param.alignment if param.alignment > dtype.itemsize else 0
+                params.append(
+                    (POINTER, frozenset(candidates), param.written, extra, 0, 0)
+                )
+            elif param.kind == "int":
+                bits = dtype.itemsize * 8
+                low = -(2 ** (bits - 1))
+                high = 2**bits - 1 if param.type_name != "index" else 2**63 - 1
+                if param.type_name == "i1":
+                    low, high = 0, 1
+                params.append((INT, dtype.type, False, 0, low, high))
+            elif dtype == np.float32:
+                params.append((F32, np.float32, False, 0, 0, 0))
+            elif dtype == np.float64:
+                params.append((F64, np.float64, False, 0, 0, 0))
+            else:
+                return None
+        return _FastPath(sig, direct[0], params)
+
+    def launch(
+        self,
+        executor: NativeExecutor,
+        grid: object,
+        block: object,
+        args: Sequence[object],
+    ) -> bool:
+        """Launch with `args` if this path takes them; False if it does not."""
+        params = self.params
+        if type(args) not in (tuple, list) or len(args) != len(params):
+            return False
+        values: list[Any] = []
+        for (kind, accepted, written, extra, low, high), value in zip(
+            params, args, strict=True
+        ):
+            if kind == POINTER:
+                if type(value) is not np.ndarray or value.dtype not in accepted:
+                    return False
+                flags = value.flags
+                if not (flags.c_contiguous and flags.aligned):
+                    return False
+                if flags.writeable and value.size:
+                    address = _address_of(_from_buffer(value))  # type: ignore[arg-type]
+                elif written:
+                    return False
+                else:
+                    address = value.__array_interface__["data"][0]
+                if extra and address % extra:
+                    return False
+                values.append(address)
+            elif type(value) is accepted:
+                scalar: Any = value
+                values.append(_c_float(scalar) if kind == F32 else scalar.item())
+            elif kind == INT and type(value) is int and low <= value <= high:
+                bits = 8 * np.dtype(accepted).itemsize
+                values.append(value - 2**bits if value >= 2 ** (bits - 1) else value)
+            elif type(value) is bool and accepted is np.bool_:
+                values.append(value)
+            elif kind == F64 and type(value) is float:
+                values.append(value)
+            else:
+                return False
+        sig = self.sig
+        if not (_plain(grid) and _plain(block)):
+            return False
+        key = (grid, block)
+        if key in self.geometries:
+            found = self.geometries[key]
+        else:
+            g, b = remembered_geometry(sig, grid, block, executor.limits, 0)
+            small = g[0] * g[1] * g[2] * b[0] * b[1] * b[2] < SPLIT_THRESHOLD
+            found = self.geometries[key] = (g, b) if small else None
+            if len(self.geometries) > 64:
+                self.geometries.clear()
+        if found is None:
+            return False
+        record, record_at = executor._record_here(sig, *found)
+        self.entry(record_at, *values)
+        if record[_ERROR]:
+            launch = check_launch(
+                executor.kernels, sig.name, grid, block, args, lambda _: executor.limits
+            )
+            _report(sig.name, launch, record)
+        return True
+
+
+def _plain(dims: object) -> bool:
+    """An int or a tuple of ints (not bools, floats or numpy ints, which
+    compare equal to them but are the general checks' to accept)."""
+    kind = type(dims)
+    return kind is int or (kind is tuple and all([type(d) is int for d in dims]))  # type: ignore[attr-defined]

@@ -40,7 +40,7 @@ CPU, the one target that runs everywhere."""
 BUILTIN_TARGETS: dict[str, str] = {
     "ptx": "gpuc.targets.ptx.target:PTXTarget",
     "spirv": "gpuc.targets.spirv.target:SPIRVTarget",
-    "native": "gpuc.targets.native:NativeTarget",
+    "native": "gpuc.targets.native.target:NativeTarget",
     "amdgpu": "gpuc.targets.amdgpu:AMDGPUTarget",
 }
 """Target name -> "module:Target subclass", imported when first asked for."""

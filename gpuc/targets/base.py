@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from llvmlite import ir
     from xdsl.dialects import cf
     from xdsl.ir import Operation, SSAValue
+    from xdsl.passes import ModulePass
 
     from gpuc.dialects.analysis import KernelFacts
     from gpuc.dialects.attrs import MemoryOrder
@@ -174,6 +175,13 @@ class Target(ArgSpecConvertible):
             fragments=facts.fragments,
         )
 
+    def dialect_passes(self) -> tuple[ModulePass, ...]:
+        """The target's own dialect-level passes, listed in the pipeline after
+        verify-target (and run by the `-t` outputs' lowering passes): its
+        decisions made in the IR, where `--print-ir-after-all` shows them,
+        instead of in the lowering. None by default."""
+        return ()
+
     def verify_module(self, module: ModuleOp) -> None:
         """Raise a diagnostic for what this target cannot express, before LLVM
         sees it. Default: integer atomics of a width `atomic_bits` rules out
@@ -305,7 +313,7 @@ class Target(ArgSpecConvertible):
     """Whether `read_lane`, `subgroup_reduce`, `vote` and `ballot` lower the
     subgroup collectives where they stand. The native target runs a block's
     threads one after another and lowers them in its work-group functions
-    (gpuc/targets/work_items.py) instead."""
+    (gpuc/targets/native/work_groups.py) instead."""
 
     def subgroup_index(self, fl: FunctionLowering, kind: str) -> ir.Value:
         """`kind` (subgroup_id, subgroup_size, num_subgroups, lane_id or

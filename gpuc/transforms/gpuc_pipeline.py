@@ -84,7 +84,13 @@ def lowering_passes(module: ModuleOp, target: Target) -> list[ModulePass]:
         passes.append(AttachTarget(str(target.spec())))
     if ENTRYPOINTS_ATTR not in module.attributes:
         passes.append(ClassifyEntrypoints())
-    return [*passes, LiftCf(), FinalizeKernels(), VerifyTarget()]
+    return [
+        *passes,
+        LiftCf(),
+        FinalizeKernels(),
+        VerifyTarget(),
+        *target.dialect_passes(),
+    ]
 
 
 @dataclass(frozen=True)
@@ -101,8 +107,22 @@ class GpucPipeline(ModulePass):
     """Whether `import` upgrades MLIR's older spellings (off where the reader
     already did: `gpuc.driver`)."""
 
-    def passes(self) -> tuple[ModulePass, ...]:
-        """The stages, in order."""
+    def passes(self, module: ModuleOp | None = None) -> tuple[ModulePass, ...]:
+        """The stages, in order: the target's own passes last (the target is
+        `target`, else `module`'s configured one, else the default)."""
+        from gpuc.targets import (
+            DEFAULT_TARGET,
+            configured_target,
+            make_target,
+            parse_target_spec,
+        )
+
+        if self.target:
+            target = parse_target_spec(self.target)
+        elif module is not None:
+            target = configured_target(module)
+        else:
+            target = make_target(DEFAULT_TARGET)
         return (
             AttachTarget(self.target),
             ImportForeign(self.upgrade_foreign),
@@ -114,7 +134,8 @@ class GpucPipeline(ModulePass):
             LiftCf(),
             FinalizeKernels(),
             VerifyTarget(),
+            *target.dialect_passes(),
         )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        run_passes(ctx, op, self.passes())
+        run_passes(ctx, op, self.passes(op))

@@ -1,7 +1,7 @@
 """`lift-cf`: unstructured control flow (`cf.br`, `cf.cond_br`, `cf.switch`)
 into scf ops, in the regions that reach a barrier or a subgroup collective:
 the native target splits kernels at those only in structured control flow
-(gpuc/targets/work_items.py), and frontends lowered through MLIR's
+(gpuc/targets/native/work_groups.py), and frontends lowered through MLIR's
 `convert-scf-to-cf` (or written with cf) give it branches.
 
 The machinery (gpuc/transforms/structurize.py) lifts reducible regions; a

@@ -12,7 +12,7 @@ gpuc/lowering/arith.py translates them as it does xDSL's (`VECTOR_OPS`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from xdsl.dialects import arith
@@ -191,6 +191,16 @@ class CmpiOp(arith.CmpiOp):
     def verify_(self) -> None:
         _check_comparison(self)
 
+    @classmethod
+    def parse(cls, parser: Parser) -> CmpiOp:
+        predicate, lhs, rhs, _, attributes = _parse_comparison(parser)
+        op = cls(lhs, rhs, predicate)
+        op.attributes.update(attributes)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        _print_comparison(self, arith.CMPI_COMPARISON_OPERATIONS, printer)
+
 
 @irdl_op_definition
 class CmpfOp(arith.CmpfOp):
@@ -221,6 +231,53 @@ class CmpfOp(arith.CmpfOp):
 
     def verify_(self) -> None:
         _check_comparison(self)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> CmpfOp:
+        predicate, lhs, rhs, fastmath, attributes = _parse_comparison(parser)
+        op = cls(lhs, rhs, predicate, fastmath)
+        op.attributes.update(attributes)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        _print_comparison(self, arith.CMPF_COMPARISON_OPERATIONS, printer)
+
+
+def _parse_comparison(
+    parser: Parser,
+) -> tuple[str, SSAValue, SSAValue, arith.FastMathFlagsAttr, dict[str, Attribute]]:
+    """MLIR's `$predicate, $lhs, $rhs (fastmath<...>)? attr-dict : type($lhs)`
+    (xDSL's comparisons drop the attributes, e.g. form-work-groups' decisions)."""
+    predicate = parser.parse_identifier()
+    parser.parse_punctuation(",")
+    lhs = parser.parse_unresolved_operand()
+    parser.parse_punctuation(",")
+    rhs = parser.parse_unresolved_operand()
+    fastmath = NO_FASTMATH
+    if parser.parse_optional_keyword("fastmath"):
+        fastmath = arith.FastMathFlagsAttr(
+            arith.FastMathFlagsAttr.parse_parameter(parser)
+        )
+    attributes = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    ty = parser.parse_type()
+    left, right = parser.resolve_operands([lhs, rhs], [ty, ty], parser.pos)
+    return predicate, left, right, fastmath, attributes
+
+
+def _print_comparison(
+    op: CmpiOp | CmpfOp, predicates: Sequence[str], printer: Printer
+) -> None:
+    printer.print_string(f" {predicates[op.predicate.value.data]}, ")
+    printer.print_operand(op.lhs)
+    printer.print_string(", ")
+    printer.print_operand(op.rhs)
+    if isinstance(op, CmpfOp) and op.fastmath != NO_FASTMATH:
+        printer.print_string(" fastmath")
+        op.fastmath.print_parameter(printer)
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    printer.print_attribute(op.lhs.type)
 
 
 def _check_comparison(op: CmpiOp | CmpfOp) -> None:

@@ -1,6 +1,6 @@
 """Which values of a barrier kernel are the same for every thread of a block
 (uniform) and which may differ (varying), for the native target's work-group
-functions (gpuc/targets/work_items.py).
+functions (gpuc/targets/native/work_groups.py).
 
 Uniform values are computed once per block, outside the loops over the
 block's threads; varying values live in registers inside one such loop, or,

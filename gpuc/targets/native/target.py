@@ -7,14 +7,13 @@ A kernel without barriers runs every thread of its blocks as a loop nest
 (thread x innermost) around the kernel, inlined, so that LLVM can keep the
 state in registers and vectorize across threads; where the kernel's body is
 guarded by `global_id < bound`, that loop stops at the bound, so the vector
-loop needs no masks (gpuc/targets/thread_guards.py). A kernel with barriers
+loop needs no masks (gpuc/targets/native/thread_guards.py). A kernel with barriers
 becomes a work-group function, which runs a whole block per call as loops
-over its threads between the barriers (gpuc/targets/work_items.py).
+over its threads between the barriers (gpuc/targets/native/work_groups.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -24,7 +23,7 @@ from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace, FinalizedAttr
 from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp, LaunchOp
 from gpuc.targets.base import Target, known_block_size
-from gpuc.targets.native_abi import (
+from gpuc.targets.native.abi import (
     LAUNCH,
     STATE,
     WARP,
@@ -32,13 +31,14 @@ from gpuc.targets.native_abi import (
     entry_point,
     state_bytes,
 )
-from gpuc.targets.thread_guards import ThreadGuard, thread_guards
+from gpuc.targets.native.thread_guards import ThreadGuard, thread_guards
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
     from xdsl.dialects import cf
     from xdsl.ir import Operation, SSAValue
+    from xdsl.passes import ModulePass
 
     from gpuc.dialects.analysis import KernelFacts
     from gpuc.dialects.attrs import MemoryOrder
@@ -136,13 +136,20 @@ class NativeTarget(Target):
             fragments=facts.fragments,
         )
 
+    def dialect_passes(self) -> tuple[ModulePass, ...]:
+        """form-work-groups: how each barrier kernel runs as a work-group
+        function, decided in the IR (gpuc/targets/native/form_work_groups.py)."""
+        from gpuc.targets.native.form_work_groups import FormWorkGroups
+
+        return (FormWorkGroups(),)
+
     def prepare_module(self, ml: ModuleLowering) -> None:
         """Kernels whose record says so, the helpers that read the state, and
-        those that report a fault (gpuc/targets/native_faults.py) get it as
+        those that report a fault (gpuc/targets/native/faults.py) get it as
         parameter 0."""
         from llvmlite import ir
 
-        from gpuc.targets.native_faults import fault_plan
+        from gpuc.targets.native.faults import fault_plan
 
         for name in ml.funcs:
             record = ml.records.get(name)
@@ -170,9 +177,9 @@ class NativeTarget(Target):
 
     def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
         """A failing `cf.assert` prints its line and is reported
-        (gpuc/targets/native_asserts.py; False where the function has no
+        (gpuc/targets/native/asserts.py; False where the function has no
         state to report through: it traps)."""
-        from gpuc.targets.native_asserts import assert_failed
+        from gpuc.targets.native.asserts import assert_failed
 
         return assert_failed(fl, op)
 
@@ -181,7 +188,7 @@ class NativeTarget(Target):
     ) -> None:
         """In checked mode, an access outside its pointer's buffer stops the
         launch with a report."""
-        from gpuc.targets.native_faults import check_access
+        from gpuc.targets.native.faults import check_access
 
         check_access(fl, op, ptr, address)
 
@@ -219,7 +226,7 @@ class NativeTarget(Target):
     ) -> FunctionLowering:
         """A kernel whose record says it reaches a barrier is translated into a
         work-group function."""
-        from gpuc.targets.work_items import WorkGroupLowering
+        from gpuc.targets.native.work_groups import WorkGroupLowering
 
         record = ml.records.get(func.sym_name.data)
         if record is not None and record.uses_barrier:
@@ -227,7 +234,7 @@ class NativeTarget(Target):
         return super().function_lowering(ml, func, fn)
 
     def index(self, fl: FunctionLowering, kind: str, dim: int) -> ir.Value:
-        from gpuc.targets.work_items import WorkGroupLowering
+        from gpuc.targets.native.work_groups import WorkGroupLowering
 
         if isinstance(fl, WorkGroupLowering):
             return fl.index_value(kind, dim)
@@ -247,7 +254,7 @@ class NativeTarget(Target):
 
     def barrier(self, fl: FunctionLowering) -> None:
         """Nothing: a work-group function ends one loop over the threads at a
-        barrier and starts the next (gpuc/targets/work_items.py). A helper
+        barrier and starts the next (gpuc/targets/native/work_groups.py). A helper
         that reaches a barrier is translated on its own too, but nothing runs
         that translation: every call of it is part of its kernel's work-group
         function, and its address cannot be taken (`verify_module`)."""
@@ -331,7 +338,8 @@ def launch_entry(
     reports an error."""
     from llvmlite import ir
 
-    from gpuc.targets.native_faults import fault_plan, guarded_entry
+    from gpuc.targets.native.common import counted_loop, error_message
+    from gpuc.targets.native.faults import fault_plan, guarded_entry
 
     i64, i8, ptr = ir.IntType(64), ir.IntType(8), ir.PointerType()
     params = kernel.function_type.args[1:]
@@ -463,19 +471,6 @@ def launch_entry(
         marker.initializer = ir.Constant(i8, 1)
 
 
-def error_message(ml: ModuleLowering, text: str) -> ir.Value:
-    """A private NUL-terminated string constant, for an error field."""
-    from llvmlite import ir
-
-    data = bytearray(text.encode() + b"\0")
-    ty = ir.ArrayType(ir.IntType(8), len(data))
-    message = ir.GlobalVariable(ml.llvm, ty, ml.llvm.get_unique_name("gpuc.error"))
-    message.global_constant = True
-    message.linkage = "private"
-    message.initializer = ir.Constant(ty, data)
-    return message
-
-
 def work_group_context(
     ml: ModuleLowering, b: ir.IRBuilder, kernel: ir.Function, block: list[ir.Value]
 ) -> ir.Value:
@@ -484,7 +479,7 @@ def work_group_context(
     block range; null if it needs none (`free` takes null)."""
     from llvmlite import ir
 
-    from gpuc.targets.work_items import context_bytes_symbol
+    from gpuc.targets.native.work_groups import context_bytes_symbol
 
     i64, ptr = ir.IntType(64), ir.PointerType()
     per_thread = ml.llvm.get_global(context_bytes_symbol(kernel.name))
@@ -546,46 +541,3 @@ def assume(ml: ModuleLowering, b: ir.IRBuilder, condition: ir.Value) -> None:
 
     fn = ml.intrinsic("llvm.assume", ir.VoidType(), [ir.IntType(1)])
     b.call(fn, [condition])
-
-
-def counted_loop(
-    b: ir.IRBuilder,
-    begin: ir.Value,
-    end: ir.Value,
-    body: object,
-    name: str,
-    hints: Sequence[tuple[str, int]] = (),
-) -> None:
-    """`for (i = begin; i < end; ++i) body(i)`, leaving the builder after it;
-    `hints` become the loop's `llvm.loop` metadata (e.g.
-    ("llvm.loop.interleave.count", 1))."""
-    from llvmlite import ir
-
-    before = b.block
-    head = b.append_basic_block(f"{name}.head")
-    loop = b.append_basic_block(f"{name}.body")
-    done = b.append_basic_block(f"{name}.done")
-    b.branch(head)
-    b.position_at_end(head)
-    i = b.phi(begin.type, name=name)
-    i.add_incoming(begin, before)
-    b.cbranch(b.icmp_unsigned("<", i, end), loop, done)
-    b.position_at_end(loop)
-    body(i)  # type: ignore[operator]
-    i.add_incoming(b.add(i, ir.Constant(i.type, 1), flags=["nuw"]), b.block)
-    latch = b.branch(head)
-    if hints:
-        module = b.module
-        options = [
-            module.add_metadata(
-                [ir.MetaDataString(module, key), ir.Constant(ir.IntType(32), value)]
-            )
-            for key, value in hints
-        ]
-        # A node of its own (the unique string keeps llvmlite from sharing
-        # it), then made to name itself first, as LLVM wants of a loop id.
-        unique = ir.MetaDataString(module, module.get_unique_name("loop"))
-        loop_id = module.add_metadata([unique, *options])
-        loop_id.operands = (loop_id, *options)
-        latch.set_metadata("llvm.loop", loop_id)
-    b.position_at_end(done)

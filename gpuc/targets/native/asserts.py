@@ -8,7 +8,7 @@ on: the first failing thread of a block range writes the launch record's
 error fields (kind FAULT_RETURNED), later ones leave them, so the launch
 reports the first failure in block and thread order. Elsewhere (a helper, a
 work-group function, whose threads share loops between barriers) the fault
-stops the block range as gpuc/targets/native_faults.py describes.
+stops the block range as gpuc/targets/native/faults.py describes.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING
 from llvmlite import ir
 
 from gpuc.targets.error_record import leave, print_failure
-from gpuc.targets.native_abi import FAULT_RETURNED, LAUNCH, STATE
+from gpuc.targets.native import faults as native_faults
+from gpuc.targets.native.abi import FAULT_RETURNED, LAUNCH, STATE
+from gpuc.targets.native.common import WorkGroupFunction, error_message
 
 if TYPE_CHECKING:
     from xdsl.dialects import cf
@@ -32,14 +34,11 @@ def assert_failed(fl: FunctionLowering, op: cf.AssertOp) -> bool:
     """Print the failing thread's line and report `op` at the builder's
     position; False if the function has no state to report through (then
     the caller traps)."""
-    from gpuc.targets import native_faults
-    from gpuc.targets.work_items import WorkGroupLowering
-
     if not fl.hidden_args or not native_faults.fault_plan(fl.ml).reports:
         return False
     thread = native_faults.thread_index(fl)
     print_failure(fl, op, thread)
-    if isinstance(fl, WorkGroupLowering) or not fl.func.is_kernel:
+    if isinstance(fl, WorkGroupFunction) or not fl.func.is_kernel:
         return native_faults.assert_failed(fl, op)
     b = fl.builder
 
@@ -50,7 +49,7 @@ def assert_failed(fl: FunctionLowering, op: cf.AssertOp) -> bool:
     error = b.load(at(launch, LAUNCH.offset("error")), typ=PTR, align=8)
     first = b.icmp_unsigned("==", error, ir.Constant(PTR, None))
     with b.if_then(first):
-        text = native_faults.error_text(
+        text = error_message(
             fl.ml, f"{native_faults.where(op)}assertion failed: {op.msg.data}"
         )
         gx, gy = (fl.target.index(fl, "grid_dim", d) for d in range(2))

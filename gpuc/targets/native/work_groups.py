@@ -4,7 +4,7 @@ that reaches a barrier becomes a function that runs one whole block.
 Its body is split at its barriers into barrier-free regions, and each region
 runs as a loop nest over the block's threads (x innermost, so that LLVM can
 vectorize it as it does a barrier-free kernel's loop). Ops whose values are
-the same for every thread (gpuc/targets/uniformity.py) run once, outside those
+the same for every thread (gpuc/targets/native/uniformity.py) run once, outside those
 loops; so do the structured ops that contain a barrier (scf.if, scf.for,
 scf.while, scf.index_switch, scf.execute_region, calls of helpers that reach
 one), whose conditions and bounds every thread must agree on. A value live
@@ -28,14 +28,11 @@ from dataclasses import dataclass
 from llvmlite import ir
 from xdsl.dialects import arith, scf
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
-from xdsl.traits import IsTerminator
 
 from gpuc.diagnostics import OpError, nearest_source_loc
-from gpuc.dialects.analysis import INDIRECT
-from gpuc.dialects.attrs import AddressSpace, Dim, PtrType
-from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncOp
+from gpuc.dialects.attrs import Dim
+from gpuc.dialects.functions import CallOp, FuncOp
 from gpuc.dialects.index import BarrierOp, ThreadIdOp
-from gpuc.dialects.memory import AtomicRMWOp, LoadOp
 from gpuc.dialects.subgroup import (
     COLLECTIVE_OPS,
     BallotOp,
@@ -43,16 +40,18 @@ from gpuc.dialects.subgroup import (
     SubgroupReduceOp,
     VoteOp,
 )
-from gpuc.lowering.context import FunctionLowering, ModuleLowering, translator_for
+from gpuc.lowering.context import ModuleLowering, translator_for
 from gpuc.lowering.subgroup import lane_first, lane_step, shuffle_source
-from gpuc.targets.native import counted_loop, error_message
-from gpuc.targets.native_abi import STATE, WARP
-from gpuc.targets.uniformity import (
-    THREAD_INDEX_OPS,
-    Uniformity,
-    computes_only,
-    first_barrier,
+from gpuc.targets.native.abi import STATE, WARP
+from gpuc.targets.native.common import WorkGroupFunction, counted_loop, error_message
+from gpuc.targets.native.form_work_groups import (
+    FORMED,
+    decide,
+    level_ops,
+    read,
+    walked,
 )
+from gpuc.targets.native.uniformity import Uniformity, computes_only, first_barrier
 
 I64 = ir.IntType(64)
 I8 = ir.IntType(8)
@@ -62,8 +61,6 @@ FOLD_HINTS = (("llvm.loop.vectorize.width", 1),)
 LANES = 16
 """Threads of a row that `emit_lanes` runs together (a vector of f32 on
 AVX-512, two on AVX2)."""
-RECOMPUTE_LIMIT = 8
-"""Ops a thread loop may recompute to get one value instead of loading it."""
 
 
 def context_bytes_symbol(kernel_symbol: str) -> str:
@@ -79,16 +76,7 @@ class Slot:
     type: ir.Type
 
 
-def _reads_shared(op: Operation) -> bool:
-    for inner in op.walk():
-        if isinstance(inner, LoadOp | AtomicRMWOp):
-            ptr = inner.ptr.type
-            if isinstance(ptr, PtrType) and ptr.space.data == AddressSpace.SHARED:
-                return True
-    return False
-
-
-class WorkGroupLowering(FunctionLowering):
+class WorkGroupLowering(WorkGroupFunction):
     """Translates a barrier kernel's body into a work-group function: the
     kernel's own signature (the state, then its parameters), one block per
     call. Between the loops over threads `thread` is None."""
@@ -105,9 +93,12 @@ class WorkGroupLowering(FunctionLowering):
         """Ops that contain a barrier: run at the block level."""
         self.interchanged: set[Operation] = set()
         """Loops run at the block level for speed (see the module's doc)."""
+        self.regions: dict[Operation, int] = {}
+        """The thread loop of each op that runs per thread (form-work-groups)."""
+        self.spills: set[SSAValue] = set()
+        """Values kept in context storage after their thread loop."""
         self._calls: list[str] = []
-        self._recompute: dict[SSAValue, int] = {}
-        self._prologue = ir.IRBuilder()
+        self.prologue = ir.IRBuilder()
         self._context: ir.Value | None = None
         self._threads: ir.Value | None = None
 
@@ -141,8 +132,8 @@ class WorkGroupLowering(FunctionLowering):
         state, *params = self.fn.args
         for arg, value in zip(entry.args, params, strict=True):
             self.bind(arg, value)
-        self._prologue = ir.IRBuilder(self.fn.append_basic_block("entry"))
-        p = self._prologue
+        self.prologue = ir.IRBuilder(self.fn.append_basic_block("entry"))
+        p = self.prologue
 
         def field(name: str, dim: int = 0, ty: ir.Type = I64) -> ir.Value:
             at = p.gep(
@@ -163,91 +154,58 @@ class WorkGroupLowering(FunctionLowering):
         self._context.name = "context"
         body = self.fn.append_basic_block("body")
         self.builder = ir.IRBuilder(body)
-        self._classify(self.func, entry, {})
+        decided = read(self.func)
+        if decided is None:
+            raise OpError(
+                self.func,
+                f"reaches a barrier but has no work-group decisions ('{FORMED}'); "
+                "run form-work-groups (the native target's last dialect pass) "
+                "before lowering it",
+            )
+        self.uniformity = decided.uniformity
+        self.structural = decided.structural
+        self.interchanged = decided.interchanged
+        self.regions = decided.regions
+        self.spills = decided.spills
         self.emit_block(entry)
         self.builder.ret_void()
-        self._prologue.branch(body)
+        self.prologue.branch(body)
         size = ir.GlobalVariable(self.ml.llvm, I64, context_bytes_symbol(self.fn.name))
         size.global_constant = True
         size.linkage = "internal"
         size.initializer = ir.Constant(I64, -(-self.context_bytes // 8) * 8)
 
-    def _classify(
-        self, func: FuncOp, body: Block, seeds: dict[BlockArgument, SSAValue]
-    ) -> None:
-        """Decide which ops of `func` run at the block level and classify
-        `body`'s values, its arguments as varying as their `seeds` (a call
-        site's arguments)."""
-        self._find_structural(func)
-
-        def classify(split: Callable[[Operation], bool]) -> Uniformity:
-            found = Uniformity(split)
-            for arg, seed in seeds.items():
-                found.like(arg, [], self.uniformity.is_varying(seed))
-                if seed in self.uniformity.thread_dependent:
-                    found.thread_dependent.add(arg)
-            found.classify(body)
-            return found
-
-        first = classify(lambda op: op in self.structural)
+    def _decide_call(self, func: FuncOp, body: Block, call: CallOp) -> None:
+        """Decide how a helper that reaches a barrier runs at `call`, its
+        arguments as varying as the call's (form-work-groups' `decide`)."""
+        seeds = [
+            (
+                arg,
+                self.uniformity.is_varying(value),
+                value in self.uniformity.thread_dependent,
+            )
+            for arg, value in zip(body.args, call.arguments, strict=True)
+        ]
+        found = decide(func, body, self.barrier_helpers, seeds)
+        self.structural |= found.structural
         self.interchanged.difference_update(body.walk())
-        for op in body.walk():
-            if self._interchangeable(op, first):
-                self.interchanged.add(op)
-        final = classify(lambda op: op in self.structural or op in self.interchanged)
+        self.interchanged |= found.interchanged
         self.uniformity.forget(body)
-        self.uniformity.update(final)
-        self._recompute.clear()
-
-    def _find_structural(self, func: FuncOp) -> None:
-        """Mark the ops of `func` that contain a barrier or a subgroup
-        collective (or call a helper that reaches one)."""
-        for op in func.walk():
-            if isinstance(op, CallIndirectOp) and INDIRECT in self.barrier_helpers:
-                raise OpError(
-                    op,
-                    "calls a function through a pointer in a kernel with "
-                    "barriers, and some function whose address is taken reaches "
-                    "a barrier; the native target splits kernels only at "
-                    "barriers it can see: call that function directly",
-                )
-            if isinstance(op, (BarrierOp, *COLLECTIVE_OPS)) or (
-                isinstance(op, CallOp)
-                and op.callee.root_reference.data in self.barrier_helpers
-            ):
-                parent: Operation | None = op
-                while parent is not None and parent is not func:
-                    self.structural.add(parent)
-                    parent = parent.parent_op()
-
-    def _interchangeable(self, op: Operation, uniformity: Uniformity) -> bool:
-        """An innermost scf.for with uniform bounds that reads shared memory,
-        at the block level: one loop over the threads per iteration."""
-        if not isinstance(op, scf.ForOp) or op in self.structural:
-            return False
-        if any(uniformity.is_varying(v) for v in (op.lb, op.ub, op.step)):
-            return False
-        parent = op.parent_op()
-        while parent is not None and not isinstance(parent, FuncOp):
-            if parent not in self.structural:
-                return False
-            parent = parent.parent_op()
-        if any(
-            inner.regions or isinstance(inner, CallOp | CallIndirectOp)
-            for inner in op.body.block.ops
-        ):
-            return False
-        return _reads_shared(op)
+        self.uniformity.update(found.uniformity)
+        defined = set(_defined_values(body))
+        self.spills = (self.spills - defined) | found.spills
+        self.regions.update(found.regions)
 
     # -- regions between barriers --------------------------------------------
 
     def emit_block(self, block: Block) -> None:
         """Emit `block`'s ops but its terminator, at the uniform level."""
         pending: list[Operation] = []
-        ops = list(block.ops)
-        if ops and ops[-1].has_trait(IsTerminator):
-            ops.pop()
-        for op in ops:
+        for op in level_ops(block):
+            region = self.regions.get(op)
+            if pending and region is not None and region != self.regions[pending[0]]:
+                self.flush(pending)
+                pending = []
             if op in self.interchanged and isinstance(op, scf.ForOp):
                 self.flush(pending)
                 pending = []
@@ -256,18 +214,11 @@ class WorkGroupLowering(FunctionLowering):
                 self.flush(pending)
                 pending = []
                 self.emit_structural(op)
-            elif self._uniform_op(op):
-                self.translate_op(op)
-            else:
+            elif op in self.regions:
                 pending.append(op)
+            else:  # runs once for the block
+                self.translate_op(op)
         self.flush(pending)
-
-    def _uniform_op(self, op: Operation) -> bool:
-        return (
-            not op.regions
-            and bool(op.results)
-            and not any(self.uniformity.is_varying(r) for r in op.results)
-        )
 
     def flush(
         self, ops: list[Operation], x_range: tuple[ir.Value, ir.Value] | None = None
@@ -278,22 +229,14 @@ class WorkGroupLowering(FunctionLowering):
         used after them."""
         if not ops:
             return
-        inside = _walked(ops)
+        inside = walked(ops)
         used: list[SSAValue] = []
         for op in inside:
             for operand in op.operands:
                 if not _defined_in(operand, inside) and operand not in used:
                     used.append(operand)
         stores = [
-            r
-            for op in ops
-            for r in op.results
-            if r in self.slots
-            or (
-                self.uniformity.is_varying(r)
-                and not self.recomputable(r)
-                and any(use.operation not in inside for use in r.uses)
-            )
+            r for op in ops for r in op.results if r in self.slots or r in self.spills
         ]
         calls_state = any(
             isinstance(op, CallOp)
@@ -312,7 +255,7 @@ class WorkGroupLowering(FunctionLowering):
             guarded = guard[1]
             ops = [op for op in ops if op is not guarded]
             ops += list(guarded.true_region.block.ops)[:-1]
-            inside = _walked(ops)
+            inside = walked(ops)
             used = []
             for op in inside:
                 for operand in op.operands:
@@ -364,7 +307,7 @@ class WorkGroupLowering(FunctionLowering):
         assert terminator is not None
         yielded = list(terminator.operands)
         body_ops = list(body.ops)[:-1]
-        inside = _walked(body_ops)
+        inside = walked(body_ops)
         used: list[SSAValue] = []
         for inner in inside:
             for operand in inner.operands:
@@ -501,34 +444,6 @@ class WorkGroupLowering(FunctionLowering):
             self.values.pop(value, None)
         values.clear()
 
-    def recomputable(self, value: SSAValue) -> bool:
-        """A varying value that a few pure ops compute from thread indices and
-        uniform values: each thread loop that needs it recomputes it, which is
-        cheaper than context storage and keeps the index arithmetic visible to
-        LLVM's vectorizer."""
-        return self._recompute_cost(value) <= RECOMPUTE_LIMIT
-
-    def _recompute_cost(self, value: SSAValue) -> int:
-        if not self.uniformity.is_varying(value):
-            return 0
-        found = self._recompute.get(value)
-        if found is not None:
-            return found
-        cost = RECOMPUTE_LIMIT + 1
-        if isinstance(value, OpResult):
-            op = value.op
-            if isinstance(op, THREAD_INDEX_OPS):
-                cost = 1
-            elif (
-                not op.regions
-                and op not in self.structural
-                and len(op.results) == 1
-                and computes_only(op)
-            ):
-                cost = 1 + sum(self._recompute_cost(v) for v in op.operands)
-        self._recompute[value] = cost
-        return cost
-
     def materialize(
         self, value: SSAValue, linear: ir.Value, bound: list[SSAValue]
     ) -> ir.Value:
@@ -543,7 +458,8 @@ class WorkGroupLowering(FunctionLowering):
             self.values[value] = loaded
             bound.append(value)
             return loaded
-        assert isinstance(value, OpResult) and self.recomputable(value), value
+        # Neither bound nor spilled: form-work-groups chose to recompute it.
+        assert isinstance(value, OpResult) and computes_only(value.op), value
         op = value.op
         for operand in op.operands:
             self.materialize(operand, linear, bound)
@@ -618,7 +534,7 @@ class WorkGroupLowering(FunctionLowering):
         size = max(1, _store_size(ty))
         offset = -(-self.context_bytes // size) * size
         self.context_bytes = offset + size
-        p = self._prologue
+        p = self.prologue
         assert self._context is not None and self._threads is not None
         base = p.gep(
             self._context,
@@ -661,16 +577,8 @@ class WorkGroupLowering(FunctionLowering):
         (a structured op containing a barrier) branches on it."""
         if not self.uniformity.is_varying(value):
             return self.values[value]
-        barrier = first_barrier(at, self.barrier_helpers)
-        if value in self.uniformity.thread_dependent:
-            raise OpError(
-                barrier,
-                f"is not reached by every thread of the block: {what} of the "
-                f"enclosing '{at.name}' depends on the thread index, and a "
-                "barrier that some threads skip is undefined on GPUs and "
-                "cannot run on the native target; move the barrier out of "
-                "the condition",
-            )
+        # A thread-dependent one is form-work-groups' diagnostic.
+        assert value not in self.uniformity.thread_dependent, value
         slot = self.slots[value]
         b = self.builder
         first = b.load(self._element(slot, ir.Constant(I64, 0)), typ=slot.type)
@@ -784,7 +692,7 @@ class WorkGroupLowering(FunctionLowering):
                 results = [value_of(source), valid]
             else:
                 ty = targets[0].type
-                total = self._prologue.alloca(ty)
+                total = self.prologue.alloca(ty)
                 b.store(lane_first(b, op, value_of(ir.Constant(I64, 0))), total)
 
                 def fold(j: ir.Value) -> None:
@@ -852,7 +760,7 @@ class WorkGroupLowering(FunctionLowering):
         for value in _defined_values(body):
             self.slots.pop(value, None)
             self.values.pop(value, None)
-        self._classify(callee, body, dict(zip(body.args, op.arguments, strict=True)))
+        self._decide_call(callee, body, op)
         self._calls.append(name)
         self._inline_block(op, body, body.args, op.arguments)
         self._calls.pop()
@@ -1086,12 +994,6 @@ def _defined_values(block: Block) -> list[SSAValue]:
             for inner in region.blocks:
                 values.extend(inner.args)
     return values
-
-
-def _walked(ops: Sequence[Operation]) -> dict[Operation, None]:
-    """`ops` and every op nested in them, in order (a dict: iterating a set
-    of ops would order the IR by their addresses, which differ per run)."""
-    return {inner: None for op in ops for inner in op.walk()}
 
 
 def _defined_in(value: SSAValue, inside: Mapping[Operation, None]) -> bool:

@@ -1,6 +1,6 @@
 """The native target's ABI as data (docs/native-abi.md): the kernel-state and
 launch-record layouts, the entry-point names and the warp width. The target
-(gpuc/targets/native.py) builds its IR from these tables, the executor
+(gpuc/targets/native/target.py) builds its IR from these tables, the executor
 (gpuc/runtime/native.py) fills records and writes its glue IR from them, and
 a test keeps the doc's tables equal to them.
 """

@@ -36,13 +36,14 @@ from gpuc.dialects.memory import (
     SharedAllocOp,
     ptr_type_of,
 )
-from gpuc.targets.native_abi import (
+from gpuc.targets.native.abi import (
     FAULT_BOUNDS,
     FAULT_THREAD,
     JMP_BUF_BYTES,
     LAUNCH,
     STATE,
 )
+from gpuc.targets.native.common import WorkGroupFunction, error_message
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -208,7 +209,7 @@ def report(
     """Call the fault function at the builder's position (which then holds an
     `unreachable` block without predecessors, for an `if_then` to close)."""
     b = fl.builder
-    text = error_text(fl.ml, message)
+    text = error_message(fl.ml, message)
     zero = ir.Constant(I64, 0)
     b.call(
         fault_function(fl.ml),
@@ -225,19 +226,11 @@ def report(
     b.position_at_end(b.append_basic_block("faulted"))
 
 
-def error_text(ml: ModuleLowering, text: str) -> ir.Value:
-    from gpuc.targets.native import error_message
-
-    return error_message(ml, text)
-
-
 def thread_index(fl: FunctionLowering) -> list[ir.Value]:
     """The faulting thread: a work-group function's loop variables ((0, 0, 0)
     for an op that runs once for the block, as the first thread), else the
     state's."""
-    from gpuc.targets.work_items import WorkGroupLowering
-
-    if isinstance(fl, WorkGroupLowering):
+    if isinstance(fl, WorkGroupFunction):
         if fl.thread is None:
             return [ir.Constant(I64, 0)] * 3
         return list(fl.thread)
@@ -397,11 +390,9 @@ def _buffer(fl: FunctionLowering, root: Root) -> tuple[ir.Value, ir.Value]:
     key = (kind, id(what), index)
     if key in known:
         return known[key]
-    from gpuc.targets.work_items import WorkGroupLowering
-
     entry = fl.fn.entry_basic_block
-    if isinstance(fl, WorkGroupLowering):
-        b = fl._prologue  # its entry block, still being built
+    if isinstance(fl, WorkGroupFunction):
+        b = fl.prologue  # its entry block, still being built
     elif entry.is_terminated:
         b = ir.IRBuilder(entry)
         b.position_before(entry.terminator)

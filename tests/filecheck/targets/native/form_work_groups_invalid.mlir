@@ -1,0 +1,25 @@
+// form-work-groups refuses, located, a barrier that not every thread
+// reaches (a split op's control computed from the thread index) and a
+// barrier kernel with cf branches, before anything is lowered.
+// RUN: gpuc-opt %s --split-input-file --verify-diagnostics -p 'attach-target{target=native},classify-entrypoints,finalize-kernels,form-work-groups' | FileCheck %s
+
+// CHECK: 'gpuc.barrier' op is not reached by every thread of the block: the upper bound of the enclosing 'scf.for' depends on the thread index
+gpuc.func @bound(%p: !gpuc.ptr<f32, global>) kernel {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = gpuc.thread_id x
+  scf.for %i = %c0 to %t step %c1 {
+    gpuc.barrier
+  }
+  gpuc.return
+}
+
+// -----
+
+// CHECK: 'gpuc.barrier' op is in a kernel with unstructured control flow (cf branches), which the native target cannot split at its barriers
+gpuc.func @branches(%p: !gpuc.ptr<f32, global>) kernel {
+  cf.br ^next
+^next:
+  gpuc.barrier
+  gpuc.return
+}
