@@ -507,11 +507,11 @@ def load_module(
     What the reader skipped (host code around gpu.modules) is added to `notes`.
 
     Text from any tool is read as `gpuc-opt` reads it, and a module is upgraded
-    the same way first (`gpuc.transforms.foreign.text`), so MLIR 16's output
+    the same way first (`gpuc.reader.text`), so MLIR 16's output
     verifies.
     """
     from gpuc.diagnostics import read_source, verify_located
-    from gpuc.transforms.foreign.text import parse_foreign_module, upgrade_foreign_ops
+    from gpuc.reader.text import parse_foreign_module, upgrade_foreign_ops
 
     if isinstance(source, ModuleOp):
         upgrade_foreign_ops(source)

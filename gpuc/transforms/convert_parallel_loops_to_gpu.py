@@ -50,7 +50,7 @@ def loop_mapping(op: Operation) -> list[gpu.LoopDimMapAttr] | None:
 
 def _constant(value: SSAValue) -> int | None:
     """The integer `value` holds, if it is arith of constants."""
-    from gpuc.transforms.foreign.affine_dialect import constant_value
+    from gpuc.dialects.foreign.affine import constant_value
 
     return constant_value(value)
 

@@ -4,7 +4,7 @@ Functions become `gpuc.func` with a role (kernel from a `gpu.kernel` unit
 attribute or `gpu.func ... kernel`, else helper) and their MLIR visibility;
 gpu index and barrier ops become gpuc's; memrefs become pointers with the
 bare-pointer convention of foreign/bare_pointers.py; the affine ops of
-tiled loops become arith (foreign/affine_dialect.py). Host code with mapped
+tiled loops become arith (gpuc/dialects/foreign/affine.py). Host code with mapped
 `scf.parallel` nests or `gpu.launch` ops is outlined first (MLIR's
 `convert-parallel-loops-to-gpu` and `gpu-kernel-outlining`). When the module
 holds gpu.modules, their contents are the compiled module (each its own
@@ -74,8 +74,8 @@ class ImportForeign(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not any(is_foreign(inner) for inner in op.walk()):
             return
+        from gpuc.reader.text import upgrade_foreign_ops
         from gpuc.transforms.foreign.conversion import import_functions
-        from gpuc.transforms.foreign.text import upgrade_foreign_ops
         from gpuc.transforms.foreign.vector_unroll import unroll_vectors
 
         if self.upgrade:
@@ -102,11 +102,11 @@ def outline_host_code(ctx: Context, op: ModuleOp) -> None:
     arith first, so that loop bounds and launch sizes are plain arithmetic."""
     from xdsl.dialects import gpu
 
+    from gpuc.dialects.foreign.affine import expand_affine_ops
     from gpuc.transforms.convert_parallel_loops_to_gpu import (
         ConvertParallelLoopsToGpu,
         outermost_mapped_loops,
     )
-    from gpuc.transforms.foreign.affine_dialect import expand_affine_ops
     from gpuc.transforms.gpu_kernel_outlining import GpuKernelOutlining
 
     expand_affine_ops(op)

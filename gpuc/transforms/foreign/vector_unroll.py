@@ -32,13 +32,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
-from gpuc.transforms.foreign.vector_contract import contract, contract_problem
-from gpuc.transforms.foreign.vector_dialect import (
+from gpuc.dialects.foreign.vector import (
     ContractionOp,
     FromElementsOp,
     ShapeCastOp,
     TransposeOp,
 )
+from gpuc.transforms.foreign.vector_contract import contract, contract_problem
 from gpuc.transforms.foreign.vector_pieces import (
     Element,
     Unroller,

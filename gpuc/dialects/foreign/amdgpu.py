@@ -50,6 +50,7 @@ from xdsl.irdl import (
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from gpuc.dialects.attrs import AddressSpace, AtomicKind, MemoryOrder
+from gpuc.dialects.foreign.vector import ExtractElementOp, InsertElementOp
 from gpuc.dialects.index import BarrierOp
 from gpuc.dialects.memory import AtomicRMWOp, LoadOp, StoreOp
 from gpuc.transforms.foreign.bare_pointers import address_space
@@ -60,7 +61,6 @@ from gpuc.transforms.foreign.memref_views import (
     materialize,
     multiply,
 )
-from gpuc.transforms.foreign.vector_dialect import ExtractElementOp, InsertElementOp
 
 
 class _BufferWrite(IRDLOperation):

@@ -1,5 +1,5 @@
-"""MLIR's warp matrix ops, which xDSL 0.74 lacks (gpu_dialect.GPU registers
-them): `!gpu.mma_matrix<16x16xf16, "AOp">` and `gpu.subgroup_mma_load_matrix`,
+"""MLIR's warp matrix ops, which xDSL 0.74 lacks (gpu.py's GPU
+registers them): `!gpu.mma_matrix<16x16xf16, "AOp">` and `gpu.subgroup_mma_load_matrix`,
 `_store_matrix`, `_compute`, `_constant_matrix`, `_elementwise`, in generic
 form (their `leadDimension`, `transpose`, `a_transpose`, `b_transpose` as
 attributes, MLIR 16, or properties, MLIR 18 on) and in MLIR's custom form.
