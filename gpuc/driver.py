@@ -253,18 +253,15 @@ def stage_dialect(c: Compilation) -> None:
     from gpuc.transforms.gpuc_pipeline import GpucPipeline, run_passes
 
     assert c.module is not None
-    if c.options.gpu_module:
-        from gpuc.transforms.import_foreign import keep_gpu_module
-
-        keep_gpu_module(make_context(), c.module, c.options.gpu_module)
     pipeline = GpucPipeline(
         target=str(c.target.spec()),
         exports=c.options.exports,
         libraries=c.options.libraries,
         generators=c.options.generators,
         upgrade_foreign=False,  # `load_module` did, as it read the module
+        gpu_module=c.options.gpu_module,
     )
-    run_passes(make_context(), c.module, pipeline.passes(), c.after_pass)
+    run_passes(make_context(), c.module, pipeline.passes(c.module), c.after_pass)
 
 
 def stage_translate(c: Compilation) -> None:

@@ -27,6 +27,13 @@ def lazy(path: str) -> Callable[[], Any]:
 # Pass name -> "module:ModulePass subclass". The generic passes keep MLIR's names.
 PASSES: dict[str, str] = {
     "import": "gpuc.transforms.import_foreign:ImportForeign",
+    "upgrade-foreign": "gpuc.transforms.upgrade_foreign:UpgradeForeign",
+    "expand-affine": "gpuc.transforms.expand_affine:ExpandAffine",
+    "select-gpu-module": "gpuc.transforms.select_gpu_module:SelectGpuModule",
+    "unroll-vectors": "gpuc.transforms.unroll_vectors:UnrollVectors",
+    "convert-foreign-to-gpuc": (
+        "gpuc.transforms.convert_foreign_to_gpuc:ConvertForeignToGpuc"
+    ),
     "convert-parallel-loops-to-gpu": (
         "gpuc.transforms.convert_parallel_loops_to_gpu:ConvertParallelLoopsToGpu"
     ),

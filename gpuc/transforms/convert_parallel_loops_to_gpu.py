@@ -334,7 +334,10 @@ class ConvertParallelLoopsToGpu(ModulePass):
     name = "convert-parallel-loops-to-gpu"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for loop in outermost_mapped_loops(op):
+        loops = outermost_mapped_loops(op)
+        if not loops:  # nothing converted, no launch to check
+            return
+        for loop in loops:
             convert_loop_nest(loop)
         for left in op.walk():
             # A mapped loop nested under another op (an scf.if, an unmapped

@@ -6,8 +6,12 @@ dumps and timing); `gpuc.driver` runs the same list.
 Options: `target` (a spec such as `ptx{sm=80}`; empty: the module's
 `#gpuc.target`, else the default target), `exports` (symbols kept public
 besides the kernels), `libraries` (files defining job sources; quote paths:
-`libraries="lib/a.mlir","b.mlir"`). From Python, `generators` adds job
-generators by name, ahead of the installed ones.
+`libraries="lib/a.mlir","b.mlir"`), `gpu-module` (the one gpu.module of a
+foreign module to compile). From Python, `generators` adds job generators by
+name, ahead of the installed ones.
+
+`import` is its own passes in the list (`ImportForeign.passes()`), left out
+for a module that has nothing to import.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from gpuc.targets.base import Target
 from gpuc.transforms.attach_target import AttachTarget
 from gpuc.transforms.classify_entrypoints import ClassifyEntrypoints
 from gpuc.transforms.finalize_kernels import FinalizeKernels
-from gpuc.transforms.import_foreign import ImportForeign
+from gpuc.transforms.import_foreign import ImportForeign, import_needed
 from gpuc.transforms.inline import Inline
 from gpuc.transforms.lift_cf import LiftCf
 from gpuc.transforms.privatize import Privatize
@@ -100,12 +104,21 @@ class GpucPipeline(ModulePass):
     upgrade_foreign: bool = True
     """Whether `import` upgrades MLIR's older spellings (off where the reader
     already did: `gpuc.driver`)."""
+    gpu_module: str = ""
+    """Compile only this gpu.module of a foreign module (empty: all of them)."""
 
-    def passes(self) -> tuple[ModulePass, ...]:
-        """The stages, in order."""
+    def passes(self, module: ModuleOp | None = None) -> tuple[ModulePass, ...]:
+        """The stages, in order; for `module`, without the import's passes
+        when it has nothing to import."""
+        importing = ImportForeign(self.upgrade_foreign, self.gpu_module)
+        imports = (
+            importing.passes()
+            if module is None or import_needed(module, self.gpu_module)
+            else ()
+        )
         return (
             AttachTarget(self.target),
-            ImportForeign(self.upgrade_foreign),
+            *imports,
             ResolveDeferred(self.libraries, self.generators),
             ClassifyEntrypoints(self.exports),
             Privatize(),
@@ -117,4 +130,4 @@ class GpucPipeline(ModulePass):
         )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        run_passes(ctx, op, self.passes())
+        run_passes(ctx, op, self.passes(op))

@@ -310,11 +310,9 @@ def select_gpu_module(module: ModuleOp, name: str) -> None:
             Rewriter.erase_op(gm, safe_erase=False)
 
 
-def import_functions(module: ModuleOp, gpu_module: str | None = None) -> None:
-    """Check `module`'s device code, then convert it (all or nothing); with
-    `gpu_module`, only that gpu.module's."""
-    if gpu_module is not None:
-        select_gpu_module(module, gpu_module)
+def import_functions(module: ModuleOp) -> None:
+    """Check `module`'s device code, then convert it (all or nothing); one
+    gpu.module is chosen before, by select-gpu-module."""
     device = device_code(module)
     qualify_clashing_symbols([d for d in device if isinstance(d, gpu.ModuleOp)])
     globals = {
