@@ -23,6 +23,7 @@ from gpuc.diagnostics import OpError, made_of
 from gpuc.dialects.attrs import (
     FINALIZED_ATTR,
     AddressSpace,
+    CompileSettings,
     FinalizedAttr,
     TargetAttr,
 )
@@ -165,9 +166,10 @@ class Target(ArgSpecConvertible):
             if getattr(self, f.name) is not None
         }
 
-    def attr(self) -> TargetAttr:
-        """This target as the module attribute `#gpuc.target<name, options>`."""
-        return TargetAttr(self.name, self.options())
+    def attr(self, settings: CompileSettings | None = None) -> TargetAttr:
+        """This target, compiled with `settings`, as the module attribute
+        `#gpuc.target<name, options, settings>`."""
+        return TargetAttr(self.name, self.options(), settings)
 
     def describe(self) -> str:
         """The target and the options that are set, as a spec: `ptx{sm=90}`."""
