@@ -72,9 +72,9 @@ class AttachTarget(ModulePass):
             chosen = self.attribute(op)
         except VerifyException as e:
             raise OpError(op, str(e)) from None
+        wanted = target_of_attr(chosen)
         if TARGET_ATTR in op.attributes:
             own = configured_target(op)
-            wanted = target_of_attr(chosen)
             if own != wanted:
                 raise OpError(
                     op,
@@ -83,4 +83,10 @@ class AttachTarget(ModulePass):
                     f"{wanted.describe()}; compile it for its own target (give "
                     "no target, or that one), or remove the attribute",
                 )
+        if chosen.settings.checked and not wanted.checked_mode:
+            raise OpError(
+                op,
+                f"target '{wanted.name}' has no checked mode; compile for a "
+                "target that has one, or without checked",
+            )
         op.attributes[TARGET_ATTR] = chosen
