@@ -31,16 +31,13 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from gpuc.diagnostics import made_of
 from gpuc.dialects.attrs import AddressSpace
 from gpuc.dialects.foreign.affine import AFFINE_OPS
-from gpuc.dialects.foreign.amdgpu import (
-    AMDGPU_OPS,
-    BUFFER_OP_NAMES,
-    buffer_problem,
-)
+from gpuc.dialects.foreign.amdgpu import AMDGPU_OPS, BUFFER_OP_NAMES
 from gpuc.dialects.foreign.gpu import AllReduceOp
 from gpuc.dialects.foreign.memref import ATOMIC_RMW_OPS
-from gpuc.dialects.foreign.mma import MEMREF_OPERANDS, MMA_OP_NAMES, mma_problem
+from gpuc.dialects.foreign.mma import MEMREF_OPERANDS, MMA_OP_NAMES
 from gpuc.dialects.symbols import symbol_name
 from gpuc.transforms.foreign.all_reduce import kind_problem
+from gpuc.transforms.foreign.amdgpu_buffers import buffer_problem
 from gpuc.transforms.foreign.bare_pointers import (
     ATOMIC_FLOAT_KINDS,
     ATOMIC_INTEGER_KINDS,
@@ -53,6 +50,7 @@ from gpuc.transforms.foreign.bare_pointers import (
     strided_layout,
 )
 from gpuc.transforms.foreign.memref_views import kept_dims
+from gpuc.transforms.foreign.mma_ops import mma_problem
 from gpuc.transforms.foreign.vector_unroll import vector_problem
 
 GPU_OPS = (

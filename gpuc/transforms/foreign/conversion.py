@@ -24,14 +24,12 @@ from xdsl.rewriter import Rewriter
 from gpuc.diagnostics import ORIGINS, OpError, format_op_diagnostic
 from gpuc.dialects.attrs import Dim, InlineHint, Role
 from gpuc.dialects.deferred import DeferredCallOp, DeferredLaunchOp
-from gpuc.dialects.foreign.amdgpu import convert_amdgpu_op
 from gpuc.dialects.foreign.gpu import AllReduceOp as GPUAllReduceOp
 from gpuc.dialects.foreign.gpu import ShuffleOp as GPUShuffleOp
 from gpuc.dialects.foreign.gpu import (
     SubgroupReduceOp as GPUSubgroupReduceOp,
 )
 from gpuc.dialects.foreign.gpu_printf import PrintfOp as GPUPrintfOp
-from gpuc.dialects.foreign.mma import convert_mma, retype_fragments
 from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
 from gpuc.dialects.index import (
     BarrierOp,
@@ -56,6 +54,7 @@ from gpuc.dialects.subgroup import (
 from gpuc.dialects.symbols import symbol_name
 from gpuc.kernel_params import MEMREF_LAYOUTS_ATTR, MEMREF_PARAMS_ATTR
 from gpuc.transforms.foreign.all_reduce import gpuc_kind, lower_all_reduce
+from gpuc.transforms.foreign.amdgpu_buffers import convert_amdgpu_op
 from gpuc.transforms.foreign.bare_pointers import expand_type, memref_params
 from gpuc.transforms.foreign.checks import (
     ForeignFuncOp,
@@ -64,6 +63,7 @@ from gpuc.transforms.foreign.checks import (
     is_kernel,
 )
 from gpuc.transforms.foreign.memref_ops import FunctionMemory, replace_located
+from gpuc.transforms.foreign.mma_ops import convert_mma, retype_fragments
 
 INDEX_OPS: dict[type[Operation], type[DimIndexOp]] = {
     gpu.ThreadIdOp: ThreadIdOp,
