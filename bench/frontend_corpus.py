@@ -124,7 +124,7 @@ def compile_kernels(generic: str, target: str) -> str:
 def mlir_lowers_to_ptx(path: Path, scratch: Path, frontend: list[str]) -> bool:
     """Whether MLIR 16 itself turns every gpu.module of the file into PTX
     (after the RUN line's `frontend` passes)."""
-    from gpuc.transforms.foreign.host_text import gpu_module_spans
+    from gpuc.reader.host_text import gpu_module_spans
 
     if frontend:
         prepared = subprocess.run(

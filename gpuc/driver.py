@@ -20,14 +20,21 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException
 
-from gpuc.dialects.attrs import FINALIZED_ATTR, FinalizedAttr
+from gpuc.dialects.attrs import (
+    FINALIZED_ATTR,
+    CompileSettings,
+    FinalizedAttr,
+    TargetAttr,
+)
 from gpuc.dialects.functions import FuncOp
 from gpuc.targets import (
     DEFAULT_TARGET,
     UnknownTarget,
+    configured_settings,
     configured_target,
     make_target,
     target_class,
+    target_of_attr,
 )
 from gpuc.targets.base import Target, target_options
 
@@ -121,8 +128,24 @@ class CompileOptions:
         ]
         return hashlib.sha256(repr((fields_text, plugins)).encode()).hexdigest()[:16]
 
-    def make_target(self) -> Target:
-        return make_target(self.target, **dict(self.target_options))
+    @property
+    def settings(self) -> CompileSettings:
+        """The settings `#gpuc.target` carries (opt_level, fp_contract,
+        line_info, checked)."""
+        return CompileSettings(
+            self.opt_level, self.fp_contract, self.line_info, self.checked
+        )
+
+    def target_attr(self, module: ModuleOp | None = None) -> TargetAttr:
+        """The `#gpuc.target` these options configure: the named target with
+        its options, else `module`'s own target; with these settings. The one
+        place options become the attribute every stage reads."""
+        if self.target:
+            target = make_target(self.target, **dict(self.target_options))
+        else:
+            assert module is not None
+            target = configured_target(module)
+        return target.attr(self.settings)
 
 
 GENERAL_OPTIONS = tuple(
@@ -215,7 +238,10 @@ class Compilation:
     """What the stages produce, filled in as they run."""
 
     options: CompileOptions
+    configured: TargetAttr
+    """The module's `#gpuc.target` (`CompileOptions.target_attr`)."""
     target: Target
+    """The target `configured` names (`target_of_attr`)."""
     source: str | os.PathLike[str] | ModuleOp
     module: ModuleOp | None = None
     ir: ir.Module | None = None
@@ -238,18 +264,15 @@ def stage_dialect(c: Compilation) -> None:
     from gpuc.transforms.gpuc_pipeline import GpucPipeline, run_passes
 
     assert c.module is not None
-    if c.options.gpu_module:
-        from gpuc.transforms.import_foreign import keep_gpu_module
-
-        keep_gpu_module(make_context(), c.module, c.options.gpu_module)
     pipeline = GpucPipeline(
-        target=str(c.target.spec()),
+        configured=c.configured,
         exports=c.options.exports,
         libraries=c.options.libraries,
         generators=c.options.generators,
         upgrade_foreign=False,  # `load_module` did, as it read the module
+        gpu_module=c.options.gpu_module,
     )
-    run_passes(make_context(), c.module, pipeline.passes(), c.after_pass)
+    run_passes(make_context(), c.module, pipeline.passes(c.module), c.after_pass)
 
 
 def stage_translate(c: Compilation) -> None:
@@ -258,18 +281,15 @@ def stage_translate(c: Compilation) -> None:
 
     assert c.module is not None
     initialize(c.target.llvm_options())
-    c.machine = c.target.target_machine(c.options.opt_level)
-    if c.options.checked:
+    c.machine = c.target.target_machine(configured_settings(c.module).opt_level)
+    if configured_settings(c.module).checked:
+        # The native target's checked mode reads this unit attribute
+        # (native_faults.is_checked), set here from #gpuc.target's `checked`
+        # until it reads configured_settings(module).checked itself.
         from xdsl.dialects.builtin import UnitAttr
 
         c.module.attributes["gpuc.checked"] = UnitAttr()
-    c.ir = translate_module(
-        c.module,
-        c.target,
-        fp_contract=c.options.fp_contract,
-        line_info=c.options.line_info,
-        optimized=c.options.opt_level > 0,
-    )
+    c.ir = translate_module(c.module, c.target)
     c.ir.data_layout = str(c.machine.target_data)
 
 
@@ -284,8 +304,9 @@ def stage_link(c: Compilation) -> None:
 def stage_optimize(c: Compilation) -> None:
     from gpuc.lowering.llvm import optimize
 
+    assert c.module is not None
     assert c.llvm_module is not None and c.machine is not None
-    optimize(c.llvm_module, c.machine, c.options.opt_level)
+    optimize(c.llvm_module, c.machine, configured_settings(c.module).opt_level)
     c.llvm_ir = str(c.llvm_module)
 
 
@@ -357,11 +378,9 @@ def _run(
     elif not options.target:
         # its #gpuc.target is the configuration
         module = load_module(source, notes)
-    if options.target:
-        target = options.make_target()
-    else:
-        assert module is not None
-        target = configured_target(module)
+    configured = options.target_attr(module)
+    target = target_of_attr(configured)
+    if not options.target:
         options = replace(
             options,
             target=target.name,
@@ -372,7 +391,9 @@ def _run(
             f"target '{target.name}' has no checked mode; checked mode is for "
             "the native target"
         )
-    c = Compilation(options, target, source, notes=notes, after_pass=after_pass)
+    c = Compilation(
+        options, configured, target, source, notes=notes, after_pass=after_pass
+    )
     stages = STAGES[STAGES.index(start) : STAGES.index(stop_after) + 1]
     if start == "parse" and module is not None:
         c.module = module
@@ -386,7 +407,7 @@ def _run(
             from gpuc.context import make_context
             from gpuc.transforms.gpuc_pipeline import lowering_passes, run_passes
 
-            run_passes(make_context(), module, lowering_passes(module, c.target))
+            run_passes(make_context(), module, lowering_passes(module, configured))
     for name in stages:
         STAGE_FUNCTIONS[name](c)
         if after_stage is not None:
@@ -439,11 +460,11 @@ def load_module(
     What the reader skipped (host code around gpu.modules) is added to `notes`.
 
     Text from any tool is read as `gpuc-opt` reads it, and a module is upgraded
-    the same way first (`gpuc.transforms.foreign.text`), so MLIR 16's output
+    the same way first (`gpuc.reader.text`), so MLIR 16's output
     verifies.
     """
     from gpuc.diagnostics import read_source, verify_located
-    from gpuc.transforms.foreign.text import parse_foreign_module, upgrade_foreign_ops
+    from gpuc.reader.text import parse_foreign_module, upgrade_foreign_ops
 
     if isinstance(source, ModuleOp):
         upgrade_foreign_ops(source)

@@ -27,6 +27,13 @@ def lazy(path: str) -> Callable[[], Any]:
 # Pass name -> "module:ModulePass subclass". The generic passes keep MLIR's names.
 PASSES: dict[str, str] = {
     "import": "gpuc.transforms.import_foreign:ImportForeign",
+    "upgrade-foreign": "gpuc.transforms.upgrade_foreign:UpgradeForeign",
+    "expand-affine": "gpuc.transforms.expand_affine:ExpandAffine",
+    "select-gpu-module": "gpuc.transforms.select_gpu_module:SelectGpuModule",
+    "unroll-vectors": "gpuc.transforms.unroll_vectors:UnrollVectors",
+    "convert-foreign-to-gpuc": (
+        "gpuc.transforms.convert_foreign_to_gpuc:ConvertForeignToGpuc"
+    ),
     "convert-parallel-loops-to-gpu": (
         "gpuc.transforms.convert_parallel_loops_to_gpu:ConvertParallelLoopsToGpu"
     ),
@@ -51,15 +58,15 @@ DIALECTS: dict[str, str] = {
     "builtin": "xdsl.dialects.builtin:Builtin",
     "gpuc": "gpuc.dialects.gpuc:GPUC",
     "func": "xdsl.dialects.func:Func",
-    "arith": "gpuc.transforms.foreign.arith_dialect:Arith",
+    "arith": "gpuc.dialects.foreign.arith:Arith",
     "math": "xdsl.dialects.math:Math",
     "scf": "xdsl.dialects.scf:Scf",
     "cf": "xdsl.dialects.cf:Cf",
-    "vector": "gpuc.transforms.foreign.vector_dialect:Vector",
-    "memref": "gpuc.transforms.foreign.memref_dialect:MemRef",
-    "gpu": "gpuc.transforms.foreign.gpu_dialect:GPU",
-    "amdgpu": "gpuc.transforms.foreign.amdgpu_dialect:AMDGPU",
-    "affine": "gpuc.transforms.foreign.affine_dialect:Affine",
-    "llvm": "gpuc.transforms.foreign.llvm_types:LLVMTypes",
-    "spirv": "gpuc.transforms.foreign.spirv_abi:SPIRV",
+    "vector": "gpuc.dialects.foreign.vector:Vector",
+    "memref": "gpuc.dialects.foreign.memref:MemRef",
+    "gpu": "gpuc.dialects.foreign.gpu:GPU",
+    "amdgpu": "gpuc.dialects.foreign.amdgpu:AMDGPU",
+    "affine": "gpuc.dialects.foreign.affine:Affine",
+    "llvm": "gpuc.dialects.foreign.llvm_types:LLVMTypes",
+    "spirv": "gpuc.dialects.foreign.spirv_abi:SPIRV",
 }

@@ -207,7 +207,7 @@ def test_device_function_derivatives_match_numpy(target: str) -> None:
 def _resolved(text: str) -> str:
     from gpuc.cli.opt import main  # noqa: F401  (the command's parser and passes)
     from gpuc.context import make_context
-    from gpuc.transforms.foreign.text import parse_foreign_module
+    from gpuc.reader.text import parse_foreign_module
     from gpuc.transforms.resolve_deferred import resolve_deferred
 
     module = parse_foreign_module(text, make_context())

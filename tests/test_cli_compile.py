@@ -82,7 +82,7 @@ def test_print_ir_after_all_dumps_every_pass_then_every_stage() -> None:
     assert names == ["parse", *DIALECT_PASSES, *stages]
     ir = dict(zip(names, dumps, strict=True))
     # Each dump is the module as that pass left it, not the final one again.
-    assert "gpuc.deferred_call" in ir["import"]
+    assert "gpuc.deferred_call" in ir["attach-target"]
     assert "gpuc.deferred_call" not in ir["resolve-deferred"]
     wrapper = "@poly.helper.mock_autodiff.always_inline("
     assert wrapper in ir["privatize"] and wrapper not in ir["inline"]

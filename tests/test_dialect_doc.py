@@ -16,7 +16,7 @@ from xdsl.irdl import IRDLOperation
 from gpuc.context import make_context
 from gpuc.diagnostics import verify_located
 from gpuc.dialects.gpuc import GPUC
-from gpuc.transforms.foreign.text import parse_foreign_module
+from gpuc.reader.text import parse_foreign_module
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "dialect.md"
 HEADING = re.compile(r"^### `(gpuc\.[a-z_]+)`$", re.MULTILINE)

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from xdsl.dialects.builtin import ModuleOp
 
 import gpuc
 from gpuc.cli.main import main
@@ -18,8 +19,9 @@ SAXPY = Path(__file__).resolve().parent.parent / "examples" / "saxpy.mlir"
 
 
 def stages(target: str = "ptx") -> list[str]:
-    """The dumped stages of a compile for `target` (its own passes included)."""
-    passes = GpucPipeline(target=target).passes()
+    """The dumped stages of a compile of gpuc text (nothing to import) for
+    `target` (its own passes included)."""
+    passes = GpucPipeline(target=target).passes(ModuleOp([]))
     return ["parse", *(p.name for p in passes), "translate", "link", "optimize", "emit"]
 
 
@@ -60,11 +62,11 @@ def test_every_stage_on_a_miss_and_on_a_hit(
     for name in names:
         assert miss[name] == hit[name], name
     assert hit[names[-1]] == out.read_bytes()  # the artefact is what -o got
-    assert b"gpuc.entrypoints" in hit["10-verify-target.mlir"]
-    assert b"define" in hit["13-optimize.ll"]
+    assert b"gpuc.entrypoints" in hit["09-verify-target.mlir"]
+    assert b"define" in hit["12-optimize.ll"]
     manifest = hit["stages.txt"].decode().splitlines()
     assert manifest[0] == "# cache: hit"
-    assert "11-translate.ll\tcache" in manifest and "12-link.ll\treproduced" in manifest
+    assert "10-translate.ll\tcache" in manifest and "11-link.ll\treproduced" in manifest
     assert miss["stages.txt"].decode().startswith("# cache: miss")
 
 
@@ -82,15 +84,15 @@ def test_filter_keeps_numbers(tmp_path: Path) -> None:
     got = sorted(p.name for p in (dump / "saxpy").iterdir())
     assert got == [
         "01-attach-target.mlir",
-        "06-inline.mlir",
-        "10-verify-target.mlir",
-        "13-optimize.ll",
+        "05-inline.mlir",
+        "09-verify-target.mlir",
+        "12-optimize.ll",
         "stages.txt",
     ]
     # A later run replaces the earlier files.
     assert main([*args, "--dump-filter", "emit"]) == 0
     assert sorted(p.name for p in (dump / "saxpy").iterdir()) == [
-        "14-emit.ptx",
+        "13-emit.ptx",
         "stages.txt",
     ]
 
@@ -156,7 +158,7 @@ def test_reproducer_goes_to_the_dump_directory(
     assert main(["compile", str(SAXPY), "-o", "-", "--dump-dir", str(dump)]) == 1
     assert f"a reproducer is in {dump / 'saxpy' / 'repro'}" in capsys.readouterr().err
     assert (dump / "saxpy" / "repro" / "repro.sh").is_file()
-    assert (dump / "saxpy" / "13-optimize.ll").is_file()  # the stages before it
+    assert (dump / "saxpy" / "12-optimize.ll").is_file()  # the stages before it
 
 
 def test_api_reproducer_with_a_dump_directory(

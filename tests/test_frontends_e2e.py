@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import gpuc
-from gpuc.transforms.foreign.text import parse_foreign_module
+from gpuc.reader.text import parse_foreign_module
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))

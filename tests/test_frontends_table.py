@@ -717,8 +717,8 @@ def accepted_by_code() -> set[str]:
     (and the ops it lets use memrefs), the translators of the dialects gpuc
     lowers itself and the region terminators of the ops they translate, and
     the host code the outlining takes."""
+    from gpuc.dialects.foreign.arith import RENAMED
     from gpuc.lowering.context import DIALECT_TRANSLATORS, TRANSLATORS
-    from gpuc.transforms.foreign.arith_dialect import RENAMED
     from gpuc.transforms.foreign.checks import MEMREF_USES, SUPPORTED
     from gpuc.transforms.foreign.vector_unroll import UNROLLED
 

@@ -26,10 +26,10 @@ from xdsl.utils.exceptions import ParseError
 from gpuc.context import make_context
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace, PtrType
+from gpuc.dialects.foreign.gpu import GPUAddressSpace, GPUAddressSpaceAttr
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.memory import SharedAllocOp
-from gpuc.transforms.foreign.gpu_dialect import GPUAddressSpace, GPUAddressSpaceAttr
-from gpuc.transforms.foreign.text import parse_foreign_module, upgrade_foreign_ops
+from gpuc.reader.text import parse_foreign_module, upgrade_foreign_ops
 from gpuc.transforms.import_foreign import ImportForeign
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,8 +21,8 @@ from xdsl.dialects.builtin import FloatAttr, IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 import gpuc
+from gpuc.reader.text import parse_foreign_module
 from gpuc.transforms.convert_parallel_loops_to_gpu import ConvertParallelLoopsToGpu
-from gpuc.transforms.foreign.text import parse_foreign_module
 from gpuc.transforms.gpu_kernel_outlining import GpuKernelOutlining
 
 TARGETS = ["native", "spirv"]

@@ -83,7 +83,7 @@ def run_dialect_pipeline(
     pipeline = GpucPipeline(
         target, tuple(exports), tuple(libraries), tuple((generators or {}).items())
     )
-    run_passes(make_context(), module, pipeline.passes(), after_pass)
+    run_passes(make_context(), module, pipeline.passes(module), after_pass)
     return module
 
 
@@ -315,11 +315,20 @@ def test_pass_options_parse_from_a_pipeline_spec() -> None:
             "libraries": ("lib/x.mlir", "y.mlir"),
             "generators": (),
             "upgrade_foreign": True,
+            "gpu_module": "",
+            "configured": None,
         },
         {"libraries": ("z.mlir",), "generators": ()},
         {"exports": ("c",)},
         {"exclude": ("main",)},
-        {"target": "ptx{sm=80}"},
+        {
+            "target": "ptx{sm=80}",
+            "opt_level": None,
+            "fp_contract": None,
+            "line_info": None,
+            "checked": None,
+            "configured": None,
+        },
         {},
         {},
     ]
@@ -405,7 +414,6 @@ def test_the_pipeline_on_its_own_output_changes_nothing() -> None:
 
 DIALECT_PASSES = [
     "attach-target",
-    "import",
     "resolve-deferred",
     "classify-entrypoints",
     "privatize",
@@ -415,7 +423,57 @@ DIALECT_PASSES = [
     "finalize-kernels",
     "verify-target",
 ]
-"""The passes of GpucPipeline, in order (docs/architecture.md's pipeline)."""
+"""The passes of GpucPipeline, in order (docs/architecture.md's pipeline), for
+a module with nothing to import."""
+
+IMPORT_PASSES = [
+    "upgrade-foreign",
+    "expand-affine",
+    "convert-parallel-loops-to-gpu",
+    "gpu-kernel-outlining",
+    "unroll-vectors",
+    "convert-foreign-to-gpuc",
+]
+"""The import's passes, in order, for a module that has foreign ops."""
+
+IMPORT_PASSES_MLIR = (
+    Path(__file__).parent / "filecheck" / "import" / "import_passes.mlir"
+)
+"""Host code: a mapped loop nest with an affine.apply, over memrefs."""
+
+
+def test_the_import_is_its_passes_in_the_list() -> None:
+    """A foreign module gets each import pass in the pipeline's own list, so
+    the after-pass callback (--print-ir-after-all, dumps, explain) sees the
+    IR after each: the launch outlined, then converted."""
+    from gpuc.reader.text import parse_foreign_module
+
+    module = parse_foreign_module(
+        IMPORT_PASSES_MLIR.read_text(), make_context(), str(IMPORT_PASSES_MLIR)
+    )
+    seen: list[tuple[str, str]] = []
+    run_dialect_pipeline(module, after_pass=lambda name, m: seen.append((name, str(m))))
+    names = [name for name, _ in seen]
+    assert names == ["attach-target", *IMPORT_PASSES, *DIALECT_PASSES[1:]]
+    ir = dict(seen)
+    assert "affine.apply" in ir["upgrade-foreign"]
+    assert "affine.apply" not in ir["expand-affine"]
+    assert "scf.parallel" in ir["expand-affine"]
+    assert '"gpu.launch"' in ir["convert-parallel-loops-to-gpu"]
+    assert "gpu.launch_func" in ir["gpu-kernel-outlining"]
+    assert "gpu.func" in ir["unroll-vectors"]
+    assert "gpu.func" not in ir["convert-foreign-to-gpuc"]
+    assert "gpuc.func" in ir["convert-foreign-to-gpuc"]
+
+
+def test_a_named_gpu_module_is_one_pass_of_the_import() -> None:
+    """`gpu_module` is select-gpu-module in the list, after outlining; one
+    the module lacks is a diagnostic, even for a module with no foreign ops."""
+    pipeline = GpucPipeline(gpu_module="b")
+    names = [p.name for p in pipeline.passes(parse(SAXPY))]
+    assert names.index("select-gpu-module") == names.index("gpu-kernel-outlining") + 1
+    with pytest.raises(DiagnosticException, match="has no gpu.module @b"):
+        run_passes(make_context(), parse(SAXPY), pipeline.passes(parse(SAXPY)))
 
 
 def test_after_pass_sees_each_pass_in_order() -> None:
@@ -426,7 +484,7 @@ def test_after_pass_sees_each_pass_in_order() -> None:
     run_dialect_pipeline(module, after_pass=lambda name, m: seen.append((name, str(m))))
     assert [name for name, _ in seen] == DIALECT_PASSES
     ir = dict(seen)
-    assert "gpuc.deferred_call" in ir["import"]
+    assert "gpuc.deferred_call" in ir["attach-target"]
     assert "gpuc.deferred_call" not in ir["resolve-deferred"]
     assert ENTRYPOINTS_ATTR not in ir["resolve-deferred"]
     assert ENTRYPOINTS_ATTR in ir["classify-entrypoints"]

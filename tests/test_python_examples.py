@@ -62,7 +62,7 @@ def kernels_of(name: str) -> list[gpuc.python.decorators.KernelFunction]:
 @pytest.mark.parametrize("name", PYTHON_EXAMPLES)
 def test_to_mlir_reads_back(name: str) -> None:
     from gpuc.context import make_context
-    from gpuc.transforms.foreign.text import parse_foreign_module
+    from gpuc.reader.text import parse_foreign_module
 
     text = str(gpuc.to_mlir(kernels_of(name)))
     parsed = parse_foreign_module(text, make_context(), f"{name}.mlir")

@@ -26,7 +26,7 @@ from xdsl.ir import SSAValue
 
 import gpuc
 from gpuc.compiler import compile_module
-from gpuc.transforms.foreign.text import parse_foreign_module
+from gpuc.reader.text import parse_foreign_module
 from gpuc.transforms.import_foreign import outline_host_code
 
 SEED = int(os.environ.get("GPUC_TEST_SEED", secrets.randbits(32)))

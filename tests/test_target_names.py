@@ -21,10 +21,10 @@ NOT_TARGETS = {
     ("gpuc/runtime/native.py", "native"): "that cache kind",
     ("gpuc/registry.py", "amdgpu"): "MLIR's amdgpu dialect",
     ("gpuc/registry.py", "spirv"): "MLIR's spirv dialect",
-    ("gpuc/transforms/foreign/amdgpu_dialect.py", "amdgpu"): "MLIR's amdgpu dialect",
-    ("gpuc/transforms/foreign/spirv_abi.py", "spirv"): "MLIR's spirv dialect",
+    ("gpuc/dialects/foreign/amdgpu.py", "amdgpu"): "MLIR's amdgpu dialect",
+    ("gpuc/dialects/foreign/spirv_abi.py", "spirv"): "MLIR's spirv dialect",
     ("gpuc/transforms/foreign/checks.py", "amdgpu"): "MLIR's amdgpu dialect",
-    ("gpuc/transforms/import_foreign.py", "amdgpu"): "MLIR's amdgpu dialect",
+    ("gpuc/transforms/convert_foreign_to_gpuc.py", "amdgpu"): "MLIR's amdgpu dialect",
     ("gpuc/explain/artefact.py", "ptx"): "an artefact format, read from its bytes",
     ("gpuc/explain/artefact.py", "spirv"): "an artefact format, read from its bytes",
 }

@@ -451,7 +451,7 @@ def read_stdin() -> ModuleOp:
     """The module on stdin, parsed as a file is (located as `<stdin>`)."""
     from gpuc.context import make_context
     from gpuc.diagnostics import decode_source
-    from gpuc.transforms.foreign.text import parse_foreign_module
+    from gpuc.reader.text import parse_foreign_module
 
     text = decode_source(sys.stdin.buffer.read(), STDIN_NAME, "input")
     return parse_foreign_module(text, make_context(), STDIN_NAME)

@@ -45,8 +45,8 @@ from gpuc.diagnostics import (
     verify_located,
 )
 from gpuc.hexfloat import ExactFloatMLIRTarget, ExactFloatPrinter
+from gpuc.reader.text import parse_foreign_module
 from gpuc.registry import DIALECTS, PASSES, lazy
-from gpuc.transforms.foreign.text import parse_foreign_module
 from gpuc.universe import gpuc_only
 
 SPLIT_MARKER = "// -----"

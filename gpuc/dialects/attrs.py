@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 from enum import auto
 from typing import TypeVar
 
@@ -320,20 +321,59 @@ def _print_option_value(printer: Printer, value: Attribute) -> None:
         printer.print_attribute(value)
 
 
+@dataclass(frozen=True)
+class CompileSettings:
+    """What a compile asks of every target besides the target's own options;
+    `#gpuc.target` carries them (printed where they differ from these
+    defaults), so every pass and the lowering read them from the module."""
+
+    opt_level: int = 3
+    """LLVM's optimization level, 0 to 3."""
+    fp_contract: bool = True
+    """Fuse a multiply and an add into an fma where the target may."""
+    line_info: bool = False
+    """Line tables from the ops' locations (`-g`); never changes the code."""
+    checked: bool = False
+    """Checked mode (targets that have one: native): every access is checked
+    against its buffer's extent at run time (docs/runtime.md)."""
+
+    def values(self) -> dict[str, OptionValue]:
+        """The settings that differ from the defaults, by name."""
+        default = CompileSettings()
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if getattr(self, f.name) != getattr(default, f.name)
+        }
+
+
+SETTINGS = tuple(f.name for f in fields(CompileSettings))
+"""The `#gpuc.target` keys that are compile settings, not target options."""
+
+
 @irdl_attr_definition
 class TargetAttr(ParametrizedAttribute):
-    """`#gpuc.target<ptx, sm = 90>`: the target a module is compiled for, with
-    its options (integers, `true`/`false`, strings), as MLIR's GPU target
-    attributes. Set once on the module (`attach-target`), read by every pass
-    and by the lowering, so no stage can work for another target."""
+    """`#gpuc.target<ptx, sm = 90, opt_level = 2, line_info = true>`: the
+    target a module is compiled for, with its options (integers,
+    `true`/`false`, strings), as MLIR's GPU target attributes, and the
+    compile's settings (`CompileSettings`: opt_level, fp_contract, line_info,
+    checked), printed only where they differ from their defaults. Set once on
+    the module (`attach-target`), read by every pass and by the lowering, so
+    no stage can work for another target or configuration."""
 
     name = "gpuc.target"
 
     target: StringAttr
     options: DictionaryAttr
 
-    def __init__(self, target: str, options: Mapping[str, OptionValue] | None = None):
-        items = {k: _option_attr(v) for k, v in (options or {}).items()}
+    def __init__(
+        self,
+        target: str,
+        options: Mapping[str, OptionValue] | None = None,
+        settings: CompileSettings | None = None,
+    ):
+        values = {**(options or {}), **(settings or CompileSettings()).values()}
+        items = {k: _option_attr(v) for k, v in values.items()}
         super().__init__(StringAttr(target), DictionaryAttr(items))
 
     @property
@@ -341,7 +381,20 @@ class TargetAttr(ParametrizedAttribute):
         return self.target.data
 
     def option_values(self) -> dict[str, OptionValue]:
-        """The options as Python values."""
+        """The target's options as Python values (the settings left out)."""
+        return {k: v for k, v in self._values().items() if k not in SETTINGS}
+
+    @property
+    def settings(self) -> CompileSettings:
+        """The compile's settings (defaults where the attribute has none)."""
+        given = {k: v for k, v in self._values().items() if k in SETTINGS}
+        return CompileSettings(**given)  # type: ignore[arg-type]  # verified
+
+    def with_settings(self, settings: CompileSettings) -> TargetAttr:
+        """The same target and options with `settings`."""
+        return TargetAttr(self.target_name, self.option_values(), settings)
+
+    def _values(self) -> dict[str, OptionValue]:
         values: dict[str, OptionValue] = {}
         for key, attr in self.options.data.items():
             if isinstance(attr, IntegerAttr):
@@ -351,6 +404,19 @@ class TargetAttr(ParametrizedAttribute):
             elif isinstance(attr, StringAttr):
                 values[key] = attr.data
         return values
+
+    def verify(self) -> None:
+        values = self._values()
+        level = values.get("opt_level", 3)
+        if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 3:
+            raise VerifyException(
+                f"#gpuc.target opt_level = {level}: give 0, 1, 2 or 3"
+            )
+        for key in SETTINGS[1:]:
+            if not isinstance(values.get(key, False), bool):
+                raise VerifyException(
+                    f"#gpuc.target {key} = {values[key]!r}: give true or false"
+                )
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:

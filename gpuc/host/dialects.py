@@ -31,8 +31,8 @@ from xdsl.irdl import (
 )
 from xdsl.traits import IsTerminator
 
+from gpuc.reader.text import upgrade_token_segments
 from gpuc.registry import DIALECTS, lazy
-from gpuc.transforms.foreign.text import upgrade_token_segments
 
 
 @irdl_attr_definition
@@ -104,7 +104,7 @@ class MemsetOp(IRDLOperation):
 def host_context() -> Context:
     """gpuc's context with the host ops above: `async`, and `gpu.memset`
     beside the `gpu` ops gpuc reads."""
-    from gpuc.transforms.foreign.gpu_dialect import GPU
+    from gpuc.dialects.foreign.gpu import GPU
 
     ctx = Context()
     for name, path in DIALECTS.items():

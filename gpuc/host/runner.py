@@ -39,7 +39,7 @@ def parse_host_module(
     included, upgraded from MLIR's older spellings like every gpuc input."""
     from gpuc.diagnostics import read_source, verify_located
     from gpuc.host.dialects import host_context, upgrade_host_ops
-    from gpuc.transforms.foreign.text import (
+    from gpuc.reader.text import (
         ForeignParser,
         hoist_trailing_aliases,
         upgrade_foreign_ops,
@@ -111,7 +111,7 @@ def make_interpreter(
 ) -> Interpreter:
     """An interpreter of `module` with `implementations`. An op whose class
     subclasses one they implement (gpuc's `arith` casts subclass xDSL's,
-    gpuc/transforms/foreign/arith_dialect.py) runs as its base class does."""
+    gpuc/dialects/foreign/arith.py) runs as its base class does."""
     from xdsl.interpreter import Interpreter
 
     interpreter = Interpreter(module)

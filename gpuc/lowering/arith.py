@@ -19,10 +19,10 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FloatAttr, IntegerAt
 from xdsl.ir import Operation
 
 from gpuc.diagnostics import OpError
+from gpuc.dialects.foreign.arith import VECTOR_OPS
 from gpuc.lowering import bf16
 from gpuc.lowering.context import TRANSLATORS, FunctionLowering, translates
 from gpuc.lowering.types import intrinsic_suffix, like, scalar_of, splat
-from gpuc.transforms.foreign.arith_dialect import VECTOR_OPS
 
 FAST_MATH_ORDER = ("nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
 CONTRACTABLE = (arith.AddfOp, arith.SubfOp, arith.MulfOp)
@@ -74,7 +74,7 @@ CASTS: dict[type, str] = {
     arith.BitcastOp: "bitcast",
 }
 CASTS.update({ours: CASTS[xdsl] for ours, xdsl in VECTOR_OPS.items() if xdsl in CASTS})
-"""gpuc's casts on vectors (gpuc/transforms/foreign/arith_dialect.py) as xDSL's."""
+"""gpuc's casts on vectors (gpuc/dialects/foreign/arith.py) as xDSL's."""
 ICMP = {
     "eq": ("icmp_signed", "=="),
     "ne": ("icmp_signed", "!="),

@@ -102,18 +102,14 @@ class ModuleLowering:
     """State of translating one module: the llvmlite module, the target and the
     functions by symbol (with any hidden leading parameters the target adds)."""
 
-    def __init__(
-        self,
-        module: ModuleOp,
-        target: Target,
-        *,
-        fp_contract: bool,
-        line_info: bool = False,
-        optimized: bool = True,
-    ):
+    def __init__(self, module: ModuleOp, target: Target):
+        from gpuc.targets import configured_settings
+
+        settings = configured_settings(module)
         self.module = module
         self.target = target
-        self.fp_contract = fp_contract
+        self.fp_contract = settings.fp_contract
+        """Fuse multiplies and adds (`#gpuc.target`'s fp_contract)."""
         self.llvm = ir.Module(name="gpuc")
         self.llvm.triple = target.triple
         self.funcs: dict[str, FuncOp] = {}
@@ -127,9 +123,11 @@ class ModuleLowering:
         """Address space -> its LLVM alias-scope list, where the target keeps
         shared and global memory apart by scopes (gpuc/lowering/memory.py)."""
         self.debug: LineTables | None = (
-            LineTables(self, optimized=optimized) if line_info else None
+            LineTables(self, optimized=settings.opt_level > 0)
+            if settings.line_info
+            else None
         )
-        """The line tables, when the compile asked for them."""
+        """The line tables, when `#gpuc.target` asks for them (line_info)."""
 
     def type(self, attr: Any) -> ir.Type:
         return lower_type(attr, self)
@@ -387,25 +385,13 @@ def reverse_post_order(entry: Block) -> list[Block]:
     return order
 
 
-def translate_module(
-    module: ModuleOp,
-    target: Target,
-    *,
-    fp_contract: bool = True,
-    line_info: bool = False,
-    optimized: bool = True,
-) -> ir.Module:
+def translate_module(module: ModuleOp, target: Target) -> ir.Module:
     """The llvmlite module of `module` for `target`, after the dialect pipeline
-    (which verified it for the target and finalized its kernels); with
-    `line_info`, line tables from the ops' locations (`optimized` says whether
-    LLVM will optimize, for the debugger)."""
-    ml = ModuleLowering(
-        module,
-        target,
-        fp_contract=fp_contract,
-        line_info=line_info,
-        optimized=optimized,
-    )
+    (which verified it for the target and finalized its kernels), as its
+    `#gpuc.target` says: fp_contract, and with line_info, line tables from
+    the ops' locations (opt_level says whether LLVM will optimize, for the
+    debugger)."""
+    ml = ModuleLowering(module, target)
     funcs: list[FuncOp] = []
     for op in module.ops:
         if not isinstance(op, FuncOp):

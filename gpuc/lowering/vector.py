@@ -1,7 +1,7 @@
 """Translators of the vector dialect on 1-D vectors (gpuc/lowering/types.py
 lowers `vector<NxT>` to `<N x T>`): broadcast, extract and insert of one
 element (a static or dynamic position; extractelement and insertelement,
-gpuc/transforms/foreign/vector_dialect.py), from_elements, shuffle, fma, bitcast
+gpuc/dialects/foreign/vector.py), from_elements, shuffle, fma, bitcast
 (the same bits as another vector type; a bf16 vector is its 16-bit patterns, so it
 reinterprets as f16 or i16 ones would). Vector memory is a
 `gpuc.load`/`gpuc.store` through a `!gpuc.ptr<vector<NxT>, space>`
@@ -15,14 +15,14 @@ from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, VectorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from gpuc.diagnostics import OpError
-from gpuc.lowering import bf16
-from gpuc.lowering.context import FunctionLowering, translates
-from gpuc.lowering.types import intrinsic_suffix
-from gpuc.transforms.foreign.vector_dialect import (
+from gpuc.dialects.foreign.vector import (
     ExtractElementOp,
     FromElementsOp,
     InsertElementOp,
 )
+from gpuc.lowering import bf16
+from gpuc.lowering.context import FunctionLowering, translates
+from gpuc.lowering.types import intrinsic_suffix
 
 I32 = ir.IntType(32)
 

@@ -231,7 +231,7 @@ class Calls(FunctionCalls):
         return a, self.indices(a, list(indices))
 
     def atomic(self, name: str, node: ast.Call, args: list[Value]) -> Value:
-        from gpuc.transforms.foreign.memref_dialect import AtomicRMWOp
+        from gpuc.dialects.foreign.memref import AtomicRMWOp
 
         self.arity(node, args, 3)
         array, indices = self.element(
@@ -262,7 +262,7 @@ class Calls(FunctionCalls):
         element is `expected` (the import makes it a compare-exchange)."""
         from xdsl.ir import Block, Region
 
-        from gpuc.transforms.foreign.memref_dialect import (
+        from gpuc.dialects.foreign.memref import (
             AtomicYieldOp,
             GenericAtomicRMWOp,
         )
@@ -294,7 +294,7 @@ class Calls(FunctionCalls):
         return Scalar(self.result(op), array.dtype)
 
     def shuffle(self, name: str, node: ast.Call, args: list[Value]) -> Value:
-        from gpuc.transforms.foreign.gpu_dialect import (
+        from gpuc.dialects.foreign.gpu import (
             GPUShuffleMode,
             GPUShuffleModeAttr,
             ShuffleOp,
@@ -323,7 +323,7 @@ class Calls(FunctionCalls):
         return Scalar(self.emit(op).results[0], value.dtype)
 
     def subgroup_reduce(self, name: str, node: ast.Call, args: list[Value]) -> Value:
-        from gpuc.transforms.foreign.gpu_dialect import (
+        from gpuc.dialects.foreign.gpu import (
             GPUReduceKind,
             GPUReduceKindAttr,
             SubgroupReduceOp,
@@ -409,7 +409,7 @@ class Calls(FunctionCalls):
     def print_call(self, node: ast.Call) -> Value:
         from xdsl.dialects.builtin import StringAttr
 
-        from gpuc.transforms.foreign.gpu_printf import PrintfOp
+        from gpuc.dialects.foreign.gpu_printf import PrintfOp
 
         pieces: list[str] = []
         values: list[SSAValue] = []

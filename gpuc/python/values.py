@@ -287,7 +287,7 @@ def memory_space(space: str) -> Attribute:
     """The memref memory space of an array in `space` (global, shared, local)."""
     from xdsl.dialects.builtin import NoneAttr
 
-    from gpuc.transforms.foreign.gpu_dialect import GPUAddressSpace, GPUAddressSpaceAttr
+    from gpuc.dialects.foreign.gpu import GPUAddressSpace, GPUAddressSpaceAttr
 
     if space == "global":
         return NoneAttr()

@@ -26,7 +26,7 @@ from gpuc.plugin_code import TARGETS_GROUP
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
-    from gpuc.dialects.attrs import TargetAttr
+    from gpuc.dialects.attrs import CompileSettings, TargetAttr
     from gpuc.targets.base import Target
 
 DEFAULT_TARGET = "ptx"
@@ -169,24 +169,41 @@ def target_of_attr(attr: TargetAttr) -> Target:
     return make_target(attr.target_name, **attr.option_values())
 
 
-def configured_target(module: ModuleOp) -> Target:
-    """The module's `#gpuc.target`, else the default target."""
+def configured_attr(module: ModuleOp) -> TargetAttr:
+    """The module's `#gpuc.target`, else the default target's (with the
+    default settings)."""
     from gpuc.diagnostics import OpError
     from gpuc.dialects.attrs import TARGET_ATTR, TargetAttr
 
     attr = module.attributes.get(TARGET_ATTR)
     if attr is None:
-        return make_target(DEFAULT_TARGET)
+        return make_target(DEFAULT_TARGET).attr()
     if not isinstance(attr, TargetAttr):
         raise OpError(
             module,
             f"'{TARGET_ATTR}' must be a #gpuc.target<...> attribute, got {attr}; "
             f"write e.g. {TARGET_ATTR} = #gpuc.target<ptx, sm = 90>",
         )
+    return attr
+
+
+def configured_target(module: ModuleOp) -> Target:
+    """The target the module's `#gpuc.target` configures, else the default
+    target."""
+    from gpuc.diagnostics import OpError
+    from gpuc.dialects.attrs import TARGET_ATTR
+
+    attr = configured_attr(module)
     try:
         return target_of_attr(attr)
     except DiagnosticException as e:
         raise OpError(module, f"'{TARGET_ATTR}' {attr}: {e}") from None
+
+
+def configured_settings(module: ModuleOp) -> CompileSettings:
+    """The compile settings the module's `#gpuc.target` carries (opt_level,
+    fp_contract, line_info, checked): what the lowering reads."""
+    return configured_attr(module).settings
 
 
 def parse_target_spec(spec: str) -> Target:

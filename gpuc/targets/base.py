@@ -23,6 +23,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import (
     AddressSpace,
+    CompileSettings,
     FinalizedAttr,
     TargetAttr,
 )
@@ -140,9 +141,10 @@ class Target(ArgSpecConvertible):
             if getattr(self, f.name) is not None
         }
 
-    def attr(self) -> TargetAttr:
-        """This target as the module attribute `#gpuc.target<name, options>`."""
-        return TargetAttr(self.name, self.options())
+    def attr(self, settings: CompileSettings | None = None) -> TargetAttr:
+        """This target, compiled with `settings`, as the module attribute
+        `#gpuc.target<name, options, settings>`."""
+        return TargetAttr(self.name, self.options(), settings)
 
     def describe(self) -> str:
         """The target and the options that are set, as a spec: `ptx{sm=90}`."""

@@ -50,7 +50,7 @@ def loop_mapping(op: Operation) -> list[gpu.LoopDimMapAttr] | None:
 
 def _constant(value: SSAValue) -> int | None:
     """The integer `value` holds, if it is arith of constants."""
-    from gpuc.transforms.foreign.affine_dialect import constant_value
+    from gpuc.dialects.foreign.affine import constant_value
 
     return constant_value(value)
 
@@ -334,7 +334,10 @@ class ConvertParallelLoopsToGpu(ModulePass):
     name = "convert-parallel-loops-to-gpu"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for loop in outermost_mapped_loops(op):
+        loops = outermost_mapped_loops(op)
+        if not loops:  # nothing converted, no launch to check
+            return
+        for loop in loops:
             convert_loop_nest(loop)
         for left in op.walk():
             # A mapped loop nested under another op (an scf.if, an unmapped

@@ -4,10 +4,15 @@ runner (`run_passes`, xDSL's `PassPipeline` with an after-pass callback for
 dumps and timing); `gpuc.driver` runs the same list.
 
 Options: `target` (a spec such as `ptx{sm=80}`; empty: the module's
-`#gpuc.target`, else the default target), `exports` (symbols kept public
+`#gpuc.target`, else the default target; from Python, `configured` is the
+whole attribute), `exports` (symbols kept public
 besides the kernels), `libraries` (files defining job sources; quote paths:
-`libraries="lib/a.mlir","b.mlir"`). From Python, `generators` adds job
-generators by name, ahead of the installed ones.
+`libraries="lib/a.mlir","b.mlir"`), `gpu-module` (the one gpu.module of a
+foreign module to compile). From Python, `generators` adds job generators by
+name, ahead of the installed ones.
+
+`import` is its own passes in the list (`ImportForeign.passes()`), left out
+for a module that has nothing to import.
 """
 
 from __future__ import annotations
@@ -20,14 +25,14 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 
 from gpuc.diagnostics import OpError, verify_located
+from gpuc.dialects.attrs import TargetAttr
 from gpuc.dialects.call_graph import pass_ran
 from gpuc.generators import Generator
 from gpuc.libraries import LibrarySource
-from gpuc.targets.base import Target
 from gpuc.transforms.attach_target import AttachTarget
 from gpuc.transforms.classify_entrypoints import ClassifyEntrypoints
 from gpuc.transforms.finalize_kernels import FinalizeKernels
-from gpuc.transforms.import_foreign import ImportForeign
+from gpuc.transforms.import_foreign import ImportForeign, import_needed
 from gpuc.transforms.inline import Inline
 from gpuc.transforms.lift_cf import LiftCf
 from gpuc.transforms.privatize import Privatize
@@ -59,29 +64,28 @@ def run_passes(
     verify_located(module)
 
 
-def lowering_passes(module: ModuleOp, target: Target) -> list[ModulePass]:
-    """What `module` gets before it is lowered for `target` by a `-t` output
-    (which lowers modules as it finds them): the target attached if it has
-    none, an entrypoint set if it has none, cf branches around barriers
-    lifted (lift-cf, which the native target needs), and always the target's
-    own kernel records and checks (finalize-kernels, verify-target), so that no
-    record another pass or a hand left behind is lowered. A module configured
-    for another target is a diagnostic."""
+def lowering_passes(module: ModuleOp, configured: TargetAttr) -> list[ModulePass]:
+    """What `module` gets before it is lowered as `configured` says by a `-t`
+    output (which lowers modules as it finds them): the attribute attached
+    (the settings of this lowering), an entrypoint set if it has none, cf
+    branches around barriers lifted (lift-cf, which the native target needs),
+    and always the target's own kernel records and checks (finalize-kernels,
+    verify-target), so that no record another pass or a hand left behind is
+    lowered. A module configured for another target is a diagnostic."""
     from gpuc.dialects.attrs import ENTRYPOINTS_ATTR, TARGET_ATTR
-    from gpuc.targets import configured_target
+    from gpuc.targets import configured_target, target_of_attr
 
-    passes: list[ModulePass] = []
+    target = target_of_attr(configured)
     if TARGET_ATTR in module.attributes:
-        configured = configured_target(module)
-        if configured != target:
+        own = configured_target(module)
+        if own != target:
             raise OpError(
                 module,
-                f"the module is configured for {configured.describe()} "
+                f"the module is configured for {own.describe()} "
                 f"('{TARGET_ATTR}') but is lowered for {target.describe()}; "
-                f"lower it for its own target (-t '{configured.describe()}')",
+                f"lower it for its own target (-t '{own.describe()}')",
             )
-    else:
-        passes.append(AttachTarget(str(target.spec())))
+    passes: list[ModulePass] = [AttachTarget(configured=configured)]
     if ENTRYPOINTS_ATTR not in module.attributes:
         passes.append(ClassifyEntrypoints())
     return [
@@ -106,10 +110,16 @@ class GpucPipeline(ModulePass):
     upgrade_foreign: bool = True
     """Whether `import` upgrades MLIR's older spellings (off where the reader
     already did: `gpuc.driver`)."""
+    gpu_module: str = ""
+    """Compile only this gpu.module of a foreign module (empty: all of them)."""
+    configured: TargetAttr | None = None
+    """From Python: the module's whole `#gpuc.target`, target and settings,
+    as `CompileOptions` built it (`target` is then unused)."""
 
     def passes(self, module: ModuleOp | None = None) -> tuple[ModulePass, ...]:
-        """The stages, in order: the target's own passes last (the target is
-        `target`, else `module`'s configured one, else the default)."""
+        """The stages, in order: without the import's passes for a `module`
+        that has nothing to import, the target's own passes last (the target
+        is `target`, else `module`'s configured one, else the default)."""
         from gpuc.targets import (
             DEFAULT_TARGET,
             configured_target,
@@ -123,9 +133,15 @@ class GpucPipeline(ModulePass):
             target = configured_target(module)
         else:
             target = make_target(DEFAULT_TARGET)
+        importing = ImportForeign(self.upgrade_foreign, self.gpu_module)
+        imports = (
+            importing.passes()
+            if module is None or import_needed(module, self.gpu_module)
+            else ()
+        )
         return (
-            AttachTarget(self.target),
-            ImportForeign(self.upgrade_foreign),
+            AttachTarget(self.target, configured=self.configured),
+            *imports,
             ResolveDeferred(self.libraries, self.generators),
             ClassifyEntrypoints(self.exports),
             Privatize(),

@@ -26,6 +26,11 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from gpuc.dialects.attrs import Dim
+from gpuc.dialects.foreign.gpu import (
+    AllReduceOp,
+    GPUReduceKind,
+    GPUReduceKindAttr,
+)
 from gpuc.dialects.index import BarrierOp, BlockDimOp, ThreadIdOp
 from gpuc.dialects.memory import LoadOp, SharedAllocOp, StoreOp
 from gpuc.dialects.subgroup import (
@@ -34,11 +39,6 @@ from gpuc.dialects.subgroup import (
     SubgroupIdOp,
     SubgroupReduceOp,
     check_value,
-)
-from gpuc.transforms.foreign.gpu_dialect import (
-    AllReduceOp,
-    GPUReduceKind,
-    GPUReduceKindAttr,
 )
 
 SLOTS = 1024

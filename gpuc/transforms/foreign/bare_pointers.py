@@ -34,7 +34,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineMap
 
 from gpuc.dialects.attrs import AddressSpace, AddressSpaceAttr, AtomicKind, PtrType
-from gpuc.transforms.foreign.gpu_dialect import GPUAddressSpace, GPUAddressSpaceAttr
+from gpuc.dialects.foreign.gpu import GPUAddressSpace, GPUAddressSpaceAttr
 
 SPACE_BY_KEYWORD = {
     GPUAddressSpace.GLOBAL: AddressSpace.GLOBAL,

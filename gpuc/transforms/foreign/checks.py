@@ -30,14 +30,14 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from gpuc.diagnostics import made_of
 from gpuc.dialects.attrs import AddressSpace
+from gpuc.dialects.foreign.affine import AFFINE_OPS
+from gpuc.dialects.foreign.amdgpu import AMDGPU_OPS, BUFFER_OP_NAMES
+from gpuc.dialects.foreign.gpu import AllReduceOp
+from gpuc.dialects.foreign.memref import ATOMIC_RMW_OPS
+from gpuc.dialects.foreign.mma import MEMREF_OPERANDS, MMA_OP_NAMES
 from gpuc.dialects.symbols import symbol_name
-from gpuc.transforms.foreign.affine_dialect import AFFINE_OPS
 from gpuc.transforms.foreign.all_reduce import kind_problem
-from gpuc.transforms.foreign.amdgpu_dialect import (
-    AMDGPU_OPS,
-    BUFFER_OP_NAMES,
-    buffer_problem,
-)
+from gpuc.transforms.foreign.amdgpu_buffers import buffer_problem
 from gpuc.transforms.foreign.bare_pointers import (
     ATOMIC_FLOAT_KINDS,
     ATOMIC_INTEGER_KINDS,
@@ -49,10 +49,8 @@ from gpuc.transforms.foreign.bare_pointers import (
     memref_problem,
     strided_layout,
 )
-from gpuc.transforms.foreign.gpu_dialect import AllReduceOp
-from gpuc.transforms.foreign.memref_dialect import ATOMIC_RMW_OPS
 from gpuc.transforms.foreign.memref_views import kept_dims
-from gpuc.transforms.foreign.mma import MEMREF_OPERANDS, MMA_OP_NAMES, mma_problem
+from gpuc.transforms.foreign.mma_ops import mma_problem
 from gpuc.transforms.foreign.vector_unroll import vector_problem
 
 GPU_OPS = (
@@ -175,7 +173,7 @@ Problem = tuple[Operation, str]
 
 
 def type_problem(t: Attribute) -> str | None:
-    if t.name.startswith("llvm."):  # gpuc/transforms/foreign/llvm_types.py
+    if t.name.startswith("llvm."):  # gpuc/dialects/foreign/llvm_types.py
         return (
             f"type {t} is an llvm dialect type, which device code cannot use; "
             "pass memrefs and scalars (host code around gpu.modules may use it)"
@@ -277,7 +275,7 @@ def _value_problems(op: Operation) -> Iterator[Problem]:
 
 def _abi_problem(op: ForeignFuncOp) -> str | None:
     """Why `op`'s `spirv.entry_point_abi` cannot be honoured, if it cannot."""
-    from gpuc.transforms.foreign.spirv_abi import ENTRY_POINT_ABI, workgroup_size
+    from gpuc.dialects.foreign.spirv_abi import ENTRY_POINT_ABI, workgroup_size
 
     abi = op.attributes.get(ENTRY_POINT_ABI)
     if abi is None:

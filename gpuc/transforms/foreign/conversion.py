@@ -24,6 +24,12 @@ from xdsl.rewriter import Rewriter
 from gpuc.diagnostics import ORIGINS, OpError, format_op_diagnostic
 from gpuc.dialects.attrs import Dim, InlineHint, Role
 from gpuc.dialects.deferred import DeferredCallOp, DeferredLaunchOp
+from gpuc.dialects.foreign.gpu import AllReduceOp as GPUAllReduceOp
+from gpuc.dialects.foreign.gpu import ShuffleOp as GPUShuffleOp
+from gpuc.dialects.foreign.gpu import (
+    SubgroupReduceOp as GPUSubgroupReduceOp,
+)
+from gpuc.dialects.foreign.gpu_printf import PrintfOp as GPUPrintfOp
 from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
 from gpuc.dialects.index import (
     BarrierOp,
@@ -48,7 +54,7 @@ from gpuc.dialects.subgroup import (
 from gpuc.dialects.symbols import symbol_name
 from gpuc.kernel_params import MEMREF_LAYOUTS_ATTR, MEMREF_PARAMS_ATTR
 from gpuc.transforms.foreign.all_reduce import gpuc_kind, lower_all_reduce
-from gpuc.transforms.foreign.amdgpu_dialect import convert_amdgpu_op
+from gpuc.transforms.foreign.amdgpu_buffers import convert_amdgpu_op
 from gpuc.transforms.foreign.bare_pointers import expand_type, memref_params
 from gpuc.transforms.foreign.checks import (
     ForeignFuncOp,
@@ -56,14 +62,8 @@ from gpuc.transforms.foreign.checks import (
     import_problems,
     is_kernel,
 )
-from gpuc.transforms.foreign.gpu_dialect import AllReduceOp as GPUAllReduceOp
-from gpuc.transforms.foreign.gpu_dialect import ShuffleOp as GPUShuffleOp
-from gpuc.transforms.foreign.gpu_dialect import (
-    SubgroupReduceOp as GPUSubgroupReduceOp,
-)
-from gpuc.transforms.foreign.gpu_printf import PrintfOp as GPUPrintfOp
 from gpuc.transforms.foreign.memref_ops import FunctionMemory, replace_located
-from gpuc.transforms.foreign.mma import convert_mma, retype_fragments
+from gpuc.transforms.foreign.mma_ops import convert_mma, retype_fragments
 
 INDEX_OPS: dict[type[Operation], type[DimIndexOp]] = {
     gpu.ThreadIdOp: ThreadIdOp,
@@ -246,7 +246,7 @@ def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> 
         k: v for k, v in op.attributes.items() if k not in FUNCTION_ATTRS
     }
     if (abi := op.attributes.get("spirv.entry_point_abi")) is not None:
-        from gpuc.transforms.foreign.spirv_abi import workgroup_size
+        from gpuc.dialects.foreign.spirv_abi import workgroup_size
 
         size = workgroup_size(abi)
         assert not isinstance(size, str), size  # checks.py reported it
@@ -310,11 +310,9 @@ def select_gpu_module(module: ModuleOp, name: str) -> None:
             Rewriter.erase_op(gm, safe_erase=False)
 
 
-def import_functions(module: ModuleOp, gpu_module: str | None = None) -> None:
-    """Check `module`'s device code, then convert it (all or nothing); with
-    `gpu_module`, only that gpu.module's."""
-    if gpu_module is not None:
-        select_gpu_module(module, gpu_module)
+def import_functions(module: ModuleOp) -> None:
+    """Check `module`'s device code, then convert it (all or nothing); one
+    gpu.module is chosen before, by select-gpu-module."""
     device = device_code(module)
     qualify_clashing_symbols([d for d in device if isinstance(d, gpu.ModuleOp)])
     globals = {

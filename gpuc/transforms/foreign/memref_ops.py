@@ -27,6 +27,8 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from gpuc.dialects.attrs import AddressSpace, MemoryOrder
+from gpuc.dialects.foreign.memref import ATOMIC_RMW_OPS, GenericAtomicRMWOp
+from gpuc.dialects.foreign.vector import ExtractElementOp, InsertElementOp
 from gpuc.dialects.memory import (
     AddrSpaceCastOp,
     AtomicCmpXchgOp,
@@ -48,7 +50,6 @@ from gpuc.transforms.foreign.bare_pointers import (
     strided_layout,
     view_sizes,
 )
-from gpuc.transforms.foreign.memref_dialect import ATOMIC_RMW_OPS, GenericAtomicRMWOp
 from gpuc.transforms.foreign.memref_views import (
     MemrefView,
     Size,
@@ -59,7 +60,6 @@ from gpuc.transforms.foreign.memref_views import (
     reshape_groups,
     subtract,
 )
-from gpuc.transforms.foreign.vector_dialect import ExtractElementOp, InsertElementOp
 
 
 def index_constant_op(value: int) -> arith.ConstantOp:

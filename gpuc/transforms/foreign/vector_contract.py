@@ -16,8 +16,8 @@ from xdsl.dialects.builtin import AnyFloat, IntegerType, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
-from gpuc.transforms.foreign.arith_dialect import ExtSIOp
-from gpuc.transforms.foreign.vector_dialect import ContractionOp, IteratorType
+from gpuc.dialects.foreign.arith import ExtSIOp
+from gpuc.dialects.foreign.vector import ContractionOp, IteratorType
 from gpuc.transforms.foreign.vector_pieces import (
     Element,
     Unroller,

@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import MemRefType, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 
-from gpuc.transforms.foreign.arith_dialect import CmpiOp
+from gpuc.dialects.foreign.arith import CmpiOp
 from gpuc.transforms.foreign.vector_pieces import Element, Unroller, points
 
 TRANSFERS = ("vector.transfer_read", "vector.transfer_write")

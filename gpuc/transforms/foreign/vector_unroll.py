@@ -32,13 +32,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
-from gpuc.transforms.foreign.vector_contract import contract, contract_problem
-from gpuc.transforms.foreign.vector_dialect import (
+from gpuc.dialects.foreign.vector import (
     ContractionOp,
     FromElementsOp,
     ShapeCastOp,
     TransposeOp,
 )
+from gpuc.transforms.foreign.vector_contract import contract, contract_problem
 from gpuc.transforms.foreign.vector_pieces import (
     Element,
     Unroller,
@@ -324,19 +324,13 @@ def _touches_vectors(op: Operation) -> bool:
     return any(is_nd(v.type) for v in (*op.operands, *op.results, *args))
 
 
-def unroll_vectors(module: ModuleOp, gpu_module: str | None = None) -> None:
-    """Unroll the n-D vectors of the device code (of gpu.module @`gpu_module`
-    only, when given); nothing when an op cannot be (checks.py reports it)."""
+def unroll_vectors(module: ModuleOp) -> None:
+    """Unroll the n-D vectors of the device code (its gpu.modules, if it has
+    any); nothing when an op cannot be (checks.py reports it)."""
     from xdsl.dialects import gpu
 
     tops: list[Operation] = [op for op in module.ops if isinstance(op, gpu.ModuleOp)]
     tops = tops or list(module.ops)
-    if gpu_module is not None:
-        tops = [
-            t
-            for t in tops
-            if isinstance(t, gpu.ModuleOp) and t.sym_name.data == gpu_module
-        ]
     ops = [op for top in tops for op in top.walk() if _touches_vectors(op)]
     if not ops or any(vector_problem(op, "") is not None for op in ops):
         return

@@ -1,4 +1,4 @@
-// gpuc's arith dialect (transforms/foreign/arith_dialect.py) reads and prints
+// gpuc's arith dialect (gpuc/dialects/foreign/arith.py) reads and prints
 // comparisons and selects of vectors as MLIR 16 to 22 do: a comparison of
 // vector<NxT> gives vector<Nxi1>, and a select with a vector condition names
 // the condition's type; the casts take vectors.

@@ -1,5 +1,5 @@
 // The vector ops gpuc adds to xDSL's vector dialect for vectors of several
-// dimensions (transforms/foreign/vector_dialect.py) round-trip in MLIR's
+// dimensions (gpuc/dialects/foreign/vector.py) round-trip in MLIR's
 // custom form, and read MLIR 16's and 22's generic forms (MLIR 16's
 // `transp` permutation and attribute-dictionary properties too).
 // RUN: gpuc-opt %s --split-input-file | filecheck %s

@@ -1,4 +1,4 @@
-// The verifiers of the vector ops gpuc adds (transforms/foreign/vector_dialect.py).
+// The verifiers of the vector ops gpuc adds (gpuc/dialects/foreign/vector.py).
 // RUN: gpuc-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 func.func @f(%v: vector<4x8xf32>) {

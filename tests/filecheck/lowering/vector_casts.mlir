@@ -1,5 +1,5 @@
 // arith casts on 1-D vectors are LLVM's vector casts (gpuc's arith dialect,
-// transforms/foreign/arith_dialect.py, takes them as MLIR does); a bf16
+// gpuc/dialects/foreign/arith.py, takes them as MLIR does); a bf16
 // vector is `<N x i16>` of its bits, widened and rounded element by element
 // (lowering/bf16.py); vector.bitcast is LLVM's bitcast. Every target compiles
 // Inputs/vector_casts.mlir, through ptxas and spirv-val where installed.

@@ -72,7 +72,7 @@ gpuc.func @compare(%a: vector<2xf64>, %b: vector<2xf64>) -> vector<2xf64> helper
 
 // -----
 
-// MLIR's extractelement and insertelement (transforms/foreign/vector_dialect.py).
+// MLIR's extractelement and insertelement (gpuc/dialects/foreign/vector.py).
 // CHECK-LABEL: define float @elements(<4 x float> %v, i64 %i, float %s)
 // CHECK: %w = insertelement <4 x float> %v, float %s, i64 %i
 // CHECK: %e = extractelement <4 x float> %w, i64 %i

@@ -36,8 +36,8 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from gpuc.dialects.attrs import parse_enum_keyword
-from gpuc.transforms.foreign.gpu_printf import PrintfOp
-from gpuc.transforms.foreign.mma import MMA_OPS, MMAElementwiseAttr, MMAMatrixType
+from gpuc.dialects.foreign.gpu_printf import PrintfOp
+from gpuc.dialects.foreign.mma import MMA_OPS, MMAElementwiseAttr, MMAMatrixType
 
 
 class GPUAddressSpace(StrEnum):

@@ -1,10 +1,7 @@
-"""MLIR's `amdgpu` buffer ops, which xDSL lacks, and what the import makes of
-them: `amdgpu.raw_buffer_load`, `raw_buffer_store` and the atomics
-`raw_buffer_atomic_fadd`, `_fmax`, `_smax`, `_umin` (gpuc loads, stores and
-relaxed atomics, bounds-checked) and `amdgpu.lds_barrier`
-(`gpuc.barrier`: MLIR's lowering waits for LDS accesses and then runs the
-work-group barrier). The dialect's other ops are not registered: the parser
-names them.
+"""What the import makes of MLIR's amdgpu buffer ops
+(gpuc/dialects/foreign/amdgpu.py): gpuc loads, stores and relaxed atomics,
+bounds-checked, and `gpuc.barrier` for `amdgpu.lds_barrier` (MLIR's lowering
+waits for LDS accesses and then runs the work-group barrier).
 
 An access's element is the memref's `memref.load` element for the indices
 (i32 values) plus `indexOffset` plus `sgprOffset`. With `boundsCheck` (the
@@ -26,30 +23,27 @@ from dataclasses import replace
 from xdsl.dialects import arith, scf, vector
 from xdsl.dialects.builtin import (
     AnyFloat,
-    BoolAttr,
     FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
     VectorType,
-    i32,
 )
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue
-from xdsl.irdl import (
-    AttrSizedOperandSegments,
-    IRDLOperation,
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    opt_operand_def,
-    opt_prop_def,
-    result_def,
-    var_operand_def,
-)
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from gpuc.dialects.attrs import AddressSpace, AtomicKind, MemoryOrder
+from gpuc.dialects.attrs import AddressSpace, MemoryOrder
+from gpuc.dialects.foreign.amdgpu import (
+    ATOMICS,
+    BUFFER_OPS,
+    BufferOp,
+    BufferWrite,
+    LdsBarrierOp,
+    RawBufferLoadOp,
+    RawBufferStoreOp,
+)
+from gpuc.dialects.foreign.vector import ExtractElementOp, InsertElementOp
 from gpuc.dialects.index import BarrierOp
 from gpuc.dialects.memory import AtomicRMWOp, LoadOp, StoreOp
 from gpuc.transforms.foreign.bare_pointers import address_space
@@ -60,98 +54,11 @@ from gpuc.transforms.foreign.memref_views import (
     materialize,
     multiply,
 )
-from gpuc.transforms.foreign.vector_dialect import ExtractElementOp, InsertElementOp
-
-
-class _BufferWrite(IRDLOperation):
-    """The operands and syntax of the buffer ops that write: `amdgpu.<op>
-    %v -> %m[%i] : f32 -> memref<?xf32>, i32`."""
-
-    value = operand_def()
-    memref = operand_def(MemRefType)
-    indices = var_operand_def(i32)
-    sgprOffset = opt_operand_def(i32)
-    boundsCheck = opt_prop_def(BoolAttr)
-    indexOffset = opt_prop_def(IntegerAttr)
-    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
-    assembly_format = (
-        "attr-dict $value `->` $memref `[` $indices `]` (`sgprOffset` "
-        "$sgprOffset^)? `:` type($value) `->` type($memref) (`,` type($indices)^)?"
-    )
-
-
-@irdl_op_definition
-class RawBufferLoadOp(IRDLOperation):
-    """`%v = amdgpu.raw_buffer_load %m[%i] : memref<?xf32>, i32 -> f32`."""
-
-    name = "amdgpu.raw_buffer_load"
-    memref = operand_def(MemRefType)
-    indices = var_operand_def(i32)
-    sgprOffset = opt_operand_def(i32)
-    value = result_def()
-    boundsCheck = opt_prop_def(BoolAttr)
-    indexOffset = opt_prop_def(IntegerAttr)
-    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
-    assembly_format = (
-        "attr-dict $memref `[` $indices `]` (`sgprOffset` $sgprOffset^)? `:` "
-        "type($memref) (`,` type($indices)^)? `->` type($value)"
-    )
-
-
-@irdl_op_definition
-class RawBufferStoreOp(_BufferWrite):
-    name = "amdgpu.raw_buffer_store"
-
-
-@irdl_op_definition
-class RawBufferAtomicFaddOp(_BufferWrite):
-    name = "amdgpu.raw_buffer_atomic_fadd"
-
-
-@irdl_op_definition
-class RawBufferAtomicFmaxOp(_BufferWrite):
-    name = "amdgpu.raw_buffer_atomic_fmax"
-
-
-@irdl_op_definition
-class RawBufferAtomicSmaxOp(_BufferWrite):
-    name = "amdgpu.raw_buffer_atomic_smax"
-
-
-@irdl_op_definition
-class RawBufferAtomicUminOp(_BufferWrite):
-    name = "amdgpu.raw_buffer_atomic_umin"
-
-
-ATOMICS: dict[type[_BufferWrite], tuple[AtomicKind, str]] = {
-    RawBufferAtomicFaddOp: (AtomicKind.ADD, "f32 or f16"),
-    RawBufferAtomicFmaxOp: (AtomicKind.MAX, "f32 or f64"),
-    RawBufferAtomicSmaxOp: (AtomicKind.MAX, "i32"),
-    RawBufferAtomicUminOp: (AtomicKind.UMIN, "i32"),
-}
-"""Each atomic: gpuc's kind, and the element types it takes (MLIR's)."""
-BufferOp = RawBufferLoadOp | _BufferWrite
 
 
 def _checked(op: BufferOp) -> bool:
     """`boundsCheck`, true unless given false."""
     return op.boundsCheck is None or bool(op.boundsCheck.value.data)
-
-
-@irdl_op_definition
-class LdsBarrierOp(IRDLOperation):
-    """`amdgpu.lds_barrier`: a work-group barrier (for LDS, workgroup memory)."""
-
-    name = "amdgpu.lds_barrier"
-    assembly_format = "attr-dict"
-
-
-AMDGPU = Dialect("amdgpu", [RawBufferLoadOp, RawBufferStoreOp, *ATOMICS, LdsBarrierOp])
-AMDGPU_OPS = tuple(op.name for op in AMDGPU.operations)
-"""What the import takes of the amdgpu dialect (all it registers)."""
-BUFFER_OPS = (RawBufferLoadOp, _BufferWrite)
-BUFFER_OP_NAMES = tuple(op.name for op in AMDGPU.operations if op is not LdsBarrierOp)
-"""The ops that take a memref (their `memref` operand)."""
 
 
 def _data_type(op: BufferOp) -> Attribute:
@@ -174,7 +81,7 @@ def buffer_problem(op: Operation, where: str) -> str | None:
         return f"accesses {t}{where}; buffer ops take memrefs in global memory"
     if len(op.indices) != t.get_num_dims():
         return f"has {len(op.indices)} indices for {t}{where}; give one per dimension"
-    if isinstance(op, _BufferWrite) and type(op) in ATOMICS:
+    if isinstance(op, BufferWrite) and type(op) in ATOMICS:
         types = ATOMICS[type(op)][1]
         if isinstance(data, VectorType) or str(element) not in types.split(" or "):
             return f"is an atomic on {data}{where}; {op.name} takes {types}"
@@ -292,7 +199,7 @@ def _guarded_load(
 
 
 def _guarded_write(
-    op: _BufferWrite,
+    op: BufferWrite,
     ptr: SSAValue,
     at: tuple[SSAValue, SSAValue],
     value: SSAValue,

@@ -1,7 +1,7 @@
 """Module text from other tools: what xDSL 0.74 lacks to read it, and the fix-ups.
 
 xDSL parses `gpu` ops only in generic form and lacks some of what MLIR prints;
-`gpu_dialect.GPU` (registered as `gpu`) adds it. `upgrade_foreign_ops`
+`gpuc.dialects.foreign.gpu.GPU` (registered as `gpu`) adds it. `upgrade_foreign_ops`
 rewrites in place what MLIR spells differently from xDSL's op definitions, so
 a parsed module verifies; `parse_foreign_module` parses and upgrades in one
 call. docs/frontends.md lists every difference. The upgrades are looked up by
@@ -44,7 +44,7 @@ from xdsl.utils.exceptions import ParseError
 from xdsl.utils.mlir_lexer import MLIRToken
 
 from gpuc.diagnostics import LocatingParser, OpError
-from gpuc.transforms.foreign.atomic_kinds import AMBIGUOUS_KINDS
+from gpuc.dialects.foreign.atomic_kinds import AMBIGUOUS_KINDS
 
 if TYPE_CHECKING:
     from xdsl.dialects import gpu, memref
@@ -200,13 +200,13 @@ def upgrade_token_segments(op: Operation) -> None:
 
 
 def _complete_in_bounds(op: Operation) -> None:
-    from gpuc.transforms.foreign.vector_dialect import complete_in_bounds
+    from gpuc.dialects.foreign.vector import complete_in_bounds
 
     complete_in_bounds(op)
 
 
 def _upgrade_position(op: Operation) -> None:
-    from gpuc.transforms.foreign.vector_dialect import upgrade_position
+    from gpuc.dialects.foreign.vector import upgrade_position
 
     upgrade_position(op)
 
@@ -215,7 +215,7 @@ def _rename_float_op(op: Operation) -> None:
     """MLIR 16's `arith.maxf`/`minf` as the `maximumf`/`minimumf` they became."""
     from xdsl.dialects.arith import FastMathFlagsAttr
 
-    from gpuc.transforms.foreign.arith_dialect import RENAMED
+    from gpuc.dialects.foreign.arith import RENAMED
 
     flags = op.properties.get("fastmath") or op.attributes.pop("fastmath", None)
     new = RENAMED[op.name](
@@ -353,7 +353,7 @@ class SemiAffineParser(AffineParser):
     division or a `mod` by a symbol, as MLIR's `convert-parallel-loops-to-gpu`
     writes them (`(d0 - s0) ceildiv s1`, `d0 * s0 + s1`). xDSL builds those
     expressions by folding, which has no rule for them; gpuc builds them as
-    they are written (affine_dialect.py expands them)."""
+    they are written (gpuc/dialects/foreign/affine.py expands them)."""
 
     def _create_binop_expr(
         self, lhs: AffineExpr, rhs: AffineExpr, binop: MLIRToken
@@ -414,7 +414,7 @@ def parse_foreign_module(
     """Parse module text from any tool (generic or custom form) and upgrade it.
 
     Host code that does not parse (ops or types neither gpuc nor xDSL knows)
-    around `gpu.module`s is skipped unparsed (foreign/host_text.py), and a note
+    around `gpu.module`s is skipped unparsed (host_text.py), and a note
     saying so is added to `notes`.
 
     Ops get their `file:line:col` (or the `loc(...)` the text gives them) for
@@ -450,7 +450,7 @@ def _parse_device_code(
 ) -> ModuleOp:
     """The gpu.modules of `text` alone, when `error` lies in the host code
     around them; else `error` is the input's fault and is raised."""
-    from gpuc.transforms.foreign.host_text import device_text, gpu_module_spans, line_of
+    from gpuc.reader.host_text import device_text, gpu_module_spans, line_of
 
     spans = gpu_module_spans(text)
     at = error.span.start

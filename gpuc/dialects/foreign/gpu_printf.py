@@ -1,4 +1,4 @@
-"""`gpu.printf` as MLIR prints it, which xDSL 0.74 lacks (gpu_dialect.GPU
+"""`gpu.printf` as MLIR prints it, which xDSL 0.74 lacks (gpu.py's GPU
 registers it): `gpu.printf "fmt" %a, %b : i32, f32` from MLIR 16 to 19,
 `gpu.printf "fmt", %a, %b : i32, f32` from MLIR 22 on; the format is an
 attribute in MLIR 16's generic form and a property from MLIR 18 on. The

@@ -48,7 +48,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from gpuc.transforms.foreign.atomic_kinds import (
+from gpuc.dialects.foreign.atomic_kinds import (
     KEYWORD_BY_KIND_NUMBER,
     KIND_NUMBER_BY_KEYWORD,
     UNSUPPORTED_KINDS,

@@ -1,0 +1,71 @@
+"""`convert-foreign-to-gpuc`: functions from other frontends (func.func,
+gpu.func, their bodies) into `gpuc.func`, the last pass of `import`.
+
+Functions become `gpuc.func` with a role (kernel from a `gpu.kernel` unit
+attribute or `gpu.func ... kernel`, else helper) and their MLIR visibility;
+gpu index and barrier ops become gpuc's; memrefs become pointers with the
+bare-pointer convention of foreign/bare_pointers.py. When the module holds
+gpu.modules, their contents are the compiled module (each its own namespace:
+a name two of them define becomes `@"module::name"`) and the host code around
+them is dropped. Unsupported input is reported (foreign/checks.py) before
+anything changes; gpuc ops pass through, so running the pass twice is
+harmless.
+
+A module of gpuc, arith, math, scf and cf ops alone has nothing to convert:
+the pass sees that in one walk (`is_foreign`) and never imports the
+conversion (foreign/conversion.py) nor xDSL's gpu and memref dialects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    MemRefType,
+    ModuleOp,
+    TensorType,
+    UnrankedMemRefType,
+    UnrankedTensorType,
+    VectorType,
+)
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+FOREIGN_DIALECTS = frozenset({"func", "gpu", "memref", "amdgpu", "affine"})
+"""Dialects whose ops the import converts (or rejects with a diagnostic)."""
+FOREIGN_TYPES = (MemRefType, UnrankedMemRefType, TensorType, UnrankedTensorType)
+"""Types the import converts (or rejects), wherever a value has them."""
+
+
+def is_foreign(op: Operation) -> bool:
+    """Whether the import has anything to do with `op` itself (vectors of
+    several dimensions, which it unrolls, included)."""
+    if op.name.split(".")[0] in FOREIGN_DIALECTS:
+        return True
+    args = (a for region in op.regions for b in region.blocks for a in b.args)
+    return any(
+        isinstance(v.type, FOREIGN_TYPES)
+        or isinstance(v.type, VectorType)
+        and v.type.get_num_dims() != 1
+        for v in (*op.results, *args)
+    )
+
+
+def has_foreign_ops(module: ModuleOp) -> bool:
+    """Whether anything in `module` is the import's business."""
+    return any(is_foreign(inner) for inner in module.walk())
+
+
+@dataclass(frozen=True)
+class ConvertForeignToGpuc(ModulePass):
+    """Convert func/gpu/memref functions into gpuc functions."""
+
+    name = "convert-foreign-to-gpuc"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not has_foreign_ops(op):
+            return
+        from gpuc.transforms.foreign.conversion import import_functions
+
+        import_functions(op)

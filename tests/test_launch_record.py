@@ -1,0 +1,101 @@
+"""What the launch knows of a kernel (`KernelInfo`) comes from its
+finalization record alone: a record edited by hand is what `kernel_infos`
+reports, and the driver asks none of the analyses that made the record."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+
+from gpuc.dialects.attrs import FINALIZED_ATTR, FinalizedAttr
+from gpuc.dialects.functions import FuncOp
+from gpuc.driver import kernel_infos, make_options, run
+
+ROOT = Path(__file__).resolve().parent.parent
+SAXPY = ROOT / "examples" / "saxpy.mlir"
+
+ANALYSES = {
+    "call_graph",
+    "CallGraph",
+    "module_facts",
+    "kernel_facts",
+    "KernelFacts",
+    "functions_reaching",
+    "asserting_functions",
+    "reaching_directly",
+    "finalize_kernel",
+    "known_block_size",
+}
+"""What decides a kernel's facts (gpuc/dialects/call_graph.py, analysis.py,
+asserts.py, Target.finalize_kernel): finalize-kernels asks them, the launch
+never does."""
+
+
+def finalized_saxpy() -> tuple[ModuleOp, FuncOp]:
+    c = run(str(SAXPY), make_options("native", {}), stop_after="dialect")
+    assert c.module is not None
+    kernel = next(op for op in c.module.ops if isinstance(op, FuncOp))
+    assert isinstance(kernel.attributes[FINALIZED_ATTR], FinalizedAttr)
+    return c.module, kernel
+
+
+def test_a_record_edited_by_hand_is_what_the_launch_reads() -> None:
+    module, kernel = finalized_saxpy()
+    before = kernel_infos(module)["saxpy"]
+    assert not before.uses_barrier and not before.prints
+    assert before.block_size is None and before.static_shared_bytes == 0
+    # Facts the kernel's body does not have: only the record says them.
+    kernel.attributes[FINALIZED_ATTR] = FinalizedAttr(
+        "saxpy_by_hand",
+        barrier=True,
+        shared=256,
+        block=(64, 1, 1),
+        prints=True,
+        fragments=True,
+    )
+    after = kernel_infos(module)["saxpy"]
+    assert after.symbol == "saxpy_by_hand"
+    assert after.uses_barrier and after.prints and after.uses_fragments
+    assert after.static_shared_bytes == 256 and after.block_size == (64, 1, 1)
+    assert after.params == before.params and after.param_names == before.param_names
+    del kernel.attributes[FINALIZED_ATTR]
+    assert "saxpy" not in kernel_infos(module)
+
+
+def names_in(node: ast.AST) -> set[str]:
+    """Every name `node` references or imports."""
+    found: set[str] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name):
+            found.add(inner.id)
+        elif isinstance(inner, ast.Attribute):
+            found.add(inner.attr)
+        elif isinstance(inner, ast.ImportFrom):
+            found.update(alias.name for alias in inner.names)
+    return found
+
+
+def test_the_driver_asks_no_analysis_for_a_kernel_fact() -> None:
+    """kernel_infos reads records (and the module's assert messages by id,
+    the error record's table), and nothing in the driver decides a kernel
+    fact again."""
+    tree = ast.parse((ROOT / "gpuc" / "driver.py").read_text())
+    assert not names_in(tree) & ANALYSES
+    infos = next(
+        node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef) and node.name == "kernel_infos"
+    )
+    imported = {
+        (node.module, alias.name)
+        for node in ast.walk(infos)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert imported <= {
+        ("gpuc.asserts", "assert_table"),
+        ("gpuc.kernel_params", "memref_shapes"),
+        ("gpuc.kernel_params", "read_only_params"),
+    }
