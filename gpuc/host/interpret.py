@@ -133,12 +133,43 @@ def allocate(
             f"{kind.get_element_type()}), more "
             f"than this machine's memory ({_bytes(memory)})",
         )
+    layout = kind.layout
+    strides: list[int] = []
+    offset = 0
+    if isinstance(layout, builtin.StridedLayoutAttr):
+        found, at = layout.get_strides(), layout.get_offset()
+        if None in found or builtin.DYNAMIC_INDEX in (*found, at):
+            raise OpError(op, f"allocates a {kind}, whose layout is not static")
+        strides, offset = [int(s) for s in found if s is not None], int(at)
     try:
-        return zeros(shape, dtype)
+        if not strides:
+            return zeros(shape, dtype)
+        return laid_out(shape, dtype, strides, offset)
     except (MemoryError, ValueError) as e:
         raise OpError(
             op, f"cannot allocate {_bytes(nbytes)} (shape {list(shape)}): {e}"
         ) from None
+
+
+def laid_out(
+    shape: tuple[int, ...], dtype: np.dtype[Any], strides: list[int], offset: int
+) -> np.ndarray[Any, Any]:
+    """A zeroed buffer of `shape` addressed as a strided layout says: MLIR
+    allocates the shape's elements and puts element [0, ...] `offset`
+    elements from their start (xDSL's stencil lowering allocates temporaries
+    with negative offsets, then indexes past the shape's ends). The buffer
+    holds both the allocation and every element of the shape."""
+    extent = [s * (n - 1) for s, n in zip(strides, shape, strict=True) if n]
+    low = min(0, offset + sum(min(0, e) for e in extent))
+    high = max(prod(shape), offset + sum(max(0, e) for e in extent) + 1)
+    memory = zeros((high - low,), dtype)
+    return np.ndarray(
+        shape,
+        dtype,
+        buffer=memory,
+        offset=(offset - low) * dtype.itemsize,
+        strides=[s * dtype.itemsize for s in strides],
+    )
 
 
 def _physical_memory() -> int:
@@ -155,6 +186,62 @@ def _bytes(n: int) -> str:
         if n >= size:
             return f"{n / size:.1f} {unit}"
     return f"{n} bytes"
+
+
+def view_in_memory(
+    array: np.ndarray[Any, Any], start: int, shape: list[int], strides: list[int]
+) -> np.ndarray[Any, Any] | None:
+    """The view of `shape` and byte `strides` whose element [0, ...] is
+    `start` bytes after `array`'s, over the memory `array` is a view of; None
+    where some element lies outside that memory."""
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not root.flags.c_contiguous:
+        return None
+    first = array.ctypes.data + start - root.ctypes.data
+    low = first + sum(
+        min(0, s * (n - 1)) for s, n in zip(strides, shape, strict=True) if n
+    )
+    high = first + sum(
+        max(0, s * (n - 1)) for s, n in zip(strides, shape, strict=True) if n
+    )
+    if prod(shape) and (low < 0 or high + array.itemsize > root.nbytes):
+        return None
+    return np.ndarray(
+        tuple(shape), array.dtype, buffer=root, offset=first, strides=tuple(strides)
+    )
+
+
+def host_argument(
+    interpreter: Interpreter, entry: Operation, k: int, value: Any, kind: Attribute
+) -> Any:
+    """Argument `k` of the entry function `entry` as the host code holds it:
+    a memref a numpy array of its element type and shape, the caller's own
+    (changed in place); a scalar a Python number. A mismatch is an OpError at
+    `entry`."""
+    if not isinstance(kind, builtin.MemRefType):
+        if isinstance(value, np.ndarray):
+            raise OpError(entry, f"argument {k} is a {kind}, not an array")
+        return runtime(interpreter, value, kind)
+    dtype = dtype_of(entry, kind.element_type)
+    shape = kind.get_shape()
+    if (
+        not isinstance(value, np.ndarray)
+        or value.dtype != dtype
+        or value.ndim != len(shape)
+        or any(
+            d not in (builtin.DYNAMIC_INDEX, n)
+            for d, n in zip(shape, value.shape, strict=True)
+        )
+    ):
+        got = (
+            f"an array of {value.dtype} and shape {list(value.shape)}"
+            if isinstance(value, np.ndarray)
+            else type(value).__name__
+        )
+        raise OpError(entry, f"argument {k} is a {kind}; got {got}")
+    return value
 
 
 def element_value(value: Any) -> Any:
@@ -361,19 +448,39 @@ class MemRefHostFunctions(InterpreterFunctions):
         assert isinstance(result, builtin.MemRefType)
         kept = kept_dims(op.static_sizes.get_values(), result.get_shape())
         index: list[slice | int] = []
+        outside: str | None = None
         for d, (start, size, step) in enumerate(
             zip(offsets, sizes, steps, strict=True)
         ):
             end = start + (size - 1) * step + 1 if size else start
-            if start < 0 or end > array.shape[d] or step < 1:
+            if start < 0 or size < 0 or step < 1:
                 raise OpError(
                     op,
                     f"takes [{start}, {end}) step {step} of dimension {d} of a "
-                    f"buffer of shape {array.shape}: outside it",
+                    f"buffer of shape {array.shape}",
+                )
+            if end > array.shape[d] and outside is None:
+                outside = (
+                    f"takes [{start}, {end}) step {step} of dimension {d} of a "
+                    f"buffer of shape {array.shape}"
                 )
             keep = kept is None or d in kept
             index.append(slice(start, start + size * step, step) if keep else start)
-        return (array[tuple(index)],)
+        if outside is None:
+            return (array[tuple(index)],)
+        # Past the end of a dimension, as xDSL's stencil lowering takes its
+        # views: what MLIR's compiled code does (the addresses of the view's
+        # elements) while they stay in the buffer's memory.
+        keep = [kept is None or d in kept for d in range(array.ndim)]
+        view = view_in_memory(
+            array,
+            sum(o * s for o, s in zip(offsets, array.strides, strict=True)),
+            [n for n, k in zip(sizes, keep, strict=True) if k],
+            [s * t for s, t, k in zip(array.strides, steps, keep, strict=True) if k],
+        )
+        if view is None:
+            raise OpError(op, f"{outside}: past the end of its memory")
+        return (view,)
 
     @impl(memref.DimOp)
     def run_dim(
