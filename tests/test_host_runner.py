@@ -338,3 +338,18 @@ def test_run_host_arguments_are_checked() -> None:
         gpuc.run_host(VIEWS, "native", entry="shifted", args=[a])
     with pytest.raises(OpError, match=r"argument 1 is a memref<3x8xf32>; got "):
         gpuc.run_host(VIEWS, "native", entry="shifted", args=[a, a])
+
+
+RESHAPES = (FIXTURES / "reshapes.mlir").read_text()
+
+
+@pytest.mark.parametrize("target", ["native", "spirv"])
+def test_host_reshapes_and_reinterpret_cast(target: str) -> None:
+    rng = np.random.default_rng([SEED, 8])
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    out = np.full((3, 4), np.nan, np.float32)
+    out2 = np.full((2, 12), np.nan, np.float32)
+    gpuc.run_host(RESHAPES, target, entry="shapes", args=[a, out, out2])
+    rows, cols = np.mgrid[0:3, 0:4]
+    np.testing.assert_array_equal(out, a.reshape(-1)[2 + 7 * rows + cols])
+    np.testing.assert_array_equal(out2, 2 * a.reshape(2, 12))

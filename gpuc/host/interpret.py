@@ -213,6 +213,36 @@ def view_in_memory(
     )
 
 
+def _offsets_sizes_strides(
+    op: memref.SubviewOp | memref.ReinterpretCastOp, dynamic: list[Any]
+) -> tuple[list[int], list[int], list[int]]:
+    """A view op's offsets, sizes and strides, each `?` taken in order from
+    `dynamic` (its operands after the source)."""
+    values = iter(dynamic)
+    return tuple(  # type: ignore[return-value]
+        [int(next(values)) if v == builtin.DYNAMIC_INDEX else v for v in s.get_values()]
+        for s in (op.static_offsets, op.static_sizes, op.static_strides)
+    )
+
+
+def _reshaped(
+    op: Operation, array: np.ndarray[Any, Any], shape: list[int]
+) -> np.ndarray[Any, Any]:
+    """`array` seen with `shape`, sharing its memory (expand_shape and
+    collapse_shape make views, never copies)."""
+    view = array.view()
+    try:
+        view.shape = tuple(shape)
+    except (AttributeError, ValueError):
+        raise OpError(
+            op,
+            f"reshapes a buffer of shape {list(array.shape)} and strides "
+            f"{[s // array.itemsize for s in array.strides]} to {shape}, which "
+            "no view of it has",
+        ) from None
+    return view
+
+
 def host_argument(
     interpreter: Interpreter, entry: Operation, k: int, value: Any, kind: Attribute
 ) -> Any:
@@ -433,17 +463,7 @@ class MemRefHostFunctions(InterpreterFunctions):
         from gpuc.transforms.foreign.memref_views import kept_dims
 
         array, *dynamic = plain(args)
-        values = iter(dynamic)
-
-        def mixed(static: Any) -> list[int]:
-            return [
-                int(next(values)) if v == builtin.DYNAMIC_INDEX else v
-                for v in static.get_values()
-            ]
-
-        offsets = mixed(op.static_offsets)
-        sizes = mixed(op.static_sizes)
-        steps = mixed(op.static_strides)
+        offsets, sizes, steps = _offsets_sizes_strides(op, dynamic)
         result = op.result.type
         assert isinstance(result, builtin.MemRefType)
         kept = kept_dims(op.static_sizes.get_values(), result.get_shape())
@@ -481,6 +501,56 @@ class MemRefHostFunctions(InterpreterFunctions):
         if view is None:
             raise OpError(op, f"{outside}: past the end of its memory")
         return (view,)
+
+    @impl(memref.ReinterpretCastOp)
+    def run_reinterpret_cast(
+        self, interpreter: Interpreter, op: memref.ReinterpretCastOp, args: PythonValues
+    ) -> PythonValues:
+        """The view MLIR's descriptor makes: the source's buffer from its
+        start, at the new offset, sizes and strides (a diagnostic where its
+        elements leave the buffer's memory)."""
+        array, *dynamic = plain(args)
+        (offset,), sizes, strides = _offsets_sizes_strides(op, dynamic)
+        root = array
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        start = root.ctypes.data - array.ctypes.data + offset * array.itemsize
+        view = view_in_memory(
+            array, start, sizes, [s * array.itemsize for s in strides]
+        )
+        if view is None:
+            raise OpError(
+                op,
+                f"makes a view of offset {offset}, sizes {sizes} and strides "
+                f"{strides} of a buffer of {root.size} elements: past its end",
+            )
+        return (view,)
+
+    @impl(memref.ExpandShapeOp)
+    def run_expand_shape(
+        self, interpreter: Interpreter, op: memref.ExpandShapeOp, args: PythonValues
+    ) -> PythonValues:
+        array, *dynamic = plain(args)
+        sizes = iter(dynamic)
+        static = op.properties.get("static_output_shape")
+        result = op.result.type
+        assert isinstance(result, builtin.MemRefType)
+        dims = static.get_values() if static is not None else result.get_shape()
+        shape = [
+            int(next(sizes, -1)) if d == builtin.DYNAMIC_INDEX else d for d in dims
+        ]
+        if -1 in shape:
+            raise OpError(op, "has a dynamic size without its output_shape value")
+        return (_reshaped(op, array, shape),)
+
+    @impl(memref.CollapseShapeOp)
+    def run_collapse_shape(
+        self, interpreter: Interpreter, op: memref.CollapseShapeOp, args: PythonValues
+    ) -> PythonValues:
+        array = args[0]
+        groups = [[int(d.value.data) for d in g.data] for g in op.reassociation.data]
+        shape = [prod(array.shape[d] for d in group) for group in groups]
+        return (_reshaped(op, array, shape),)
 
     @impl(memref.DimOp)
     def run_dim(
