@@ -138,7 +138,7 @@ def allocate(
     offset = 0
     if isinstance(layout, builtin.StridedLayoutAttr):
         found, at = layout.get_strides(), layout.get_offset()
-        if None in found or builtin.DYNAMIC_INDEX in (*found, at):
+        if at is None or None in found or builtin.DYNAMIC_INDEX in (*found, at):
             raise OpError(op, f"allocates a {kind}, whose layout is not static")
         strides, offset = [int(s) for s in found if s is not None], int(at)
     try:
@@ -491,12 +491,16 @@ class MemRefHostFunctions(InterpreterFunctions):
         # Past the end of a dimension, as xDSL's stencil lowering takes its
         # views: what MLIR's compiled code does (the addresses of the view's
         # elements) while they stay in the buffer's memory.
-        keep = [kept is None or d in kept for d in range(array.ndim)]
+        kept_mask = [kept is None or d in kept for d in range(array.ndim)]
         view = view_in_memory(
             array,
             sum(o * s for o, s in zip(offsets, array.strides, strict=True)),
-            [n for n, k in zip(sizes, keep, strict=True) if k],
-            [s * t for s, t, k in zip(array.strides, steps, keep, strict=True) if k],
+            [n for n, k in zip(sizes, kept_mask, strict=True) if k],
+            [
+                s * t
+                for s, t, k in zip(array.strides, steps, kept_mask, strict=True)
+                if k
+            ],
         )
         if view is None:
             raise OpError(op, f"{outside}: past the end of its memory")
@@ -535,7 +539,11 @@ class MemRefHostFunctions(InterpreterFunctions):
         static = op.properties.get("static_output_shape")
         result = op.result.type
         assert isinstance(result, builtin.MemRefType)
-        dims = static.get_values() if static is not None else result.get_shape()
+        dims = (
+            static.get_values()
+            if isinstance(static, builtin.DenseArrayBase)
+            else result.get_shape()
+        )
         shape = [
             int(next(sizes, -1)) if d == builtin.DYNAMIC_INDEX else d for d in dims
         ]
