@@ -7,7 +7,8 @@ subset of bench/xdsl_stencil_corpus.py, which runs them all: a load at index
 -1 of a view (stencil_ops #2), a temporary allocated with a negative layout
 offset (stencil-inlining #0), views past the end of a buffer's dimension
 and eight kernels (stencil-storage-materialization #0), a 3-D field through
-dynamic sizes (canonicalize #0). Rerun with GPUC_TEST_SEED=<seed>.
+dynamic sizes (canonicalize #0). Their tiled forms pass ptxas and
+spirv-val and link for amdgpu. Rerun with GPUC_TEST_SEED=<seed>.
 """
 
 from __future__ import annotations
@@ -48,3 +49,20 @@ def test_xdsl_stencil_piece_matches_numpy(piece: str, tiling: str) -> None:
         reference, partial(lower, text, tiling == "tiled"), ["native", "spirv"], SEED
     )
     assert said == "native matches numpy, spirv matches numpy", f"seed {SEED}: {said}"
+
+
+@pytest.mark.parametrize("target", ["ptx", "spirv", "amdgpu"])
+def test_xdsl_stencil_pieces_pass_the_targets_validators(target: str) -> None:
+    """ptxas, spirv-val, and ld.lld's code object for amdgpu, on the tiled
+    pieces (each kernel a grid-stride loop over its tile)."""
+    from gpuc.driver import compile_module
+
+    found = [p for p in PIECES if p in FOUND]
+    if not found:
+        pytest.skip("the installed xdsl ships none of the pieces")
+    options: dict[str, object] = {"validate": target != "amdgpu"}
+    if target == "ptx":
+        options["sm"] = 90
+    for piece in found:
+        result = compile_module(lower(FOUND[piece], True), target, **options)
+        assert result.artefact, piece
