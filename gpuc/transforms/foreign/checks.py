@@ -493,8 +493,10 @@ def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | Non
         if name not in globals:
             return f"@{name}{where(op)} names no memref.global of the module"
         if fn is not None and not is_kernel(fn):
+            space = address_space(globals[name].type.memory_space)
+            kind = "workgroup global" if space == AddressSpace.SHARED else "global"
             return (
-                f"uses workgroup global @{name}{where(op)}, a helper; pass the "
+                f"uses {kind} @{name}{where(op)}, a helper; pass the "
                 "buffer to the helper as a memref parameter (kernels only)"
             )
     if isinstance(op, memref.DimOp):

@@ -139,6 +139,19 @@ func.func @helper() {
 
 // -----
 
+// A host-only module's constant table: taken as device code, which says so
+// and what to do; the helper's use names the global as what it is.
+"memref.global"() <{sym_name = "table", sym_visibility = "private", type = memref<4xf32>, initial_value = dense<1.0> : tensor<4xf32>, constant}> : () -> ()
+func.func @host() {
+  %t = memref.get_global @table : memref<4xf32>
+  func.return
+}
+
+// CHECK: error: 'memref.global' op @table of type memref<4xf32> is not supported: {{.*}} The module has no kernel ({{.*}}), so all of it was taken as device code; if it is host code, run it with `gpuc run`
+// CHECK: error: 'memref.get_global' op uses global @table in @host, a helper; pass the buffer to the helper as a memref parameter (kernels only)
+
+// -----
+
 func.func @missing() attributes {gpu.kernel} {
   %t = memref.get_global @nowhere : memref<4xf32, 3>
   func.return
