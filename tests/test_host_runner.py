@@ -338,6 +338,9 @@ def test_run_host_arguments_are_checked() -> None:
         gpuc.run_host(VIEWS, "native", entry="shifted", args=[a])
     with pytest.raises(OpError, match=r"argument 1 is a memref<3x8xf32>; got "):
         gpuc.run_host(VIEWS, "native", entry="shifted", args=[a, a])
+    strided = np.zeros((8, 16), np.float32)[::2, ::2]
+    with pytest.raises(OpError, match=r"contiguous; got a view with strides \[32, 2\]"):
+        gpuc.run_host(VIEWS, "native", entry="shifted", args=[strided, a[:3]])
 
 
 RESHAPES = (FIXTURES / "reshapes.mlir").read_text()

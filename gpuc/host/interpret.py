@@ -271,6 +271,13 @@ def host_argument(
             else type(value).__name__
         )
         raise OpError(entry, f"argument {k} is a {kind}; got {got}")
+    if isinstance(kind.layout, builtin.NoneAttr) and not value.flags.c_contiguous:
+        raise OpError(
+            entry,
+            f"argument {k} is a {kind}, contiguous; got a view with strides "
+            f"{[s // value.itemsize for s in value.strides]}: pass a contiguous "
+            "array (np.ascontiguousarray copies it: read the results from the copy)",
+        )
     return value
 
 
