@@ -494,9 +494,9 @@ def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | Non
             return f"@{name}{where(op)} names no memref.global of the module"
         if fn is not None and not is_kernel(fn):
             space = address_space(globals[name].type.memory_space)
-            kind = "workgroup global" if space == AddressSpace.SHARED else "global"
+            named = "workgroup global" if space == AddressSpace.SHARED else "global"
             return (
-                f"uses {kind} @{name}{where(op)}, a helper; pass the "
+                f"uses {named} @{name}{where(op)}, a helper; pass the "
                 "buffer to the helper as a memref parameter (kernels only)"
             )
     if isinstance(op, memref.DimOp):
