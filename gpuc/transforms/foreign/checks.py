@@ -43,9 +43,11 @@ from gpuc.transforms.foreign.bare_pointers import (
     ATOMIC_INTEGER_KINDS,
     ATOMIC_KIND_BY_NUMBER,
     ATOMIC_KINDS_ACCEPTED,
+    CONSTANT_TABLE_LIMIT,
     address_space,
     allocation_space,
     constant_index,
+    constant_table,
     memref_problem,
     strided_layout,
 )
@@ -400,10 +402,13 @@ def _allocation_problem(op: memref.AllocaOp | memref.AllocOp) -> str | None:
 def _global_problem(op: memref.GlobalOp) -> str | None:
     name = op.sym_name.data
     if address_space(op.type.memory_space) != AddressSpace.SHARED:
+        if constant_table(op) is not None:
+            return None
         return (
             f"@{name} of type {op.type} is not supported: the import takes "
-            f"workgroup globals only ({WORKGROUP}); pass other data as a kernel "
-            "argument"
+            f"workgroup globals ({WORKGROUP}) and constant tables (`constant`, "
+            f"a dense initial value of at most {CONSTANT_TABLE_LIMIT} integers "
+            "or floats) only; pass other data as a kernel argument"
         )
     if not isinstance(op.initial_value, UnitAttr):
         return (
