@@ -28,13 +28,22 @@ WEIGHTS = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
 HOST_WEIGHTS = np.array([[1.0, -2.0, 3.5], [0.25, 5.0, -6.0]], np.float32)
 
 
+def with_barrier(text: str) -> str:
+    """`text` with a gpu.barrier after the kernel's thread_id: on native, a
+    work-group function, whose threads share one copy of each table."""
+    line = next(x for x in text.splitlines() if '"gpu.thread_id"' in x)
+    return text.replace(line, line + '\n    "gpu.barrier"() : () -> ()')
+
+
 @pytest.mark.parametrize("target", ["native", "spirv"])
-def test_kernel_reads_constant_tables(target: str) -> None:
-    r = seeded(SEED, "kernel", target)
+@pytest.mark.parametrize("barrier", [False, True])
+def test_kernel_reads_constant_tables(target: str, barrier: bool) -> None:
+    r = seeded(SEED, "kernel", target, barrier)
     a = r.standard_normal(6).astype(np.float32)
     want = a * WEIGHTS.reshape(-1)
     b = np.full(4, -1, np.int32)
-    gpuc.compile(KERNEL, target=target)["k"][1, 6](a, b)
+    source = with_barrier(KERNEL) if barrier else KERNEL
+    gpuc.compile(source, target=target)["k"][1, 6](a, b)
     np.testing.assert_array_equal(a, want, err_msg=f"seed {SEED}")
     np.testing.assert_array_equal(b, [7, 7, 7, 7])
 

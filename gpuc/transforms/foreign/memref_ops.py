@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
+    UnitAttr,
     VectorType,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
@@ -394,6 +395,7 @@ class FunctionMemory:
                 self.entry.insert_op_before(alloc, first)
             else:
                 alloc = PrivateAllocOp(t.element_type, len(table))
+                alloc.attributes[PrivateAllocOp.SAME_IN_EVERY_THREAD] = UnitAttr()
                 alloc.location = op.location
                 self.entry.insert_op_before(alloc, first)
                 _fill(alloc, t.element_type, table, first)

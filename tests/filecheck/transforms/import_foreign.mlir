@@ -305,11 +305,11 @@ func.func @table(%i: index, %j: index) attributes {gpu.kernel} {
 // CHECK-LABEL: builtin.module {
 // CHECK-NOT:     memref.global
 // CHECK-NEXT:    gpuc.func @table(%i: index, %j: index) kernel {
-// CHECK-NEXT:      %[[S:.*]] = gpuc.private_alloc 2 : !gpuc.ptr<i32, local>
+// CHECK-NEXT:      %[[S:.*]] = gpuc.private_alloc 2 {gpuc.same_in_every_thread} : !gpuc.ptr<i32, local>
 // CHECK-NEXT:      %[[SEVEN:.*]] = arith.constant 7 : i32
 // CHECK-NEXT:      %[[K0:.*]] = arith.constant 0 : index
 // CHECK-NEXT:      gpuc.store %[[SEVEN]], %[[S]][%[[K0]]] : !gpuc.ptr<i32, local>
-// CHECK:           %[[W:.*]] = gpuc.private_alloc 4 : !gpuc.ptr<f32, local>
+// CHECK:           %[[W:.*]] = gpuc.private_alloc 4 {gpuc.same_in_every_thread} : !gpuc.ptr<f32, local>
 // CHECK:           %[[FOUR:.*]] = arith.constant 4.000000e+00 : f32
 // CHECK-NEXT:      %[[K3:.*]] = arith.constant 3 : index
 // CHECK-NEXT:      gpuc.store %[[FOUR]], %[[W]][%[[K3]]] : !gpuc.ptr<f32, local>
