@@ -32,6 +32,7 @@ holds them, and tests/test_strided_params.py runs them without mlir-opt-22).
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import re
 import subprocess
@@ -172,8 +173,6 @@ def stencil_rows(only: str, seed: int) -> list[list[str]]:
                 module.verify()
             except Exception:  # noqa: S112 - xDSL's pipeline, counted by the corpus bench
                 continue
-            import io
-
             out = io.StringIO()
             Printer(stream=out, print_generic_format=True).print_op(module)
             try:
