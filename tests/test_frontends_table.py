@@ -321,7 +321,7 @@ func.func private @h(%v: vector<4x4xf32>) {
         '%0 = "memref.alloca"(%arg3) <{operandSegmentSizes = array<i32: 1, 0>}> : '
         "(index) -> memref<?xf32, #gpu.address_space<workgroup>>"
     ),
-    "memref.global outside workgroup memory": """\
+    "memref.global outside workgroup memory, other than a constant table": """\
 "builtin.module"() ({
   "memref.global"() <{sym_name = "g", sym_visibility = "private", type = \
 memref<16xf32>, initial_value}> : () -> ()

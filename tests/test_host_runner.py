@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 import gpuc
+from gpuc.diagnostics import OpError
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "host_runner"
@@ -313,3 +314,45 @@ def test_compile_does_not_load_the_interpreter(tmp_path: Path) -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr
+
+
+VIEWS = (FIXTURES / "views_past_the_end.mlir").read_text()
+
+
+@pytest.mark.parametrize("target", ["native", "spirv"])
+def test_views_past_the_end_and_laid_out_allocations(target: str) -> None:
+    """run_host on the caller's arrays: a view past the end of a dimension
+    reads the buffer's next row, as MLIR's compiled code does; an allocation
+    whose layout has a negative offset holds the elements the loop uses."""
+    rng = np.random.default_rng([SEED, 7])
+    a = rng.standard_normal((4, 8)).astype(np.float32)
+    out = np.full((3, 8), np.nan, np.float32)
+    assert gpuc.run_host(VIEWS, target, entry="shifted", args=[a, out]) == ()
+    rows, cols = np.mgrid[0:3, 0:8]
+    np.testing.assert_array_equal(out, 2 * a.reshape(-1)[8 * rows + 2 + cols])
+
+
+def test_run_host_arguments_are_checked() -> None:
+    a = np.zeros((4, 8), np.float32)
+    with pytest.raises(OpError, match="takes 2 argument"):
+        gpuc.run_host(VIEWS, "native", entry="shifted", args=[a])
+    with pytest.raises(OpError, match=r"argument 1 is a memref<3x8xf32>; got "):
+        gpuc.run_host(VIEWS, "native", entry="shifted", args=[a, a])
+    strided = np.zeros((8, 16), np.float32)[::2, ::2]
+    with pytest.raises(OpError, match=r"contiguous; got a view with strides \[32, 2\]"):
+        gpuc.run_host(VIEWS, "native", entry="shifted", args=[strided, a[:3]])
+
+
+RESHAPES = (FIXTURES / "reshapes.mlir").read_text()
+
+
+@pytest.mark.parametrize("target", ["native", "spirv"])
+def test_host_reshapes_and_reinterpret_cast(target: str) -> None:
+    rng = np.random.default_rng([SEED, 8])
+    a = rng.standard_normal((4, 6)).astype(np.float32)
+    out = np.full((3, 4), np.nan, np.float32)
+    out2 = np.full((2, 12), np.nan, np.float32)
+    gpuc.run_host(RESHAPES, target, entry="shapes", args=[a, out, out2])
+    rows, cols = np.mgrid[0:3, 0:4]
+    np.testing.assert_array_equal(out, a.reshape(-1)[2 + 7 * rows + cols])
+    np.testing.assert_array_equal(out2, 2 * a.reshape(2, 12))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
+from typing import ClassVar
 
 from typing_extensions import TypeVar
 from xdsl.dialects.builtin import (
@@ -324,6 +325,11 @@ class PrivateAllocOp(IRDLOperation):
     per call of the enclosing function however often the op runs; it lives
     until the function returns. Its contents start undefined.
     """
+
+    SAME_IN_EVERY_THREAD: ClassVar[str] = "gpuc.same_in_every_thread"
+    """A discardable unit attribute: every thread stores the same values in
+    the array before reading it (the import's constant tables), so threads
+    may share one array (native's work-group functions)."""
 
     name = "gpuc.private_alloc"
     count = prop_def(IntegerAttr)

@@ -133,12 +133,43 @@ def allocate(
             f"{kind.get_element_type()}), more "
             f"than this machine's memory ({_bytes(memory)})",
         )
+    layout = kind.layout
+    strides: list[int] = []
+    offset = 0
+    if isinstance(layout, builtin.StridedLayoutAttr):
+        found, at = layout.get_strides(), layout.get_offset()
+        if at is None or None in found or builtin.DYNAMIC_INDEX in (*found, at):
+            raise OpError(op, f"allocates a {kind}, whose layout is not static")
+        strides, offset = [int(s) for s in found if s is not None], int(at)
     try:
-        return zeros(shape, dtype)
+        if not strides:
+            return zeros(shape, dtype)
+        return laid_out(shape, dtype, strides, offset)
     except (MemoryError, ValueError) as e:
         raise OpError(
             op, f"cannot allocate {_bytes(nbytes)} (shape {list(shape)}): {e}"
         ) from None
+
+
+def laid_out(
+    shape: tuple[int, ...], dtype: np.dtype[Any], strides: list[int], offset: int
+) -> np.ndarray[Any, Any]:
+    """A zeroed buffer of `shape` addressed as a strided layout says: MLIR
+    allocates the shape's elements and puts element [0, ...] `offset`
+    elements from their start (xDSL's stencil lowering allocates temporaries
+    with negative offsets, then indexes past the shape's ends). The buffer
+    holds both the allocation and every element of the shape."""
+    extent = [s * (n - 1) for s, n in zip(strides, shape, strict=True) if n]
+    low = min(0, offset + sum(min(0, e) for e in extent))
+    high = max(prod(shape), offset + sum(max(0, e) for e in extent) + 1)
+    memory = zeros((high - low,), dtype)
+    return np.ndarray(
+        shape,
+        dtype,
+        buffer=memory,
+        offset=(offset - low) * dtype.itemsize,
+        strides=[s * dtype.itemsize for s in strides],
+    )
 
 
 def _physical_memory() -> int:
@@ -155,6 +186,99 @@ def _bytes(n: int) -> str:
         if n >= size:
             return f"{n / size:.1f} {unit}"
     return f"{n} bytes"
+
+
+def view_in_memory(
+    array: np.ndarray[Any, Any], start: int, shape: list[int], strides: list[int]
+) -> np.ndarray[Any, Any] | None:
+    """The view of `shape` and byte `strides` whose element [0, ...] is
+    `start` bytes after `array`'s, over the memory `array` is a view of; None
+    where some element lies outside that memory."""
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not root.flags.c_contiguous:
+        return None
+    first = array.ctypes.data + start - root.ctypes.data
+    low = first + sum(
+        min(0, s * (n - 1)) for s, n in zip(strides, shape, strict=True) if n
+    )
+    high = first + sum(
+        max(0, s * (n - 1)) for s, n in zip(strides, shape, strict=True) if n
+    )
+    if prod(shape) and (low < 0 or high + array.itemsize > root.nbytes):
+        return None
+    return np.ndarray(
+        tuple(shape), array.dtype, buffer=root, offset=first, strides=tuple(strides)
+    )
+
+
+def _offsets_sizes_strides(
+    op: memref.SubviewOp | memref.ReinterpretCastOp, dynamic: list[Any]
+) -> tuple[list[int], list[int], list[int]]:
+    """A view op's offsets, sizes and strides, each `?` taken in order from
+    `dynamic` (its operands after the source)."""
+    values = iter(dynamic)
+    return tuple(  # type: ignore[return-value]
+        [int(next(values)) if v == builtin.DYNAMIC_INDEX else v for v in s.get_values()]
+        for s in (op.static_offsets, op.static_sizes, op.static_strides)
+    )
+
+
+def _reshaped(
+    op: Operation, array: np.ndarray[Any, Any], shape: list[int]
+) -> np.ndarray[Any, Any]:
+    """`array` seen with `shape`, sharing its memory (expand_shape and
+    collapse_shape make views, never copies)."""
+    view = array.view()
+    try:
+        view.shape = tuple(shape)
+    except (AttributeError, ValueError):
+        raise OpError(
+            op,
+            f"reshapes a buffer of shape {list(array.shape)} and strides "
+            f"{[s // array.itemsize for s in array.strides]} to {shape}, which "
+            "no view of it has",
+        ) from None
+    return view
+
+
+def host_argument(
+    interpreter: Interpreter, entry: Operation, k: int, value: Any, kind: Attribute
+) -> Any:
+    """Argument `k` of the entry function `entry` as the host code holds it:
+    a memref a numpy array of its element type and shape, the caller's own
+    (changed in place); a scalar a Python number. A mismatch is an OpError at
+    `entry`."""
+    if not isinstance(kind, builtin.MemRefType):
+        if isinstance(value, np.ndarray):
+            raise OpError(entry, f"argument {k} is a {kind}, not an array")
+        return runtime(interpreter, value, kind)
+    dtype = dtype_of(entry, kind.element_type)
+    shape = kind.get_shape()
+    if (
+        not isinstance(value, np.ndarray)
+        or value.dtype != dtype
+        or value.ndim != len(shape)
+        or any(
+            d not in (builtin.DYNAMIC_INDEX, n)
+            for d, n in zip(shape, value.shape, strict=True)
+        )
+    ):
+        got = (
+            f"an array of {value.dtype} and shape {list(value.shape)}"
+            if isinstance(value, np.ndarray)
+            else type(value).__name__
+        )
+        raise OpError(entry, f"argument {k} is a {kind}; got {got}")
+    if isinstance(kind.layout, builtin.NoneAttr) and not value.flags.c_contiguous:
+        raise OpError(
+            entry,
+            f"argument {k} is a {kind}, contiguous; got a view with strides "
+            f"{[s // value.itemsize for s in value.strides]}: pass a contiguous "
+            "array (np.ascontiguousarray copies it: read the results from the copy)",
+        )
+    return value
 
 
 def element_value(value: Any) -> Any:
@@ -346,34 +470,102 @@ class MemRefHostFunctions(InterpreterFunctions):
         from gpuc.transforms.foreign.memref_views import kept_dims
 
         array, *dynamic = plain(args)
-        values = iter(dynamic)
-
-        def mixed(static: Any) -> list[int]:
-            return [
-                int(next(values)) if v == builtin.DYNAMIC_INDEX else v
-                for v in static.get_values()
-            ]
-
-        offsets = mixed(op.static_offsets)
-        sizes = mixed(op.static_sizes)
-        steps = mixed(op.static_strides)
+        offsets, sizes, steps = _offsets_sizes_strides(op, dynamic)
         result = op.result.type
         assert isinstance(result, builtin.MemRefType)
         kept = kept_dims(op.static_sizes.get_values(), result.get_shape())
         index: list[slice | int] = []
+        outside: str | None = None
         for d, (start, size, step) in enumerate(
             zip(offsets, sizes, steps, strict=True)
         ):
             end = start + (size - 1) * step + 1 if size else start
-            if start < 0 or end > array.shape[d] or step < 1:
+            if start < 0 or size < 0 or step < 1:
                 raise OpError(
                     op,
                     f"takes [{start}, {end}) step {step} of dimension {d} of a "
-                    f"buffer of shape {array.shape}: outside it",
+                    f"buffer of shape {array.shape}",
+                )
+            if end > array.shape[d] and outside is None:
+                outside = (
+                    f"takes [{start}, {end}) step {step} of dimension {d} of a "
+                    f"buffer of shape {array.shape}"
                 )
             keep = kept is None or d in kept
             index.append(slice(start, start + size * step, step) if keep else start)
-        return (array[tuple(index)],)
+        if outside is None:
+            return (array[tuple(index)],)
+        # Past the end of a dimension, as xDSL's stencil lowering takes its
+        # views: what MLIR's compiled code does (the addresses of the view's
+        # elements) while they stay in the buffer's memory.
+        kept_mask = [kept is None or d in kept for d in range(array.ndim)]
+        view = view_in_memory(
+            array,
+            sum(o * s for o, s in zip(offsets, array.strides, strict=True)),
+            [n for n, k in zip(sizes, kept_mask, strict=True) if k],
+            [
+                s * t
+                for s, t, k in zip(array.strides, steps, kept_mask, strict=True)
+                if k
+            ],
+        )
+        if view is None:
+            raise OpError(op, f"{outside}: past the end of its memory")
+        return (view,)
+
+    @impl(memref.ReinterpretCastOp)
+    def run_reinterpret_cast(
+        self, interpreter: Interpreter, op: memref.ReinterpretCastOp, args: PythonValues
+    ) -> PythonValues:
+        """The view MLIR's descriptor makes: the source's buffer from its
+        start, at the new offset, sizes and strides (a diagnostic where its
+        elements leave the buffer's memory)."""
+        array, *dynamic = plain(args)
+        (offset,), sizes, strides = _offsets_sizes_strides(op, dynamic)
+        root = array
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        start = root.ctypes.data - array.ctypes.data + offset * array.itemsize
+        view = view_in_memory(
+            array, start, sizes, [s * array.itemsize for s in strides]
+        )
+        if view is None:
+            raise OpError(
+                op,
+                f"makes a view of offset {offset}, sizes {sizes} and strides "
+                f"{strides} of a buffer of {root.size} elements: past its end",
+            )
+        return (view,)
+
+    @impl(memref.ExpandShapeOp)
+    def run_expand_shape(
+        self, interpreter: Interpreter, op: memref.ExpandShapeOp, args: PythonValues
+    ) -> PythonValues:
+        array, *dynamic = plain(args)
+        sizes = iter(dynamic)
+        static = op.properties.get("static_output_shape")
+        result = op.result.type
+        assert isinstance(result, builtin.MemRefType)
+        dims = (
+            static.get_values()
+            if isinstance(static, builtin.DenseArrayBase)
+            else result.get_shape()
+        )
+        shape = [
+            int(next(sizes, -1)) if d == builtin.DYNAMIC_INDEX else d for d in dims
+        ]
+        if -1 in shape:
+            raise OpError(op, "has a dynamic size without its output_shape value")
+        return (_reshaped(op, array, shape),)
+
+    @impl(memref.CollapseShapeOp)
+    def run_collapse_shape(
+        self, interpreter: Interpreter, op: memref.CollapseShapeOp, args: PythonValues
+    ) -> PythonValues:
+        array = args[0]
+        groups = [[int(d.value.data) for d in g.data] for g in op.reassociation.data]
+        shape = [prod(array.shape[d] for d in group) for group in groups]
+        return (_reshaped(op, array, shape),)
 
     @impl(memref.DimOp)
     def run_dim(

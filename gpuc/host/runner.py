@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from gpuc.targets import HOST_TARGET
@@ -180,14 +180,17 @@ def run_host(
     *,
     entry: str = "main",
     stdout: IO[str] | None = None,
+    args: Sequence[Any] = (),
     **options: Any,
 ) -> tuple[Any, ...]:
     """Run host function `entry` of `source` (a path, MLIR text or an xDSL
     module, which is changed: its launch regions are outlined and its
-    gpu.modules moved out), its kernels compiled by gpuc for `target`
-    (compiler options as for `gpuc.compile`) and launched on that target's
-    executor. What the host code prints goes to `stdout` (default
-    sys.stdout). Returns what `entry` returns (memrefs as numpy arrays)."""
+    gpu.modules moved out) on `args` (numpy arrays for memrefs, which it
+    changes in place, Python numbers for scalars), its kernels compiled by
+    gpuc for `target` (compiler options as for `gpuc.compile`) and launched
+    on that target's executor. What the host code prints goes to `stdout`
+    (default sys.stdout). Returns what `entry` returns (memrefs as numpy
+    arrays)."""
     from xdsl.context import Context
     from xdsl.dialects import func
     from xdsl.dialects.builtin import ModuleOp
@@ -209,19 +212,29 @@ def run_host(
     )
     if main is None or not main.body.blocks:
         raise OptionError(f"the module has no host function @{entry} to run (--entry)")
-    if main.function_type.inputs.data:
-        raise OpError(main, f"@{entry} takes arguments; gpuc run calls it with none")
+    kinds = main.function_type.inputs.data
+    if len(kinds) != len(args):
+        raise OpError(
+            main,
+            f"@{entry} takes {len(kinds)} argument(s); gpuc run calls it with "
+            f"{len(args)}",
+        )
     out = stdout if stdout is not None else sys.stdout
     check_host_ops(module, make_interpreter(module, functions(module, None, out)))
     kernels = compile_kernels(module, target, **options)
     implementations = functions(module, kernels, out)
     interpreter = make_interpreter(module, implementations)
-    from gpuc.host.interpret import GpuHostFunctions, plain
+    from gpuc.host.interpret import GpuHostFunctions, host_argument, plain
+
+    values = tuple(
+        host_argument(interpreter, main, k, a, kind)
+        for k, (a, kind) in enumerate(zip(args, kinds, strict=True))
+    )
 
     streams = [i.streams for i in implementations if isinstance(i, GpuHostFunctions)]
     try:
         try:
-            results = plain(interpreter.call_op(entry, ()))
+            results = plain(interpreter.call_op(entry, values))
         except BaseException:
             for chains in streams:
                 chains.drain()  # no kernel may run on past the error

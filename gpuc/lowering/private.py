@@ -16,7 +16,8 @@ from gpuc.lowering.context import FunctionLowering, translates
 
 @translates(PrivateAllocOp)
 def translate_private_alloc(op: PrivateAllocOp, fl: FunctionLowering) -> None:
-    if type(fl) is not FunctionLowering:
+    shared_is_right = PrivateAllocOp.SAME_IN_EVERY_THREAD in op.attributes
+    if type(fl) is not FunctionLowering and not shared_is_right:
         # A target's own function lowering (native's work-group functions)
         # runs every thread of a block in one call: one slot would be shared.
         raise OpError(

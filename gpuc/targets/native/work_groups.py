@@ -104,6 +104,19 @@ class WorkGroupLowering(WorkGroupFunction):
 
     # -- the target's view ---------------------------------------------------
 
+    def alloca(
+        self, ty: ir.Type, name: str = "", zeroed: bool = False, align: int = 0
+    ) -> ir.Value:
+        """FunctionLowering's stack slot, the prologue builder (which also
+        works in the entry block) kept past it."""
+        entry = self.fn.entry_basic_block
+        before = len(entry.instructions)
+        slot = super().alloca(ty, name, zeroed, align)
+        prologue = getattr(self, "_prologue", None)
+        if prologue is not None and prologue.block is entry:
+            prologue._anchor += len(entry.instructions) - before  # noqa: SLF001
+        return slot
+
     def index_value(self, kind: str, dim: int) -> ir.Value:
         """The value of an index op here: a thread loop's variable, or the
         block's (read once from the state)."""

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     AnyFloat,
     ArrayAttr,
     DenseArrayBase,
+    DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -237,3 +238,33 @@ def element_count(t: MemRefType) -> int:
     for size in t.get_shape():
         count *= size
     return count
+
+
+CONSTANT_TABLE_LIMIT = 1024
+"""The most elements of a constant memref.global the import copies into a
+kernel's private memory."""
+
+
+def constant_table(glob: memref.GlobalOp) -> list[int | float] | None:
+    """The elements of a constant `memref.global` outside workgroup memory
+    with a dense initial value of integers or floats and a static shape of at
+    most CONSTANT_TABLE_LIMIT elements, in row-major order; None for any
+    other global."""
+    t = glob.type
+    initial = glob.initial_value
+    if (
+        glob.constant is None
+        or address_space(t.memory_space) == AddressSpace.SHARED
+        or not isinstance(initial, DenseIntOrFPElementsAttr)
+        or not isinstance(t.element_type, IntegerType | AnyFloat | IndexType)
+        or DYNAMIC_INDEX in t.get_shape()
+        or not has_identity_layout(t)
+    ):
+        return None
+    count = element_count(t)
+    if not 0 < count <= CONSTANT_TABLE_LIMIT:
+        return None
+    values: list[int | float] = list(initial.get_values())
+    if len(values) == 1:
+        values *= count  # a splat
+    return values if len(values) == count else None

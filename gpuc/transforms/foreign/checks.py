@@ -43,9 +43,11 @@ from gpuc.transforms.foreign.bare_pointers import (
     ATOMIC_INTEGER_KINDS,
     ATOMIC_KIND_BY_NUMBER,
     ATOMIC_KINDS_ACCEPTED,
+    CONSTANT_TABLE_LIMIT,
     address_space,
     allocation_space,
     constant_index,
+    constant_table,
     memref_problem,
     strided_layout,
 )
@@ -398,10 +400,13 @@ def _allocation_problem(op: memref.AllocaOp | memref.AllocOp) -> str | None:
 def _global_problem(op: memref.GlobalOp) -> str | None:
     name = op.sym_name.data
     if address_space(op.type.memory_space) != AddressSpace.SHARED:
+        if constant_table(op) is not None:
+            return None
         return (
             f"@{name} of type {op.type} is not supported: the import takes "
-            f"workgroup globals only ({WORKGROUP}); pass other data as a kernel "
-            "argument"
+            f"workgroup globals ({WORKGROUP}) and constant tables (`constant`, "
+            f"a dense initial value of at most {CONSTANT_TABLE_LIMIT} integers "
+            "or floats) only; pass other data as a kernel argument"
         )
     if not isinstance(op.initial_value, UnitAttr):
         return (
@@ -491,8 +496,10 @@ def _op_problem(op: Operation, globals: dict[str, memref.GlobalOp]) -> str | Non
         if name not in globals:
             return f"@{name}{where(op)} names no memref.global of the module"
         if fn is not None and not is_kernel(fn):
+            space = address_space(globals[name].type.memory_space)
+            named = "workgroup global" if space == AddressSpace.SHARED else "global"
             return (
-                f"uses workgroup global @{name}{where(op)}, a helper; pass the "
+                f"uses {named} @{name}{where(op)}, a helper; pass the "
                 "buffer to the helper as a memref parameter (kernels only)"
             )
     if isinstance(op, memref.DimOp):

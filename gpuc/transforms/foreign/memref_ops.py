@@ -16,14 +16,17 @@ from dataclasses import replace
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    AnyFloat,
     DenseArrayBase,
+    FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
+    UnitAttr,
     VectorType,
 )
-from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from gpuc.dialects.attrs import AddressSpace, MemoryOrder
@@ -44,6 +47,7 @@ from gpuc.transforms.foreign.bare_pointers import (
     address_space,
     allocation_space,
     constant_index,
+    constant_table,
     dynamic_dims,
     element_count,
     pointer_type,
@@ -372,17 +376,30 @@ class FunctionMemory:
         self.dead.append(op)
 
     def _get_global(self, op: memref.GetGlobalOp) -> None:
+        """A workgroup global becomes one gpuc.shared_alloc per kernel; a
+        constant table (checked: small, dense) a gpuc.private_alloc the
+        kernel fills with its values on entry, which LLVM folds into the
+        loads at constant indices."""
         name = op.name_.root_reference.data
         if name not in self.shared:
             glob = self.globals[name]
             t = glob.type
-            shared = SharedAllocOp(
-                t.element_type, element_count(t), _alignment(glob.alignment)
-            )
+            table = constant_table(glob)
             first = self.entry.first_op
             assert first is not None
-            self.entry.insert_op_before(shared, first)
-            self.shared[name] = MemrefView(shared.result, t.get_shape())
+            alloc: SharedAllocOp | PrivateAllocOp
+            if table is None:
+                alloc = SharedAllocOp(
+                    t.element_type, element_count(t), _alignment(glob.alignment)
+                )
+                self.entry.insert_op_before(alloc, first)
+            else:
+                alloc = PrivateAllocOp(t.element_type, len(table))
+                alloc.attributes[PrivateAllocOp.SAME_IN_EVERY_THREAD] = UnitAttr()
+                alloc.location = op.location
+                self.entry.insert_op_before(alloc, first)
+                _fill(alloc, t.element_type, table, first)
+            self.shared[name] = MemrefView(alloc.result, t.get_shape())
         self.views[op.memref] = self.shared[name]
         self.dead.append(op)
 
@@ -392,6 +409,28 @@ class FunctionMemory:
             Rewriter.erase_op(op)
         for arg in self.old_args:
             self.entry.erase_arg(arg)
+
+
+def _fill(
+    alloc: PrivateAllocOp,
+    element: Attribute,
+    values: list[int | float],
+    before: Operation,
+) -> None:
+    """Store `values` into `alloc`'s elements in order, before `before`."""
+    for k, value in enumerate(values):
+        attr: FloatAttr | IntegerAttr[IntegerType | IndexType]
+        if isinstance(element, AnyFloat):
+            attr = FloatAttr(float(value), element)
+        else:
+            assert isinstance(element, IntegerType | IndexType)  # constant_table
+            attr = IntegerAttr(int(value), element)
+        constant = arith.ConstantOp(attr)
+        index = arith.ConstantOp(IntegerAttr(k, IndexType()))
+        store = StoreOp(constant, alloc, index)
+        for new in (constant, index, store):
+            new.location = alloc.location
+            Rewriter.insert_op(new, InsertPoint.before(before))
 
 
 def _reshape_groups(

@@ -289,6 +289,35 @@ func.func @shared(%i: index) attributes {gpu.kernel} {
 
 // -----
 
+// A constant table (what bufferization makes of a constant tensor) is a
+// private array each kernel that reads it fills with its values on entry.
+
+"memref.global"() <{sym_name = "weights", sym_visibility = "private", type = memref<2x2xf32>, initial_value = dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>, constant}> : () -> ()
+"memref.global"() <{sym_name = "sevens", sym_visibility = "private", type = memref<2xi32>, initial_value = dense<7> : tensor<2xi32>, constant}> : () -> ()
+func.func @table(%i: index, %j: index) attributes {gpu.kernel} {
+  %w = memref.get_global @weights : memref<2x2xf32>
+  %s = memref.get_global @sevens : memref<2xi32>
+  %x = memref.load %w[%i, %j] : memref<2x2xf32>
+  %y = memref.load %s[%j] : memref<2xi32>
+  func.return
+}
+
+// CHECK-LABEL: builtin.module {
+// CHECK-NOT:     memref.global
+// CHECK-NEXT:    gpuc.func @table(%i: index, %j: index) kernel {
+// CHECK-NEXT:      %[[S:.*]] = gpuc.private_alloc 2 {gpuc.same_in_every_thread} : !gpuc.ptr<i32, local>
+// CHECK-NEXT:      %[[SEVEN:.*]] = arith.constant 7 : i32
+// CHECK-NEXT:      %[[K0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:      gpuc.store %[[SEVEN]], %[[S]][%[[K0]]] : !gpuc.ptr<i32, local>
+// CHECK:           %[[W:.*]] = gpuc.private_alloc 4 {gpuc.same_in_every_thread} : !gpuc.ptr<f32, local>
+// CHECK:           %[[FOUR:.*]] = arith.constant 4.000000e+00 : f32
+// CHECK-NEXT:      %[[K3:.*]] = arith.constant 3 : index
+// CHECK-NEXT:      gpuc.store %[[FOUR]], %[[W]][%[[K3]]] : !gpuc.ptr<f32, local>
+// CHECK:           %x = gpuc.load %[[W]][%{{.*}}] : !gpuc.ptr<f32, local>
+// CHECK-NEXT:      %y = gpuc.load %[[S]][%j] : !gpuc.ptr<i32, local>
+
+// -----
+
 // memref.atomic_rmw kinds (MLIR 16's numbers) become gpuc atomics, acq_rel as
 // MLIR lowers them.
 

@@ -117,9 +117,20 @@ func.func @dynamic_shared(%n: index) {
 
 // -----
 
-"memref.global"() <{sym_name = "table", sym_visibility = "private", type = memref<4xf32>, initial_value = dense<1.0> : tensor<4xf32>, constant}> : () -> ()
+"memref.global"() <{sym_name = "table", sym_visibility = "private", type = memref<4xf32>, initial_value = dense<1.0> : tensor<4xf32>}> : () -> ()
 
-// CHECK: error: 'memref.global' op @table of type memref<4xf32> is not supported: the import takes workgroup globals only (memory space #gpu.address_space<workgroup> or 3); pass other data as a kernel argument
+// CHECK: error: 'memref.global' op @table of type memref<4xf32> is not supported: the import takes workgroup globals (memory space #gpu.address_space<workgroup> or 3) and constant tables (`constant`, a dense initial value of at most 1024 integers or floats) only; pass other data as a kernel argument
+
+// -----
+
+// A constant table too large to copy into each thread's private memory.
+"memref.global"() <{sym_name = "big", sym_visibility = "private", type = memref<2048xf32>, initial_value = dense<1.0> : tensor<2048xf32>, constant}> : () -> ()
+func.func @k() attributes {gpu.kernel} {
+  %t = memref.get_global @big : memref<2048xf32>
+  func.return
+}
+
+// CHECK: error: 'memref.global' op @big of type memref<2048xf32> is not supported: the import takes workgroup globals {{.*}} and constant tables (`constant`, a dense initial value of at most 1024 integers or floats) only; pass other data as a kernel argument
 
 // -----
 
@@ -136,6 +147,18 @@ func.func @helper() {
 }
 
 // CHECK: error: 'memref.get_global' op uses workgroup global @tile in @helper, a helper; pass the buffer to the helper as a memref parameter (kernels only)
+
+// -----
+
+// A host-only module's constant table: taken as device code, which the
+// diagnostic says, with what to do.
+"memref.global"() <{sym_name = "table", sym_visibility = "private", type = memref<4xf32>, initial_value = dense<1.0> : tensor<4xf32>, constant}> : () -> ()
+func.func @host() {
+  %t = memref.get_global @table : memref<4xf32>
+  func.return
+}
+
+// CHECK: error: 'memref.get_global' op uses global @table in @host, a helper; pass the buffer to the helper as a memref parameter (kernels only). The module has no kernel ({{.*}}), so all of it was taken as device code; if it is host code, run it with `gpuc run`
 
 // -----
 
