@@ -215,7 +215,7 @@ def compile_functions(
     check_kernels(kernels)
     module, captured = build_module(kernels, constexprs, strided)
     try:
-        result = compile_module(module, target, **options)
+        result = compile_module(module, target, owned=True, **options)
     except DiagnosticException as e:
         located = python_error(e)
         if located is None:
