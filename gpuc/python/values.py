@@ -114,10 +114,19 @@ class Builder:
         return self.source.error(node or self.node, message)
 
     def location(self) -> FileLineColLoc:
-        where = self.source.where(self.node)
-        return FileLineColLoc(
-            StringAttr(where.file), IntAttr(where.line), IntAttr(where.col)
+        node = self.node
+        key = (
+            getattr(node, "lineno", self.source.tree.lineno),
+            getattr(node, "col_offset", 0),
         )
+        made: FileLineColLoc | None = self.source.locations.get(key)
+        if made is None:
+            where = self.source.where(node)
+            made = FileLineColLoc(
+                StringAttr(where.file), IntAttr(where.line), IntAttr(where.col)
+            )
+            self.source.locations[key] = made
+        return made
 
     def emit(self, op: Operation) -> Operation:
         op.location = self.location()
