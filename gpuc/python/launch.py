@@ -20,7 +20,7 @@ from gpuc.python.decorators import KernelFunction, PyFunction
 from gpuc.python.module import build_module, check_kernels
 from gpuc.python.source import KernelError, Where, format_located
 from gpuc.python.types import ArrayType, DType, _Constexpr
-from gpuc.runtime.args import LaunchError
+from gpuc.runtime.launch_types import LaunchError
 
 
 def flat_view(array: Any, name: str) -> tuple[Any, ...]:
