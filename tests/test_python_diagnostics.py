@@ -105,6 +105,14 @@ CASES = {
     "call a kernel": ("    @other(x, n)", "cannot be called from device code"),
     "call Python": ("    @sorted(n)", "'sorted' cannot be called in a kernel"),
     "array attribute": ("    k = @x.dtype", "an array has .shape, .strides and .ndim"),
+    "set": ("    s = @{1, 2}", "sets are not supported"),
+    "walrus": ("    if (@k := n) > 0:\n        pass", "assignment expressions"),
+    "match": ("    @match n:\n        case 1:\n            pass", "match statements"),
+    "del": ("    k = 1\n    @del k", "del statements are not supported"),
+    "raise": ("    @raise ValueError()", "raise statements (use assert)"),
+    "starred": ("    print(@*x.shape)", "starred expressions"),
+    "in": ("    if @n in (1, 2):\n        pass", "'in' comparisons"),
+    "None": ("    v = @None", "the literal None has no gpuc type"),
 }
 
 KERNEL = """

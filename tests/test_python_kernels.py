@@ -97,6 +97,7 @@ def short_circuit(x: F32, out: F32, n: gpuc.i32):
 @gpuc.kernel
 def literal_accumulators(x: gpuc.Array[gpuc.f64, 1], out: gpuc.Array[gpuc.f64, 1]):
     acc = 0  # a literal: the loop makes it f64
+    ...  # a statement that does nothing, as pass
     k = 0
     while k < x.shape[0]:
         acc += x[k]
