@@ -215,7 +215,18 @@ def compile_functions(
     check_kernels(kernels)
     module, captured = build_module(kernels, constexprs, strided)
     try:
-        result = compile_module(module, target, owned=True, **options)
+        try:
+            # Compiled as built: the pipeline verifies it once, at its end.
+            result = compile_module(module, target, owned=True, **options)
+        except DiagnosticException:
+            raise
+        except Exception:
+            # A pass failed on the module as built: if the frontend made IR
+            # that does not verify, that is the error to report, located.
+            from gpuc.diagnostics import verify_located
+
+            verify_located(build_module(kernels, constexprs, strided)[0])
+            raise
     except DiagnosticException as e:
         located = python_error(e)
         if located is None:
