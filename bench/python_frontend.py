@@ -13,6 +13,14 @@ and their numba-cuda versions in bench/numba_kernels/), prints
   with GPUC_CACHE=0, so every compile does the whole pipeline; numba-cuda's
   `compile_ptx` has no cache.
 
+Each side first runs once unmeasured, as an installed package's first run
+would: Python writes the bytecode of what it imports (a pip install does it
+for its own files; an editable install of gpuc leaves it to the first run), and
+gpuc its start-up code cache (`gpuc.code_cache`). So the children run without
+PYTHONDONTWRITEBYTECODE, whatever the caller's environment says. `--cpu`
+times the children's CPU time instead of the wall clock (on a shared, busy
+machine, where the wall clock measures the neighbours).
+
 numba-cuda goes in an environment of its own (`python -m venv V && V/bin/pip
 install "numba-cuda[cu12]"`), given by --numba-python (default:
 $NUMBA_PYTHON). Without a GPU, numba-cuda asks the driver for the compute
@@ -47,22 +55,24 @@ KERNELS = {
 
 GPUC_CHILD = """
 import json, sys, time
-t0 = time.perf_counter()
+clock = time.{clock}
+t0 = clock()
 import gpuc
 sys.path.insert(0, {dir!r})
 import {name} as m
-t1 = time.perf_counter()
+t1 = clock()
 kernels = [getattr(m, k) for k in {kernels!r}]
 gpuc.compile(kernels, "ptx", sm=90)
-t2 = time.perf_counter()
+t2 = clock()
 gpuc.compile(kernels, "ptx", sm=90)
-t3 = time.perf_counter()
+t3 = clock()
 print(json.dumps([t1 - t0, t2 - t1, t3 - t2]))
 """
 
 NUMBA_CHILD = """
 import json, sys, time
-t0 = time.perf_counter()
+clock = time.{clock}
+t0 = clock()
 from numba import cuda
 from numba.cuda import compile_ptx
 import numba.cuda.dispatcher as dispatcher
@@ -71,14 +81,14 @@ class _Device:  # no GPU: the compute capability compile_ptx targets
 dispatcher.get_current_device = lambda: _Device()
 sys.path.insert(0, {dir!r})
 import {name} as m
-t1 = time.perf_counter()
+t1 = clock()
 def compile_all():
     for k, sig in zip({kernels!r}, {sigs!r}):
         compile_ptx(getattr(m, k).py_func, sig, cc=(9, 0))
 compile_all()
-t2 = time.perf_counter()
+t2 = clock()
 compile_all()
-t3 = time.perf_counter()
+t3 = clock()
 print(json.dumps([t1 - t0, t2 - t1, t3 - t2]))
 """
 
@@ -112,6 +122,13 @@ def child(python: str, script: str, env: dict[str, str]) -> list[float]:
     return times
 
 
+def runs(python: str, script: str, env: dict[str, str], n: int) -> list[list[float]]:
+    """`n` measured runs of `script`, after one that writes the caches a first
+    run writes (bytecode, gpuc's start-up code cache)."""
+    child(python, script, env)
+    return [child(python, script, env) for _ in range(n)]
+
+
 def medians(runs: list[list[float]]) -> list[float]:
     return [statistics.median(column) for column in zip(*runs, strict=True)]
 
@@ -120,8 +137,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--numba-python", default=os.environ.get("NUMBA_PYTHON"))
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--cpu", action="store_true", help="time CPU time, not the wall clock"
+    )
     args = parser.parse_args()
+    clock = "process_time" if args.cpu else "perf_counter"
     env = dict(os.environ, GPUC_CACHE="0")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     print("lines of kernel code (gpuc / numba-cuda):")
     for name in KERNELS:
         ours, theirs = (
@@ -130,21 +152,21 @@ def main() -> None:
         )
         print(f"  {name:10} {ours:3} / {theirs:3} = {ours / theirs:.2f}x")
     print(
-        "\ncompile to PTX sm_90, seconds, median of "
+        f"\ncompile to PTX sm_90, {'CPU ' if args.cpu else ''}seconds, median of "
         f"{args.runs} fresh processes (import | first | warm; fresh = import + "
         "first, the time from a fresh process to the first PTX):"
     )
     for name, (kernels, sigs) in KERNELS.items():
-        script = GPUC_CHILD.format(dir=str(GPUC_DIR), name=name, kernels=kernels)
-        ours = medians([child(sys.executable, script, env) for _ in range(args.runs)])
+        script = GPUC_CHILD.format(
+            dir=str(GPUC_DIR), name=name, kernels=kernels, clock=clock
+        )
+        ours = medians(runs(sys.executable, script, env, args.runs))
         line = f"  {name:10} gpuc  {ours[0]:.3f} | {ours[1]:.3f} | {ours[2]:.3f}"
         if args.numba_python:
             script = NUMBA_CHILD.format(
-                dir=str(NUMBA_DIR), name=name, kernels=kernels, sigs=sigs
+                dir=str(NUMBA_DIR), name=name, kernels=kernels, sigs=sigs, clock=clock
             )
-            theirs = medians(
-                [child(args.numba_python, script, env) for _ in range(args.runs)]
-            )
+            theirs = medians(runs(args.numba_python, script, env, args.runs))
             fresh = (theirs[0] + theirs[1]) / (ours[0] + ours[1])
             line += (
                 f"   numba-cuda  {theirs[0]:.3f} | {theirs[1]:.3f} | {theirs[2]:.3f}"

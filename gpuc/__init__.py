@@ -103,7 +103,7 @@ _LAZY = {
     "SharedMemory": "gpuc.runtime.arrays:SharedMemory",
     "Module": "gpuc.api:Module",
     "Kernel": "gpuc.api:Kernel",
-    "LaunchError": "gpuc.runtime.args:LaunchError",
+    "LaunchError": "gpuc.runtime.launch_types:LaunchError",
     "UnknownKernel": "gpuc.api:UnknownKernel",
     "OptionError": "gpuc.driver:OptionError",
     "SourceParseError": "gpuc.diagnostics:SourceParseError",

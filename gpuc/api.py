@@ -14,13 +14,14 @@ machine without a GPU and inspected (`mod.artefact`, `mod.llvm_ir`).
 
 from __future__ import annotations
 
+import functools
 import operator
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gpuc.runtime.args import KernelSignature, LaunchError, Param
+from gpuc.runtime.launch_types import LaunchError
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor as PoolExecutor
@@ -31,11 +32,13 @@ if TYPE_CHECKING:
     from gpuc.compiler import CompileResult
     from gpuc.driver import KernelInfo
     from gpuc.runtime import Executor
+    from gpuc.runtime.args import KernelSignature, Param
     from gpuc.targets.base import Target
 
 
 def _param(name: str, attr: Attribute, read_only: bool = False) -> Param:
     from gpuc.dialects.attrs import PtrType
+    from gpuc.runtime.args import Param
 
     if isinstance(attr, PtrType):
         return Param(name, str(attr.element), attr.address_space.value, read_only)
@@ -44,6 +47,8 @@ def _param(name: str, attr: Attribute, read_only: bool = False) -> Param:
 
 def signature(info: KernelInfo) -> KernelSignature:
     """The executor-facing signature of a kernel the compiler reported."""
+    from gpuc.runtime.args import KernelSignature
+
     names = (
         [str(n) for n in info.param_names]
         if all(info.param_names)
@@ -209,17 +214,20 @@ class Module:
         self.artefact: bytes | str = result.artefact
         self.cache: str = result.cache
         """How the compile cache served this module: 'hit', 'miss' or 'off'."""
-        self.signatures: dict[str, KernelSignature] = (
-            {name: signature(info) for name, info in result.kernels.items()}
-            if not isinstance(result, ShippedResult)
-            else {}
-        )
         self.aliases: dict[str, str] = (
             qualified_names(result) if not isinstance(result, ShippedResult) else {}
         )
         """`module::name` for kernels from a gpu.module -> the kernel's name."""
         self._device = device
         self._executor: Executor | None = None
+
+    @functools.cached_property
+    def signatures(self) -> dict[str, KernelSignature]:
+        """The kernels' signatures as the executors check launches against
+        them, made on first use (that checking needs numpy; a compile does not)."""
+        if isinstance(self.result, ShippedResult):
+            return {}
+        return {name: signature(info) for name, info in self.result.kernels.items()}
 
     @property
     def executor(self) -> Executor:

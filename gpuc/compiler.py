@@ -42,6 +42,7 @@ def compile_module(
     cache: bool | None = None,
     dump_dir: str | os.PathLike[str] | None = None,
     dump_filter: str | Sequence[str] | None = None,
+    owned: bool = False,
     **options: Any,
 ) -> CompileResult:
     """Compile `source` (a path, MLIR text or an xDSL module) for `target`
@@ -49,6 +50,10 @@ def compile_module(
     the command line: sm, ptx_isa, opt_level, exports, libraries, fp_contract,
     validate, line_info, and generators ({name: Generator}). A module is not changed: a
     copy is compiled. Text that does not parse is a SourceParseError.
+
+    `owned=True`: `source` is a module a frontend just built for this compile,
+    verified by construction (gpuc/python/): it is compiled in place, neither
+    copied nor verified before the pipeline (whose end still verifies it).
 
     `cache` (None: GPUC_CACHE, on unless 0) uses the compile cache, `dump_dir`
     (None: GPUC_DUMP_DIR) writes every stage there, `dump_filter` keeps the
@@ -60,14 +65,20 @@ def compile_module(
     from gpuc.diagnostics import SourceParseError
     from gpuc.dumps import Dumps, dump_directory, write_api_reproducer
 
-    if isinstance(source, ModuleOp):
-        source = source.clone()
     dumps_to = dump_directory(dump_dir)
+    # A dump keeps the parse stage, which shows the module as it came.
+    verified = owned and isinstance(source, ModuleOp) and not dumps_to
+    if isinstance(source, ModuleOp) and not verified:
+        source = source.clone()
     dumps = Dumps.create(dumps_to, source, dump_filter) if dumps_to else None
     store = compile_cache.Cache() if compile_cache.enabled(cache) else None
     try:
         cached = compile_through(
-            source, make_options(target, options), cache=store, dumps=dumps
+            source,
+            make_options(target, options),
+            cache=store,
+            dumps=dumps,
+            verified=verified,
         )
     except ParseError as e:
         raise SourceParseError(e) from None

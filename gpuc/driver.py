@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from llvmlite import ir
 
     from gpuc.generators import Generator
-    from gpuc.runtime.args import ArrayShape
+    from gpuc.runtime.launch_types import ArrayShape
     from gpuc.transforms.gpuc_pipeline import AfterPass
 
 STAGES = ("parse", "dialect", "translate", "link", "optimize", "emit", "validate")

@@ -27,7 +27,7 @@ from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.memory import AddrSpaceCastOp, LoadOp, OffsetOp
 
 if TYPE_CHECKING:
-    from gpuc.runtime.args import ArrayShape
+    from gpuc.runtime.launch_types import ArrayShape
 
 MEMREF_PARAMS_ATTR = "gpuc.memref_params"
 """On a kernel the import made from memrefs: per memref parameter, its
@@ -75,8 +75,7 @@ def memref_shapes(kernel: FuncOp) -> tuple[ArrayShape, ...]:
     record = kernel.attributes.get(MEMREF_PARAMS_ATTR)
     if record is None:
         return ()
-    # Only an imported kernel's record needs it (and numpy with it).
-    from gpuc.runtime.args import ArrayShape
+    from gpuc.runtime.launch_types import ArrayShape
 
     layouts: dict[int, StridedLayoutAttr] = {}
     for pair in getattr(kernel.attributes.get(MEMREF_LAYOUTS_ATTR), "data", ()):

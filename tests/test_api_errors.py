@@ -92,6 +92,32 @@ def test_text_that_does_not_parse_is_a_located_gpuc_diagnostic(
     assert line == "  gpuc.return %" and caret.lstrip().startswith("^")
 
 
+def test_an_owned_module_is_compiled_in_place_and_still_verified() -> None:
+    """`compile_module(owned=True)` (a frontend's module, built for the
+    compile) takes the module as it is: no copy, no verification before the
+    pipeline, whose end still verifies it, at the op's location."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IntegerAttr, f32, i32
+
+    from gpuc.diagnostics import OpError
+    from gpuc.driver import compile_module, load_module
+
+    module = load_module(SAXPY)
+    result = compile_module(module, "native", owned=True, cache=False)
+    assert result.module is module
+    bad = load_module(SAXPY)
+    kernel = next(iter(bad.ops))
+    # An op whose result type its verifier refuses, left unused.
+    wrong = arith.ConstantOp.create(
+        properties={"value": IntegerAttr(1, i32)}, result_types=[f32]
+    )
+    body = kernel.regions[0].blocks[0]
+    assert body.first_op is not None
+    body.insert_op_before(wrong, body.first_op)
+    with pytest.raises(OpError, match="arith.constant"):
+        compile_module(bad, "native", owned=True, cache=False)
+
+
 def test_a_file_that_does_not_parse_names_the_file(tmp_path: Path) -> None:
     path = tmp_path / "bad.mlir"
     path.write_text("gpuc.func @k( kernel {\n")

@@ -77,6 +77,23 @@ def test_a_foreign_module_still_gets_them() -> None:
     assert "gpuc.transforms.foreign.conversion" in loaded
 
 
+def test_the_api_compiles_without_numpy() -> None:
+    """`gpuc.compile` of a Python kernel or of MLIR needs numpy no more than
+    the compiler does: only a launch (or a module's signatures, made on first
+    use) does."""
+    loaded = run_watching(
+        "import sys\n"
+        "sys.path.insert(0, 'examples/python')\n"
+        "import gpuc, softmax\n"
+        "mod = gpuc.compile(softmax.softmax, 'ptx')\n"
+        "assert '.entry softmax' in mod.artefact\n"
+        "mod = gpuc.compile('examples/saxpy.mlir', 'spirv')\n"
+        "assert mod.artefact",
+        ["numpy", "gpuc.runtime.args"],
+    )[1]
+    assert loaded == []
+
+
 def cli_modules(argv: list[str], watched: list[str]) -> tuple[int, list[str], str]:
     """Run `gpuc argv` in a fresh interpreter; its status, which of `watched`
     it imported, and its stderr."""

@@ -105,6 +105,14 @@ CASES = {
     "call a kernel": ("    @other(x, n)", "cannot be called from device code"),
     "call Python": ("    @sorted(n)", "'sorted' cannot be called in a kernel"),
     "array attribute": ("    k = @x.dtype", "an array has .shape, .strides and .ndim"),
+    "set": ("    s = @{1, 2}", "sets are not supported"),
+    "walrus": ("    if (@k := n) > 0:\n        pass", "assignment expressions"),
+    "match": ("    @match n:\n        case 1:\n            pass", "match statements"),
+    "del": ("    k = 1\n    @del k", "del statements are not supported"),
+    "raise": ("    @raise ValueError()", "raise statements (use assert)"),
+    "starred": ("    print(@*x.shape)", "starred expressions"),
+    "in": ("    if @n in (1, 2):\n        pass", "'in' comparisons"),
+    "None": ("    v = @None", "the literal None has no gpuc type"),
 }
 
 KERNEL = """
@@ -278,3 +286,36 @@ def test_command_line_takes_python_files(tmp_path: Path) -> None:
     assert (
         "running the file to find its kernels failed: ValueError: boom" in done.stderr
     )
+
+
+def test_invalid_frontend_ir_is_reported_located_when_a_pass_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The frontend's module is not verified before the pipeline; should a
+    pass fail on IR the frontend got wrong, the error is the verifier's, at
+    the Python line, not the pass's crash. A pass failing on valid IR still
+    raises its own error."""
+    from xdsl.dialects.builtin import IntegerAttr, i32
+
+    from gpuc.python import values
+    from gpuc.transforms.import_foreign import ImportForeign
+
+    source = HEADER + "@gpuc.kernel\ndef k(x: F):\n    x[0] = 2.5\n"
+    module = load(tmp_path, "wrong", source)
+
+    def crash(self: object, ctx: object, op: object) -> None:
+        raise RuntimeError("a pass crashed")
+
+    monkeypatch.setattr(ImportForeign, "apply", crash)
+    with pytest.raises(RuntimeError, match="a pass crashed"):
+        gpuc.compile(module.k, "ptx", cache=False)  # type: ignore[attr-defined]
+    real = values.constant_attr
+    monkeypatch.setattr(
+        values,
+        "constant_attr",
+        lambda v, t: IntegerAttr(1, i32) if isinstance(v, float) else real(v, t),
+    )
+    with pytest.raises(gpuc.KernelError) as e:
+        gpuc.compile(module.k, "ptx", cache=False)  # type: ignore[attr-defined]
+    assert str(e.value).startswith(f"{tmp_path / 'wrong.py'}:7:5: error: ")
+    assert "'memref.store' op" in str(e.value) and "does not verify" in str(e.value)

@@ -97,6 +97,7 @@ def short_circuit(x: F32, out: F32, n: gpuc.i32):
 @gpuc.kernel
 def literal_accumulators(x: gpuc.Array[gpuc.f64, 1], out: gpuc.Array[gpuc.f64, 1]):
     acc = 0  # a literal: the loop makes it f64
+    ...  # a statement that does nothing, as pass
     k = 0
     while k < x.shape[0]:
         acc += x[k]
@@ -452,6 +453,30 @@ def test_cache_keys_on_captured_constants_not_comments(
         assert (x == step).all()
         outcomes.append(mod.cache)
     assert outcomes == ["miss", "hit", "miss"]
+
+
+def test_cache_hits_across_moved_lines_where_the_output_quotes_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ptx without -g or asserts quotes no line: a comment that moves the
+    kernel's lines still hits; with -g (line tables) it compiles again."""
+    import importlib.util
+
+    monkeypatch.setenv("GPUC_CACHE", "1")
+    monkeypatch.setenv("GPUC_CACHE_DIR", str(tmp_path / "cache"))
+    outcomes = []
+    runs = [("a", False), ("a\n    # moved\n    # down", False), ("a", True)]
+    runs.append((runs[1][0], True))
+    for n, (comment, line_info) in enumerate(runs):
+        path = tmp_path / "k.py"
+        path.write_text(SOURCE.format(step=1, comment=comment))
+        spec = importlib.util.spec_from_file_location(f"moved{n}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        mod = gpuc.compile(module.add_step, "ptx", line_info=line_info)
+        outcomes.append(mod.cache)
+    assert outcomes == ["miss", "hit", "miss", "miss"]
 
 
 def test_launch_shorthand_recompiles_when_a_captured_constant_changes(

@@ -135,14 +135,25 @@ def compile_through(
     dumps: Dumps | None = None,
     after_stage: Callable[[str, Compilation], None] | None = None,
     after_pass: AfterPass | None = None,
+    verified: bool = False,
 ) -> Cached:
     """Run the stages up to `stop_after` through `cache` (None: no cache), and
     render the artefact kinds `emits` names for the configured target (it may
     raise: the kind is checked before the later stages run). `after_stage` and
-    `after_pass` see a hit's dialect stage only."""
+    `after_pass` see a hit's dialect stage only. `verified`: `source` is a
+    module that verifies as it is (a frontend built it), so the parse stage,
+    which would upgrade and verify it, is skipped."""
     try:
         cached = _compile_through(
-            source, options, cache, stop_after, emits, dumps, after_stage, after_pass
+            source,
+            options,
+            cache,
+            stop_after,
+            emits,
+            dumps,
+            after_stage,
+            after_pass,
+            verified,
         )
     except BaseException:
         if dumps is not None:
@@ -165,6 +176,7 @@ def _compile_through(
     dumps: Dumps | None,
     after_stage: Callable[[str, Compilation], None] | None,
     after_pass: AfterPass | None,
+    verified: bool,
 ) -> Cached:
     from gpuc.driver import run
 
@@ -181,7 +193,12 @@ def _compile_through(
             after_stage(name, c)
 
     c = run(
-        source, options, stop_after="dialect", after_stage=staged, after_pass=passed
+        source,
+        options,
+        start="dialect" if verified else "parse",
+        stop_after="dialect",
+        after_stage=staged,
+        after_pass=passed,
     )
     if stop_after == "dialect":
         return Cached(c, "off")

@@ -20,7 +20,7 @@ from gpuc.python.decorators import KernelFunction, PyFunction
 from gpuc.python.module import build_module, check_kernels
 from gpuc.python.source import KernelError, Where, format_located
 from gpuc.python.types import ArrayType, DType, _Constexpr
-from gpuc.runtime.args import LaunchError
+from gpuc.runtime.launch_types import LaunchError
 
 
 def flat_view(array: Any, name: str) -> tuple[Any, ...]:
@@ -215,7 +215,18 @@ def compile_functions(
     check_kernels(kernels)
     module, captured = build_module(kernels, constexprs, strided)
     try:
-        result = compile_module(module, target, **options)
+        try:
+            # Compiled as built: the pipeline verifies it once, at its end.
+            result = compile_module(module, target, owned=True, **options)
+        except DiagnosticException:
+            raise
+        except Exception:
+            # A pass failed on the module as built: if the frontend made IR
+            # that does not verify, that is the error to report, located.
+            from gpuc.diagnostics import verify_located
+
+            verify_located(build_module(kernels, constexprs, strided)[0])
+            raise
     except DiagnosticException as e:
         located = python_error(e)
         if located is None:

@@ -10,6 +10,7 @@ flags (statements.py sets them and guards what follows them).
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator, Sequence
 
 from xdsl.dialects import scf
@@ -36,6 +37,13 @@ class Retry(Exception):
 def assigned_names(stmts: Sequence[ast.stmt]) -> list[str]:
     """Names stored anywhere in `stmts`, first store first, and the flags a
     `return` sets."""
+    return list(_assigned_names(tuple(stmts)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _assigned_names(stmts: tuple[ast.stmt, ...]) -> tuple[str, ...]:
+    """Kept per loop body (its statements are nodes of a function's tree,
+    which every compile of the function walks again)."""
     names: dict[str, None] = {}
     for stmt in stmts:
         for node in ast.walk(stmt):
@@ -44,11 +52,16 @@ def assigned_names(stmts: Sequence[ast.stmt]) -> list[str]:
             elif isinstance(node, ast.Return):
                 names[RETURNED] = None
                 names[RESULT] = None
-    return list(names)
+    return tuple(names)
 
 
 def contains_break(stmts: Sequence[ast.stmt]) -> bool:
     """A `break` of this loop (not of a nested one) in `stmts`."""
+    return _contains_break(tuple(stmts))
+
+
+@functools.lru_cache(maxsize=1024)
+def _contains_break(stmts: tuple[ast.stmt, ...]) -> bool:
 
     def visit(node: ast.AST) -> Iterator[bool]:
         if isinstance(node, ast.Break):

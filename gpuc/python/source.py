@@ -11,7 +11,7 @@ import inspect
 import linecache
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from xdsl.utils.exceptions import DiagnosticException
@@ -63,11 +63,18 @@ class FunctionSource:
 
     file: str
     text: str
-    """The function's lines as written (what the compile cache keys on, with
-    comments removed: `key_text`)."""
+    """The function's lines as written. The compile cache does not key on
+    them: it keys on the module compiled from the tree, which holds the
+    captured constants and constexpr values and no comment (and, where the
+    output quotes locations, the lines: docs/python.md)."""
     tree: ast.FunctionDef
     indent: int
     """Columns the function's lines were dedented by."""
+    locations: dict[tuple[int, int], Any] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    """The op locations made for its positions (values.py), kept across
+    compiles: each is an immutable attribute."""
 
     def where(self, node: ast.AST) -> Where:
         line = getattr(node, "lineno", self.tree.lineno)
@@ -76,12 +83,6 @@ class FunctionSource:
 
     def error(self, node: ast.AST, message: str) -> KernelError:
         return KernelError(self.where(node), message)
-
-    @property
-    def key_text(self) -> str:
-        """The function as the cache sees it: its AST dumped with positions,
-        so a comment changes nothing and a moved line changes its locations."""
-        return ast.dump(self.tree, include_attributes=True)
 
 
 def function_source(fn: Callable[..., Any]) -> FunctionSource:

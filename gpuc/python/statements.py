@@ -39,12 +39,14 @@ UNSUPPORTED = {
     ast.FunctionDef: "nested functions (closures); define a @gpuc.func at module level",
     ast.AsyncFunctionDef: "nested functions",
     ast.ClassDef: "classes",
-    ast.Try: "try/except", ast.With: "with statements", ast.Raise: "raise (use assert)",
+    ast.Try: "try/except", ast.With: "with statements",
+    ast.Raise: "raise statements (use assert)",
     ast.Global: "global statements (kernels cannot write module state)",
     ast.Nonlocal: "nonlocal statements (closures over mutable state)",
     ast.Import: "import statements (import at module level)",
     ast.ImportFrom: "import statements (import at module level)",
-    ast.Delete: "del", ast.AsyncFor: "async for", ast.AsyncWith: "async with",
+    ast.Delete: "del statements", ast.AsyncFor: "async for loops",
+    ast.AsyncWith: "async with statements",
     ast.Match: "match statements",
 }  # fmt: skip
 
@@ -99,10 +101,10 @@ class Statements(Loops):
                 raise self.error("give the annotated variable a value")
             self.assign(node.target, self.explicit(self.expr(node.value), dtype))
         elif isinstance(node, ast.Expr):
-            if isinstance(node.value, ast.Constant) and isinstance(
-                node.value.value, str
+            if isinstance(node.value, ast.Constant) and (
+                isinstance(node.value.value, str) or node.value.value is Ellipsis
             ):
-                return  # a docstring
+                return  # a docstring, or `...` as `pass`
             self.expr(node.value)
         elif isinstance(node, ast.If):
             cond = self.truth(self.expr(node.test))

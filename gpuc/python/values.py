@@ -101,6 +101,32 @@ def describe(v: Value) -> str:
     return repr(v.obj)
 
 
+_CONSTANTS: dict[tuple[type, PyConst | str, DType], IntegerAttr | FloatAttr] = {}
+
+
+def constant_attr(value: PyConst, dtype: DType) -> IntegerAttr | FloatAttr:
+    """The `arith.constant` value of a literal as `dtype`, made once per value
+    and type (attributes are immutable; a kernel's compiles make the same few
+    again and again). The key holds the value's type (1, 1.0 and True are
+    equal in Python) and a float's exact spelling (so are 0.0 and -0.0)."""
+    key = (type(value), value.hex() if isinstance(value, float) else value, dtype)
+    found = _CONSTANTS.get(key)
+    if found is not None:
+        return found
+    attr: IntegerAttr | FloatAttr
+    if dtype.kind == "float":
+        attr = FloatAttr(float(value), dtype.float_type())
+    else:
+        number = int(value)
+        if dtype.kind == "bool":
+            number = -1 if number else 0
+        t = IndexType() if dtype.kind == "index" else dtype.int_type()
+        attr = IntegerAttr(number, t)
+    if len(_CONSTANTS) < 4096:
+        _CONSTANTS[key] = attr
+    return attr
+
+
 class Builder:
     """Emits ops into `block`, located at `node`, the Python node being
     compiled."""
@@ -114,10 +140,19 @@ class Builder:
         return self.source.error(node or self.node, message)
 
     def location(self) -> FileLineColLoc:
-        where = self.source.where(self.node)
-        return FileLineColLoc(
-            StringAttr(where.file), IntAttr(where.line), IntAttr(where.col)
+        node = self.node
+        key = (
+            getattr(node, "lineno", self.source.tree.lineno),
+            getattr(node, "col_offset", 0),
         )
+        made: FileLineColLoc | None = self.source.locations.get(key)
+        if made is None:
+            where = self.source.where(node)
+            made = FileLineColLoc(
+                StringAttr(where.file), IntAttr(where.line), IntAttr(where.col)
+            )
+            self.source.locations[key] = made
+        return made
 
     def emit(self, op: Operation) -> Operation:
         op.location = self.location()
@@ -128,15 +163,10 @@ class Builder:
         return self.emit(op).results[0]
 
     def constant(self, value: PyConst, dtype: DType) -> Scalar:
-        op: arith.ConstantOp
-        if dtype.kind == "float":
-            op = arith.ConstantOp(FloatAttr(float(value), dtype.float_type()))
-        else:
-            number = int(value)
-            if dtype.kind == "bool":
-                number = -1 if number else 0
-            t = IndexType() if dtype.kind == "index" else dtype.int_type()
-            op = arith.ConstantOp(IntegerAttr(number, t))
+        attr = constant_attr(value, dtype)
+        op = arith.ConstantOp.create(
+            properties={"value": attr}, result_types=[attr.type]
+        )
         return Scalar(self.result(op), dtype)
 
     def scalar(self, v: Value, dtype: DType | None = None, what: str = "") -> Scalar:

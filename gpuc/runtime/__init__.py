@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from importlib import import_module
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gpuc.runtime.args import KernelSignature, LaunchError
+from gpuc.runtime.launch_types import LaunchError
 
 if TYPE_CHECKING:
+    from gpuc.runtime.args import KernelSignature
     from gpuc.targets.base import Target
 
 

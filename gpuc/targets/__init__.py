@@ -94,6 +94,7 @@ def _forget_loaded() -> None:
     """Drop the classes and configured targets looked up under the old names."""
     target_class.cache_clear()
     target_of_attr.cache_clear()
+    parse_target_spec.cache_clear()
 
 
 @cache
@@ -206,8 +207,11 @@ def configured_settings(module: ModuleOp) -> CompileSettings:
     return configured_attr(module).settings
 
 
+@cache
 def parse_target_spec(spec: str) -> Target:
-    """The target a spec such as `ptx{sm=80 ptx_isa=78}` names, configured."""
+    """The target a spec such as `ptx{sm=80 ptx_isa=78}` names, configured
+    (once per spec: xDSL reads a spec's fields by their type hints, which cost
+    a small kernel's compile a tenth)."""
     from xdsl.utils.arg_spec import parse_spec
     from xdsl.utils.exceptions import ArgSpecParseError
 

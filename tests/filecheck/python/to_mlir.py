@@ -48,3 +48,18 @@ def first_negative(x: Array[f32, 1], found: Array[i32, 1]):
 # CHECK:           scf.if %{{.*}} -> (i1) {
 # CHECK:           scf.yield %{{.*}}, %{{.*}} : index, i1
 print(gpuc.to_mlir(first_negative))
+
+
+@gpuc.kernel
+def signed_zeros(x: Array[f32, 1]):
+    x[0] = 0.0
+    x[1] = -0.0
+    x[2] = 0.0
+
+
+# Each literal its own constant: 0.0 and -0.0 are equal in Python, not here.
+# CHECK-LABEL: func.func @signed_zeros(
+# CHECK:         arith.constant 0.000000e+00 : f32
+# CHECK:         arith.constant -0.000000e+00 : f32
+# CHECK:         arith.constant 0.000000e+00 : f32
+print(gpuc.to_mlir(signed_zeros))
