@@ -224,3 +224,45 @@ gpuc.func @pointer_helpers(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global
   gpuc.return
 }
 """
+
+ROWS = """
+// out[c] = in[c] * in[c] * (nb[c] + nb[c + 1]) + sin(in[c]) on an ny x nx
+// grid (c = y * nx + x; nb[c + 1] is 0 past a row's end): a 2-D launch in
+// which each thread owns element c of `in` (plain adjoint updates, the
+// single-writer rule) while `nb` is shared with the left neighbour (atomic).
+gpuc.func @rows(%in: !gpuc.ptr<f32, global>, %nb: !gpuc.ptr<f32, global>,
+                %out: !gpuc.ptr<f32, global>, %nx: i32, %ny: i32) kernel {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %x = gpuc.global_id x
+  %y = gpuc.global_id y
+  %w = arith.index_cast %nx : i32 to index
+  %h = arith.index_cast %ny : i32 to index
+  %x_in = arith.cmpi ult, %x, %w : index
+  %y_in = arith.cmpi ult, %y, %h : index
+  %inside = arith.andi %y_in, %x_in : i1
+  scf.if %inside {
+    %row = arith.muli %y, %w : index
+    %c = arith.addi %row, %x : index
+    %v = gpuc.load %in[%c] : !gpuc.ptr<f32, global>
+    %last = arith.subi %w, %c1 : index
+    %has_next = arith.cmpi ult, %x, %last : index
+    %q = scf.if %has_next -> (f32) {
+      %next = arith.addi %c, %c1 : index
+      %n = gpuc.load %nb[%next] : !gpuc.ptr<f32, global>
+      scf.yield %n : f32
+    } else {
+      scf.yield %zero : f32
+    }
+    %p = gpuc.load %nb[%c] : !gpuc.ptr<f32, global>
+    %v2 = gpuc.load %in[%c] : !gpuc.ptr<f32, global>
+    %s = arith.addf %p, %q : f32
+    %vv = arith.mulf %v, %v2 : f32
+    %m = arith.mulf %vv, %s : f32
+    %sv = math.sin %v : f32
+    %r = arith.addf %m, %sv : f32
+    gpuc.store %r, %out[%c] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+"""

@@ -95,6 +95,16 @@ def _softmax(r: np.random.Generator) -> list:
     return [In(r.standard_normal(5 * 64)), Out(r.standard_normal(5 * 64))]
 
 
+def _rows(r: np.random.Generator) -> list:
+    return [
+        In(r.standard_normal(37 * 21)),
+        In(r.standard_normal(37 * 21)),
+        Out(r.standard_normal(37 * 21)),
+        np.int32(37),
+        np.int32(21),
+    ]
+
+
 KERNELS = {
     "saxpy": (example("saxpy"), (5, 64), _saxpy),
     "stencil2d": (example("stencil2d"), ((3, 2), (16, 16)), _stencil),
@@ -105,6 +115,7 @@ KERNELS = {
     "helpers": (K.HELPERS, *elementwise(200)),
     "softmax": (K.SOFTMAX, (5, 64), _softmax),
     "pointer_helpers": (K.POINTER_HELPERS, *elementwise(200)),
+    "rows": (K.ROWS, ((3, 2), (16, 16)), _rows),
 }
 
 

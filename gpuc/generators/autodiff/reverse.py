@@ -12,10 +12,8 @@ primal sweep is sweep.py, the adjoint of loops loops.py.
 
 Adjoints of floating-point values live in registers; adjoints of memory live
 in shadows: a load's adjoint is added to its shadow, a store's adjoint reads
-and zeroes it. Shadow additions are atomic except into private memory, at
-an address this thread also stores to in the same block (a data-race-free
-function: no other thread touches it), or, in a one-dimensional launch, at
-element `gpuc.global_id x` of an argument accessed nowhere else. Shared
+and zeroes it. Shadow additions are atomic except where only this thread
+updates the address (writers.py: the single-writer rule). Shared
 allocations get zeroed shadow allocations; barriers are replayed in reverse
 order. A call asks for the callee's reverse derivative with `seed = true` as
 a job of its own.
@@ -23,6 +21,7 @@ a job of its own.
 
 from __future__ import annotations
 
+import functools
 from collections import ChainMap
 
 from xdsl.dialects import arith, scf
@@ -31,7 +30,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from gpuc.dialects.attrs import AddressSpace, AtomicKind, Dim, PtrType
 from gpuc.dialects.functions import FuncOp, ReturnOp
-from gpuc.dialects.index import BarrierOp, BlockDimOp, GlobalIdOp, GridDimOp
+from gpuc.dialects.index import BarrierOp, BlockDimOp, GridDimOp
 from gpuc.dialects.memory import (
     AddrSpaceCastOp,
     AtomicCmpXchgOp,
@@ -65,6 +64,7 @@ from gpuc.generators.autodiff.rules import (
     is_float,
 )
 from gpuc.generators.autodiff.sweep import MODE, Adj, Env, free_floats
+from gpuc.generators.autodiff.writers import SingleWriter
 
 
 class Reverse(LoopAdjoints):
@@ -170,49 +170,38 @@ class Reverse(LoopAdjoints):
     ) -> None:
         shadow = self.shadow(op.ptr, env, b, op)
         index = self.index(op, env, b)
-        if self.single_writer(op):
+        free = frozenset() if self.single_writer(op) else self.writers.free_dims(op)
+        if free is None:
+            b.op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
+            return
+        if not free:
             old = b.value(LoadOp(shadow, index))
             b.op(StoreOp(b.add(old, value), shadow, index))
-        elif self.own_element(op):
-            # Plain where the launch is one-dimensional (each thread its own
-            # element), atomic otherwise: a uniform branch.
-            plain, atomic = Block(), Block()
-            p = Emitter(plain)
-            old = p.value(LoadOp(shadow, index))
-            p.op(StoreOp(p.add(old, value), shadow, index))
-            p.op(scf.YieldOp())
-            Emitter(atomic).op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
-            Emitter(atomic).op(scf.YieldOp())
-            b.op(scf.IfOp(self.one_dimensional(b), [], Region(plain), Region(atomic)))
-        else:
-            b.op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
+            return
+        # Plain where the launch has one thread in the dimensions the index
+        # does not tell apart, atomic otherwise: a uniform branch.
+        plain, atomic = Block(), Block()
+        p = Emitter(plain)
+        old = p.value(LoadOp(shadow, index))
+        p.op(StoreOp(p.add(old, value), shadow, index))
+        p.op(scf.YieldOp())
+        Emitter(atomic).op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
+        Emitter(atomic).op(scf.YieldOp())
+        shared = root_of(op.ptr)[1] == AddressSpace.SHARED
+        cond = self.one_thread(sorted(free), shared, b)
+        b.op(scf.IfOp(cond, [], Region(plain), Region(atomic)))
 
-    def own_element(self, op: LoadOp | AtomicRMWOp) -> bool:
-        """Whether every access of the function to `op`'s argument is at
-        element `gpuc.global_id x` of the argument itself: in a launch whose
-        y and z extents are 1, no two threads share an element."""
-        root, space = root_of(op.ptr)
-        if root is None or space is not None:
-            return False
-        accesses = [
-            o
-            for o in self.source.walk()
-            if isinstance(o, LoadOp | StoreOp | AtomicRMWOp | AtomicCmpXchgOp)
-            and root_of(o.ptr)[0] == root
-        ]
-        return all(
-            o.ptr == root
-            and o.index is not None
-            and isinstance(o.index.owner, GlobalIdOp)
-            and o.index.owner.dimension.data == Dim.X
-            for o in accesses
-        )
+    @functools.cached_property
+    def writers(self) -> SingleWriter:
+        return SingleWriter(self.source)
 
-    def one_dimensional(self, b: Emitter) -> SSAValue:
-        """Whether the launch's y and z extents (blocks times threads) are 1."""
+    def one_thread(self, dims: list[Dim], shared: bool, b: Emitter) -> SSAValue:
+        """Whether the launch's extents (blocks times threads; threads only,
+        `shared`) in `dims` are all 1."""
         extent = None
-        for dim in (Dim.Y, Dim.Z):
-            for op in (GridDimOp(dim), BlockDimOp(dim)):
+        for dim in dims:
+            ops = (BlockDimOp(dim),) if shared else (GridDimOp(dim), BlockDimOp(dim))
+            for op in ops:
                 v = b.value(op)
                 extent = v if extent is None else b.value(arith.MuliOp(extent, v))
         assert extent is not None
