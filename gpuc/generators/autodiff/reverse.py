@@ -175,16 +175,13 @@ class Reverse(LoopAdjoints):
             b.op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
             return
         if not free:
-            old = b.value(LoadOp(shadow, index))
-            b.op(StoreOp(b.add(old, value), shadow, index))
+            plain_add(shadow, index, value, b)
             return
         # Plain where the launch has one thread in the dimensions the index
         # does not tell apart, atomic otherwise: a uniform branch.
         plain, atomic = Block(), Block()
-        p = Emitter(plain)
-        old = p.value(LoadOp(shadow, index))
-        p.op(StoreOp(p.add(old, value), shadow, index))
-        p.op(scf.YieldOp())
+        plain_add(shadow, index, value, Emitter(plain))
+        Emitter(plain).op(scf.YieldOp())
         Emitter(atomic).op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
         Emitter(atomic).op(scf.YieldOp())
         shared = root_of(op.ptr)[1] == AddressSpace.SHARED
@@ -326,3 +323,18 @@ class Reverse(LoopAdjoints):
         )
         for v, r in zip(free, new.results, strict=True):
             self.accumulate(adj, v, r, b)
+
+
+NO_SIGNED_ZEROS = arith.FastMathFlagsAttr([arith.FastMathFlag.NO_SIGNED_ZEROS])
+
+
+def plain_add(
+    shadow: SSAValue, index: SSAValue | None, value: SSAValue, b: Emitter
+) -> None:
+    """shadow[index] += value, a plain read-add-write. The add ignores the
+    sign of zero (`nsz`), so that a shadow a store's adjoint has just zeroed
+    and this adds back to is left as it was (`0 + d` is `d`; LLVM then drops
+    the store of the value loaded)."""
+    old = b.value(LoadOp(shadow, index))
+    new = b.value(arith.AddfOp(old, value, NO_SIGNED_ZEROS))
+    b.op(StoreOp(new, shadow, index))

@@ -113,7 +113,7 @@ gpuc.func @scale(%a: f32, %x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>
 // CHECK-NEXT:    %[[IS:.*]] = arith.cmpi eq, %[[EZ]], %[[ONE]] : index
 // CHECK-NEXT:    scf.if %[[IS]] {
 // CHECK-NEXT:      %[[OLD:.*]] = gpuc.load %din[%[[C]]] : !gpuc.ptr<f32, global>
-// CHECK-NEXT:      %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}} : f32
+// CHECK-NEXT:      %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}} fastmath<nsz> : f32
 // CHECK-NEXT:      gpuc.store %[[NEW]], %din[%[[C]]] : !gpuc.ptr<f32, global>
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      %{{.*}} = gpuc.atomic_rmw add %din[%[[C]]], %{{.*}} : !gpuc.ptr<f32, global>
