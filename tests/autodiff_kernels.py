@@ -266,3 +266,69 @@ gpuc.func @rows(%in: !gpuc.ptr<f32, global>, %nb: !gpuc.ptr<f32, global>,
   gpuc.return
 }
 """
+
+SCRATCH = """
+// Allocations inside scf regions, which reverse mode hoists. @scratch: a
+// private buffer made in each iteration of a loop (whose carried value is
+// replayed). @tile: a shared tile made under a uniform scf.if, exchanged
+// between neighbouring threads across a barrier (block size 64). (The
+// native target keeps private arrays out of kernels with barriers.)
+gpuc.func @scratch(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                   %n: i32) kernel {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %quarter = arith.constant 0.25 : f32
+  %i = gpuc.global_id x
+  %ni = arith.index_cast %n : i32 to index
+  %in = arith.cmpi ult, %i, %ni : index
+  scf.if %in {
+    %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+    %acc = scf.for %k = %c0 to %c3 step %c1 iter_args(%a = %quarter) -> (f32) {
+      %buf = gpuc.private_alloc 2 : !gpuc.ptr<f32, local>
+      %vv = arith.mulf %v, %v : f32
+      gpuc.store %vv, %buf[%c0] : !gpuc.ptr<f32, local>
+      %s = math.sin %a : f32
+      %sv = arith.addf %s, %v : f32
+      gpuc.store %sv, %buf[%c1] : !gpuc.ptr<f32, local>
+      %p = gpuc.load %buf[%c0] : !gpuc.ptr<f32, local>
+      %q = gpuc.load %buf[%c1] : !gpuc.ptr<f32, local>
+      %pq = arith.mulf %p, %q : f32
+      %r = arith.addf %pq, %a : f32
+      scf.yield %r : f32
+    }
+    gpuc.store %acc, %y[%i] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+gpuc.func @tile(%x: !gpuc.ptr<f32, global>, %z: !gpuc.ptr<f32, global>,
+                %n: i32) kernel {
+  %c0_i32 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %i = gpuc.global_id x
+  %t = gpuc.thread_id x
+  %ni = arith.index_cast %n : i32 to index
+  %in = arith.cmpi ult, %i, %ni : index
+  %v = scf.if %in -> (f32) {
+    %l = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+    scf.yield %l : f32
+  } else {
+    scf.yield %zero : f32
+  }
+  %some = arith.cmpi sgt, %n, %c0_i32 : i32
+  scf.if %some {
+    %tile = gpuc.shared_alloc 64 : !gpuc.ptr<f32, shared>
+    gpuc.store %v, %tile[%t] : !gpuc.ptr<f32, shared>
+    gpuc.barrier
+    %other = arith.xori %t, %c1 : index
+    %w = gpuc.load %tile[%other] : !gpuc.ptr<f32, shared>
+    %vw = arith.mulf %v, %w : f32
+    %e = math.exp %vw : f32
+    scf.if %in {
+      gpuc.store %e, %z[%i] : !gpuc.ptr<f32, global>
+    }
+  }
+  gpuc.return
+}
+"""

@@ -105,6 +105,11 @@ def _rows(r: np.random.Generator) -> list:
     ]
 
 
+def _scratch(r: np.random.Generator) -> list:
+    n = 250
+    return [In(r.uniform(-0.9, 0.9, n)), Out(r.standard_normal(n)), np.int32(n)]
+
+
 KERNELS = {
     "saxpy": (example("saxpy"), (5, 64), _saxpy),
     "stencil2d": (example("stencil2d"), ((3, 2), (16, 16)), _stencil),
@@ -116,6 +121,8 @@ KERNELS = {
     "softmax": (K.SOFTMAX, (5, 64), _softmax),
     "pointer_helpers": (K.POINTER_HELPERS, *elementwise(200)),
     "rows": (K.ROWS, ((3, 2), (16, 16)), _rows),
+    "scratch": (K.SCRATCH, (4, 64), _scratch),
+    "tile": (K.SCRATCH, (4, 64), _scratch),
 }
 
 

@@ -1,8 +1,18 @@
-"""Reverse mode inlines the calls of helpers that take pointers before it
-differentiates: such a call's effects on memory would run twice if the
-helper's derivative were a job of its own (its primal call, then its
-derivative), so its body joins the function being differentiated. Helpers
-that take values only stay calls, and their derivatives jobs of their own.
+"""What reverse mode does to the function before it differentiates it.
+
+It inlines the calls of helpers that take pointers: such a call's effects on
+memory would run twice if the helper's derivative were a job of its own (its
+primal call, then its derivative), so its body joins the function being
+differentiated. Helpers that take values only stay calls, and their
+derivatives jobs of their own.
+
+It then hoists the allocations made inside `scf` regions (an `scf.if`, a
+loop's body, an inlined helper's) to the top of the function, where their
+shadows can be made and zeroed once for the adjoint sweep, which visits the
+regions in other places. An allocation's size is static and its memory is
+undefined until written, so one allocation at the top is what each
+execution of the nested one would have given: the memory a loop iteration
+writes before it reads, as a recomputed load requires (memory.py).
 """
 
 from __future__ import annotations
@@ -14,6 +24,7 @@ from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import PtrType
 from gpuc.dialects.deferred import DeferredCallOp
 from gpuc.dialects.functions import CallOp, FuncOp
+from gpuc.dialects.memory import PrivateAllocOp, SharedAllocOp
 from gpuc.generators.autodiff.common import function_named, is_call
 from gpuc.transforms.inliner import inline_call
 
@@ -44,6 +55,34 @@ def with_pointer_calls_inlined(source: FuncOp) -> FuncOp:
         f"this chain is deeper than {MAX_DEPTH} (recursion?); make the helper "
         "take and return values, so that its derivative is a job of its own",
     )
+
+
+def with_allocations_hoisted(source: FuncOp) -> FuncOp:
+    """`source` itself when every allocation is in its top block, else a
+    copy with the nested ones moved to the top, in order."""
+    top = source.body.block
+    if all(
+        op.parent_block() is top
+        for op in source.walk()
+        if isinstance(op, SharedAllocOp | PrivateAllocOp)
+    ):
+        return source
+    func = source.clone()
+    top = func.body.block
+    nested = [
+        op
+        for op in func.walk()
+        if isinstance(op, SharedAllocOp | PrivateAllocOp)
+        and op.parent_block() is not top
+    ]
+    first = top.first_op
+    assert first is not None
+    for op in nested:
+        block = op.parent_block()
+        assert block is not None
+        block.detach_op(op)
+        top.insert_op_before(op, first)
+    return func
 
 
 def _callee(op: Operation, source: FuncOp) -> FuncOp:

@@ -226,7 +226,7 @@ class Recomputed:
             if a is not None
         ):
             return
-        if space is not None and not replay:
+        if space is not None and (not replay or space == AddressSpace.LOCAL):
             loop = load.parent_op()
             while loop is not None and not isinstance(loop, FuncOp):
                 if isinstance(loop, LOOPS) and all(

@@ -26,6 +26,7 @@ from collections import ChainMap
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType
+from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from gpuc.dialects.attrs import AddressSpace, AtomicKind, Dim, PtrType
@@ -325,7 +326,7 @@ class Reverse(LoopAdjoints):
             self.accumulate(adj, v, r, b)
 
 
-NO_SIGNED_ZEROS = arith.FastMathFlagsAttr([arith.FastMathFlag.NO_SIGNED_ZEROS])
+NO_SIGNED_ZEROS = arith.FastMathFlagsAttr([FastMathFlag.NO_SIGNED_ZEROS])
 
 
 def plain_add(
