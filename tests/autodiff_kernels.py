@@ -332,3 +332,41 @@ gpuc.func @tile(%x: !gpuc.ptr<f32, global>, %z: !gpuc.ptr<f32, global>,
   gpuc.return
 }
 """
+
+GROW = """
+// An scf.while whose scf.condition passes on a value its 'before' region
+// computes (not the carried one), which reverse mode rotates: u grows by
+// u * m + 0.25, then + 0.1 * sin, until past 4; y[i] is the value passed on
+// at the exit.
+gpuc.func @grow(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                %n: i32) kernel {
+  %half = arith.constant 0.5 : f32
+  %more = arith.constant 1.1 : f32
+  %quarter = arith.constant 0.25 : f32
+  %tenth = arith.constant 0.1 : f32
+  %limit = arith.constant 4.0 : f32
+  %i = gpuc.global_id x
+  %ni = arith.index_cast %n : i32 to index
+  %in = arith.cmpi ult, %i, %ni : index
+  scf.if %in {
+    %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+    %av = math.absf %v : f32
+    %m = arith.addf %av, %more : f32
+    %u0 = arith.addf %av, %half : f32
+    %w = scf.while (%u = %u0) : (f32) -> f32 {
+      %g = arith.mulf %u, %m : f32
+      %g2 = arith.addf %g, %quarter : f32
+      %small = arith.cmpf olt, %u, %limit : f32
+      scf.condition(%small) %g2 : f32
+    } do {
+    ^bb0(%h: f32):
+      %s = math.sin %h : f32
+      %ts = arith.mulf %s, %tenth : f32
+      %h2 = arith.addf %h, %ts : f32
+      scf.yield %h2 : f32
+    }
+    gpuc.store %w, %y[%i] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+"""

@@ -123,6 +123,7 @@ KERNELS = {
     "rows": (K.ROWS, ((3, 2), (16, 16)), _rows),
     "scratch": (K.SCRATCH, (4, 64), _scratch),
     "tile": (K.SCRATCH, (4, 64), _scratch),
+    "grow": (K.GROW, (4, 64), _scratch),
 }
 
 
@@ -428,6 +429,34 @@ gpuc.func @g(%x: !gpuc.ptr<f32, global>, %dx: !gpuc.ptr<f32, global>, %v: f32, %
     message = _diagnostic(text)
     assert "<source>:3:8: error: 'gpuc.atomic_rmw' op" in message
     assert "has no derivative rule for 'gpuc.atomic_rmw'" in message
+
+
+def test_a_while_condition_computed_with_a_store_is_refused() -> None:
+    # Reverse mode rotates a while loop whose condition passes on computed
+    # values by running its 'before' region again: not one that writes.
+    text = """
+gpuc.func @k(%x: !gpuc.ptr<f32, global>, %v: f32) -> f32 helper {
+  %limit = arith.constant 4.0 : f32
+  %w = scf.while (%u = %v) : (f32) -> f32 {
+    %g = arith.addf %u, %u : f32
+    gpuc.store %g, %x : !gpuc.ptr<f32, global>
+    %small = arith.cmpf olt, %u, %limit : f32
+    scf.condition(%small) %g : f32
+  } do {
+  ^bb0(%h: f32):
+    scf.yield %h : f32
+  }
+  gpuc.return %w : f32
+}
+gpuc.func @g(%x: !gpuc.ptr<f32, global>, %dx: !gpuc.ptr<f32, global>, %v: f32, %dv: !gpuc.ptr<f32, global>) kernel {
+  %d = gpuc.deferred_call @k(%x, %dx, %v) #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}> : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, f32) -> f32
+  gpuc.store %d, %dv : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+"""  # noqa: E501
+    message = _diagnostic(text)
+    assert "<source>:6:5: error: 'gpuc.store' op" in message
+    assert "compute it in the 'do' region" in message
 
 
 def test_several_float_results_need_a_seed_in_reverse_mode() -> None:

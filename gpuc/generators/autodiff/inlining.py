@@ -13,18 +13,32 @@ regions in other places. An allocation's size is static and its memory is
 undefined until written, so one allocation at the top is what each
 execution of the nested one would have given: the memory a loop iteration
 writes before it reads, as a recomputed load requires (memory.py).
+
+And it rotates each `scf.while` whose `scf.condition` passes on values other
+than the carried ones (what the adjoint of a while loop expects: the carried
+values, unchanged): the `before` region, which must not write memory, is run
+again at the start of the `do` region and after the loop to make the values
+it passed on, and the condition passes the carried values.
 """
 
 from __future__ import annotations
 
-from xdsl.ir import Operation
+from xdsl.dialects import scf
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import PtrType
 from gpuc.dialects.deferred import DeferredCallOp
 from gpuc.dialects.functions import CallOp, FuncOp
-from gpuc.dialects.memory import PrivateAllocOp, SharedAllocOp
+from gpuc.dialects.index import BarrierOp
+from gpuc.dialects.memory import (
+    AtomicCmpXchgOp,
+    AtomicRMWOp,
+    PrivateAllocOp,
+    SharedAllocOp,
+    StoreOp,
+)
 from gpuc.generators.autodiff.common import function_named, is_call
 from gpuc.transforms.inliner import inline_call
 
@@ -83,6 +97,86 @@ def with_allocations_hoisted(source: FuncOp) -> FuncOp:
         block.detach_op(op)
         top.insert_op_before(op, first)
     return func
+
+
+def _forwards_other_values(op: Operation) -> bool:
+    if not isinstance(op, scf.WhileOp):
+        return False
+    cond = op.before_region.block.last_op
+    assert isinstance(cond, scf.ConditionOp)
+    return list(cond.args) != list(op.before_region.block.args)
+
+
+def with_while_conditions_rotated(source: FuncOp) -> FuncOp:
+    """`source` itself when every `scf.while` condition passes on its carried
+    values, else a copy with the others rotated (`_rotate`)."""
+    if not any(_forwards_other_values(op) for op in source.walk()):
+        return source
+    func = source.clone()
+    for op in [o for o in func.walk() if _forwards_other_values(o)]:
+        _rotate(op)  # type: ignore[arg-type]
+    return func
+
+
+def _clone_ops(
+    ops: list[Operation], into: Block, mapping: dict[SSAValue, SSAValue]
+) -> None:
+    for o in ops:
+        new = o.clone(value_mapper=mapping)
+        into.add_op(new)
+        for r, n in zip(o.results, new.results, strict=True):
+            mapping[r] = n
+
+
+def _rotate(op: scf.WhileOp) -> None:
+    """`while (s) { f = B(s); condition(c(s)) f } do { ^(f): yield A(f) }`
+    as `while (s) { condition(c(s)) s } do { ^(s): yield A(B(s)) }`, then
+    `B(s)` of its results for the original's results."""
+    before, after = op.before_region.block, op.after_region.block
+    cond = before.last_op
+    assert isinstance(cond, scf.ConditionOp)
+    body = [o for o in before.ops if o is not cond]
+    for o in body:
+        for inner in o.walk():
+            if isinstance(
+                inner, StoreOp | AtomicRMWOp | AtomicCmpXchgOp | BarrierOp
+            ) or is_call(inner):
+                raise OpError(
+                    inner,
+                    "autodiff (reverse mode) reverses an scf.while whose "
+                    "scf.condition passes on other values than the carried ones "
+                    "by computing them again, and this op of its 'before' region "
+                    "writes memory or calls; compute it in the 'do' region",
+                )
+    types = [a.type for a in before.args]
+    new_before = Block(arg_types=types)
+    mapping: dict[SSAValue, SSAValue] = dict(
+        zip(before.args, new_before.args, strict=True)
+    )
+    _clone_ops(body, new_before, mapping)
+    new_before.add_op(
+        scf.ConditionOp(mapping.get(cond.condition, cond.condition), *new_before.args)
+    )
+    new_after = Block(arg_types=types)
+    mapping = dict(zip(before.args, new_after.args, strict=True))
+    _clone_ops(body, new_after, mapping)
+    for a, v in zip(after.args, cond.args, strict=True):
+        mapping[a] = mapping.get(v, v)
+    _clone_ops(list(after.ops), new_after, mapping)
+    new = scf.WhileOp(op.arguments, types, Region(new_before), Region(new_after))
+    new.location = op.location
+    parent = op.parent_block()
+    assert parent is not None
+    parent.insert_op_before(new, op)
+    tail = Block()
+    mapping = dict(zip(before.args, new.results, strict=True))
+    _clone_ops(body, tail, mapping)
+    for o in list(tail.ops):
+        tail.detach_op(o)
+        parent.insert_op_before(o, op)
+    for r, v in zip(op.results, cond.args, strict=True):
+        r.replace_all_uses_with(mapping.get(v, v))
+    parent.erase_op(op)
 
 
 def _callee(op: Operation, source: FuncOp) -> FuncOp:

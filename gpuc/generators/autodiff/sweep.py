@@ -45,6 +45,7 @@ from gpuc.generators.autodiff.conventions import (
 from gpuc.generators.autodiff.inlining import (
     with_allocations_hoisted,
     with_pointer_calls_inlined,
+    with_while_conditions_rotated,
 )
 from gpuc.generators.autodiff.memory import Recomputed, root_of
 from gpuc.generators.autodiff.rules import (
@@ -98,7 +99,9 @@ def take(adj: Adj, v: SSAValue) -> SSAValue | None:
 class PrimalSweep:
     def __init__(self, source: FuncOp, seed: bool, always_inline: bool):
         self.original = source
-        self.source = with_allocations_hoisted(with_pointer_calls_inlined(source))
+        self.source = with_while_conditions_rotated(
+            with_allocations_hoisted(with_pointer_calls_inlined(source))
+        )
         self.always_inline = always_inline
         self.seed = seed
         self.shadows: dict[SSAValue, SSAValue] = {}
@@ -353,13 +356,8 @@ class PrimalSweep:
         before_src, after_src = op.before_region.block, op.after_region.block
         cond = before_src.last_op
         assert isinstance(cond, scf.ConditionOp)
-        if list(cond.args) != list(before_src.args):
-            raise OpError(
-                op,
-                f"autodiff ({MODE} mode) reverses scf.while loops whose "
-                "scf.condition passes the loop-carried values on unchanged; "
-                "compute new values in the 'do' region",
-            )
+        # Other conditions were rotated (inlining.with_while_conditions_rotated).
+        assert list(cond.args) == list(before_src.args)
         index = IndexType()
         mapping = mapper(op, env)
         before = Block(arg_types=[*(a.type for a in before_src.args), index])
