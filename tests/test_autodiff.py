@@ -352,6 +352,30 @@ def test_explain_says_which_job_made_the_derivative_and_why_it_is_gone() -> None
     assert made.inlined_into == {"deferred_inline": 1}
 
 
+def test_reverse_matmul_has_no_repeated_barriers() -> None:
+    # The recomputed tile loop body ends with the barrier its adjoint starts
+    # with: one is kept (each is one more pass over the block on native).
+    from gpuc.context import make_context
+    from gpuc.dialects.functions import FuncOp
+    from gpuc.dialects.index import BarrierOp
+    from gpuc.transforms.resolve_deferred import ResolveDeferred
+
+    module = gpuc.autodiff.derivative_module(
+        ROOT / "examples" / "matmul.mlir", "matmul", "reverse"
+    )
+    ResolveDeferred().apply(make_context(), module)
+    (made,) = [
+        f for f in module.ops if isinstance(f, FuncOp) and "autodiff" in f.sym_name.data
+    ]
+    barriers = [op for op in made.walk() if isinstance(op, BarrierOp)]
+    assert len(barriers) == 6  # 2 shadow zeroings, 2 primal, 2 per reversed tile
+    for op in barriers:
+        prev = op.prev_op
+        while prev is not None and prev.dialect_name() == "arith":
+            prev = prev.prev_op
+        assert not isinstance(prev, BarrierOp)
+
+
 def _diagnostic(text: str) -> str:
     with pytest.raises(OpError) as info:
         compile_module(text, "native", cache=False)

@@ -31,7 +31,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from gpuc.dialects.attrs import AddressSpace, AtomicKind, Dim, PtrType
 from gpuc.dialects.functions import FuncOp, ReturnOp
-from gpuc.dialects.index import BarrierOp, BlockDimOp, GridDimOp
+from gpuc.dialects.index import BarrierOp, BlockDimOp, DimIndexOp, GridDimOp
 from gpuc.dialects.memory import (
     AddrSpaceCastOp,
     AtomicCmpXchgOp,
@@ -97,6 +97,7 @@ class Reverse(LoopAdjoints):
         results = [adj.get(a) or b.zero(a.type) for a in src_args if is_float(a.type)]
         b.op(ReturnOp(*results))
         self.recomputed.finish(body)
+        drop_repeated_barriers(body)
         return FuncOp(name, new_type, self.source.role.data, Region(body))
 
     # -- the adjoint sweep --------------------------------------------------
@@ -339,3 +340,29 @@ def plain_add(
     old = b.value(LoadOp(shadow, index))
     new = b.value(arith.AddfOp(old, value, NO_SIGNED_ZEROS))
     b.op(StoreOp(new, shadow, index))
+
+
+def drop_repeated_barriers(body: Block) -> None:
+    """Erase a barrier that follows another with nothing between them but
+    ops that touch no memory (a recomputed loop body ends with the barrier
+    its adjoint starts with): one barrier orders the same, and on a target
+    that runs a block's threads in a loop (native), each is a pass more."""
+    for op in list(body.walk()):
+        if not isinstance(op, BarrierOp):
+            continue
+        prev = op.prev_op
+        while prev is not None and _no_memory(prev):
+            prev = prev.prev_op
+        if isinstance(prev, BarrierOp):
+            block = op.parent_block()
+            assert block is not None
+            block.erase_op(op)
+
+
+def _no_memory(op: Operation) -> bool:
+    """Integer, float and index arithmetic, thread and launch indices."""
+    return (
+        not op.regions
+        and op.dialect_name() in ("arith", "math")
+        or isinstance(op, DimIndexOp)
+    )
