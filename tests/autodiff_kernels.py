@@ -370,3 +370,32 @@ gpuc.func @grow(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
   gpuc.return
 }
 """
+
+DOT = """
+// y[i] = sum over k < m of w[k] * sin(x[i] * w[k]): x[i] is read in every
+// iteration (its adjoint is summed in a register and added once, after the
+// loop), w[k] by every thread (an atomic add per iteration).
+gpuc.func @dot(%w: !gpuc.ptr<f32, global>, %x: !gpuc.ptr<f32, global>,
+               %y: !gpuc.ptr<f32, global>, %n: i32, %m: i32) kernel {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %i = gpuc.global_id x
+  %ni = arith.index_cast %n : i32 to index
+  %mi = arith.index_cast %m : i32 to index
+  %in = arith.cmpi ult, %i, %ni : index
+  scf.if %in {
+    %acc = scf.for %k = %c0 to %mi step %c1 iter_args(%s = %zero) -> (f32) {
+      %xi = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+      %wk = gpuc.load %w[%k] : !gpuc.ptr<f32, global>
+      %p = arith.mulf %xi, %wk : f32
+      %sp = math.sin %p : f32
+      %t = arith.mulf %wk, %sp : f32
+      %s2 = arith.addf %s, %t : f32
+      scf.yield %s2 : f32
+    }
+    gpuc.store %acc, %y[%i] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+"""

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.ir import Operation
 
 import gpuc
 import gpuc.autodiff
@@ -110,6 +111,17 @@ def _scratch(r: np.random.Generator) -> list:
     return [In(r.uniform(-0.9, 0.9, n)), Out(r.standard_normal(n)), np.int32(n)]
 
 
+def _dot(r: np.random.Generator) -> list:
+    n, m = 200, 9
+    return [
+        In(r.standard_normal(m)),
+        In(r.standard_normal(n)),
+        Out(r.standard_normal(n)),
+        np.int32(n),
+        np.int32(m),
+    ]
+
+
 KERNELS = {
     "saxpy": (example("saxpy"), (5, 64), _saxpy),
     "stencil2d": (example("stencil2d"), ((3, 2), (16, 16)), _stencil),
@@ -124,6 +136,7 @@ KERNELS = {
     "scratch": (K.SCRATCH, (4, 64), _scratch),
     "tile": (K.SCRATCH, (4, 64), _scratch),
     "grow": (K.GROW, (4, 64), _scratch),
+    "dot": (K.DOT, (4, 64), _dot),
 }
 
 
@@ -374,6 +387,36 @@ def test_reverse_matmul_has_no_repeated_barriers() -> None:
         while prev is not None and prev.dialect_name() == "arith":
             prev = prev.prev_op
         assert not isinstance(prev, BarrierOp)
+
+
+def test_an_invariant_shadow_update_leaves_its_loop() -> None:
+    # dx[i] is updated in every reversed iteration: summed in a loop-carried
+    # value and added once after the loop; dw[k] stays an atomic per
+    # iteration.
+    from xdsl.dialects import scf
+
+    from gpuc.context import make_context
+    from gpuc.dialects.memory import AtomicRMWOp
+    from gpuc.transforms.resolve_deferred import ResolveDeferred
+
+    module = gpuc.autodiff.derivative_module(K.DOT, "dot", "reverse")
+    ResolveDeferred().apply(make_context(), module)
+    atomics = {
+        str(op.ptr.name_hint): op for op in module.walk() if isinstance(op, AtomicRMWOp)
+    }
+    in_loop = {
+        name: any(isinstance(p, scf.ForOp) for p in _ancestors(op))
+        for name, op in atomics.items()
+    }
+    assert in_loop == {"dw": True, "dx": False}
+
+
+def _ancestors(op: Operation) -> list[Operation]:
+    out, current = [], op.parent_op()
+    while current is not None:
+        out.append(current)
+        current = current.parent_op()
+    return out
 
 
 def _diagnostic(text: str) -> str:

@@ -42,6 +42,7 @@ from gpuc.dialects.memory import (
     SharedAllocOp,
     StoreOp,
 )
+from gpuc.generators.autodiff.accumulate import Accumulations
 from gpuc.generators.autodiff.common import (
     check_bitcast,
     derivative_call,
@@ -74,6 +75,8 @@ class Reverse(LoopAdjoints):
         check_source(self.source)
         new_type = reverse_type(source_type, self.seed)
         body = Block(arg_types=new_type.inputs.data)
+        self.entry = body
+        self.conditions: dict[tuple[tuple[Dim, ...], bool], SSAValue] = {}
         args = iter(body.args)
         env: dict[SSAValue, SSAValue] = {}
         src_args = self.source.body.block.args
@@ -98,7 +101,9 @@ class Reverse(LoopAdjoints):
         b.op(ReturnOp(*results))
         self.recomputed.finish(body)
         drop_repeated_barriers(body)
-        return FuncOp(name, new_type, self.source.role.data, Region(body))
+        func = FuncOp(name, new_type, self.source.role.data, Region(body))
+        self.accumulations.hoist()
+        return func
 
     # -- the adjoint sweep --------------------------------------------------
 
@@ -174,7 +179,8 @@ class Reverse(LoopAdjoints):
         index = self.index(op, env, b)
         free = frozenset() if self.single_writer(op) else self.writers.free_dims(op)
         if free is None:
-            b.op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
+            atomic_add = b.op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
+            self.accumulations.add(atomic_add, value, shadow)
             return
         if not free:
             plain_add(shadow, index, value, b)
@@ -187,16 +193,27 @@ class Reverse(LoopAdjoints):
         Emitter(atomic).op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
         Emitter(atomic).op(scf.YieldOp())
         shared = root_of(op.ptr)[1] == AddressSpace.SHARED
-        cond = self.one_thread(sorted(free), shared, b)
-        b.op(scf.IfOp(cond, [], Region(plain), Region(atomic)))
+        cond = self.one_thread(tuple(sorted(free)), shared)
+        branch = b.op(scf.IfOp(cond, [], Region(plain), Region(atomic)))
+        self.accumulations.add(branch, value, shadow)
+
+    @functools.cached_property
+    def accumulations(self) -> Accumulations:
+        return Accumulations()
 
     @functools.cached_property
     def writers(self) -> SingleWriter:
         return SingleWriter(self.source)
 
-    def one_thread(self, dims: list[Dim], shared: bool, b: Emitter) -> SSAValue:
+    def one_thread(self, dims: tuple[Dim, ...], shared: bool) -> SSAValue:
         """Whether the launch's extents (blocks times threads; threads only,
-        `shared`) in `dims` are all 1."""
+        `shared`) in `dims` are all 1: computed once, at the function's
+        start (so that an update using it can leave a loop)."""
+        key = (dims, shared)
+        if key in self.conditions:
+            return self.conditions[key]
+        first = self.entry.first_op
+        b = Emitter(self.entry, first) if first is not None else Emitter(self.entry)
         extent = None
         for dim in dims:
             ops = (BlockDimOp(dim),) if shared else (GridDimOp(dim), BlockDimOp(dim))
@@ -204,7 +221,9 @@ class Reverse(LoopAdjoints):
                 v = b.value(op)
                 extent = v if extent is None else b.value(arith.MuliOp(extent, v))
         assert extent is not None
-        return b.value(arith.CmpiOp(extent, b.int_const(1, IndexType()), "eq"))
+        cond = b.value(arith.CmpiOp(extent, b.int_const(1, IndexType()), "eq"))
+        self.conditions[key] = cond
+        return cond
 
     def single_writer(self, op: LoadOp | AtomicRMWOp) -> bool:
         """Whether only this thread updates the shadow at `op`'s address:
