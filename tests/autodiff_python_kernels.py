@@ -40,3 +40,20 @@ def blend(
 @gpuc.func
 def poly(x: gpuc.f64, y: gpuc.f64) -> gpuc.f64:
     return x * x * y + math.exp(-y) * math.cos(x)
+
+
+@gpuc.kernel
+def pairs(x: gpuc.Array[gpuc.f64, 1], out: gpuc.Array[gpuc.f64, 1]):
+    # Shared memory and a barrier: each thread multiplies its element by its
+    # neighbour's (thread t ^ 1), read from a shared tile. Blocks of 64.
+    t = gpuc.thread_id(0)
+    i = gpuc.global_id(0)
+    tile = gpuc.shared((64,), gpuc.f64)
+    v = 0.0
+    if i < x.shape[0]:
+        v = x[i]
+    tile[t] = v
+    gpuc.barrier()
+    w = tile[t ^ 1]
+    if i < x.shape[0]:
+        out[i] = math.exp(v * w) + v

@@ -128,6 +128,28 @@ def test_device_function_derivatives_match_finite_differences(
         np.testing.assert_allclose(t, fx * tx + fy * ty, rtol=1e-7, atol=1e-7)
 
 
+@pytest.mark.parametrize("target", targets())
+def test_reverse_of_a_python_kernel_with_shared_memory(target: str) -> None:
+    _need(target)
+    rng = np.random.default_rng()
+    n = 250
+    x, w = rng.uniform(-1, 1, n), rng.standard_normal(n)
+    launch = ((n + 63) // 64, 64)
+    dx, out, dout = np.zeros(n), np.full(n, np.nan), w.copy()
+    gpuc.autodiff.reverse(K.pairs, target=target)[launch](x, dx, out, dout)
+    mod = gpuc.compile(K.pairs, target=target)
+
+    def loss(x: np.ndarray) -> float:
+        out = np.full(n, np.nan)
+        mod["pairs"][launch](x, out)
+        return float(np.sum(w * out))
+
+    t, h = rng.standard_normal(n), 1e-6
+    fd = (loss(x + h * t) - loss(x - h * t)) / (2 * h)
+    terms = dx * t
+    assert abs(float(terms.sum()) - fd) <= 1e-6 * float(np.abs(terms).sum())
+
+
 def test_python_derivatives_are_the_autodiff_jobs() -> None:
     d = gpuc.autodiff.reverse(K.blend)
     text = str(d.source_module())
