@@ -169,5 +169,7 @@ def test_wrong_arguments_are_launch_errors() -> None:
         d[LAUNCH](1.0, x)
     with pytest.raises(LaunchError, match="the shadow dx must have the shape"):
         d[LAUNCH](1.0, x, np.zeros((2, 2)), x, x, x, x, STEPS, np.zeros(1))
+    with pytest.raises(LaunchError, match=r"launch it as d\[grid, block\]"):
+        d[4]
     with pytest.raises(OptionError, match="drop the name"):
         gpuc.autodiff.reverse(K.blend, "blend")

@@ -109,7 +109,12 @@ class Derivative:
         return self._modules[key]
 
     def __getitem__(self, config: tuple[object, ...]) -> Callable[..., None]:
-        grid, block = config if len(config) == 2 else (config[0], None)
+        """`d[grid, block]` (or `[grid, block, stream, shared]`), as a
+        kernel of a `gpuc.Module` is configured."""
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise LaunchError(
+                f"{self.name}: launch it as d[grid, block](*args), got d[{config!r}]"
+            )
 
         def launch(*args: Any) -> None:
             if isinstance(self.fn, KernelFunction):
@@ -117,7 +122,7 @@ class Derivative:
             else:
                 expanded, unit = list(args), True
             module = self.module(strided=not unit)
-            module.launch(self.name, grid, block, expanded)
+            module[self.name][config](*expanded)
 
         return launch
 
