@@ -399,3 +399,34 @@ gpuc.func @dot(%w: !gpuc.ptr<f32, global>, %x: !gpuc.ptr<f32, global>,
   gpuc.return
 }
 """
+
+POINTERS = """
+// Calls through function pointers the generator can trace: gpuc.func_addr
+// of a helper, gpuc.deferred_addr of a helper job. y[i] = h(x) + g(x * x).
+gpuc.func private @h(%a: f32) -> f32 helper {
+  %s = math.sin %a : f32
+  %r = arith.mulf %s, %a : f32
+  gpuc.return %r : f32
+}
+gpuc.func private @g(%a: f32) -> f32 helper {
+  %e = math.exp %a : f32
+  gpuc.return %e : f32
+}
+gpuc.func @pointers(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                    %n: i32) kernel {
+  %i = gpuc.global_id x
+  %ni = arith.index_cast %n : i32 to index
+  %in = arith.cmpi ult, %i, %ni : index
+  scf.if %in {
+    %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+    %fh = gpuc.func_addr @h : !gpuc.funcptr<(f32) -> f32>
+    %fg = gpuc.deferred_addr @g #gpuc.job<helper, no_inline> : !gpuc.funcptr<(f32) -> f32>
+    %a = gpuc.call_indirect %fh(%v) : !gpuc.funcptr<(f32) -> f32>
+    %vv = arith.mulf %v, %v : f32
+    %b = gpuc.call_indirect %fg(%vv) : !gpuc.funcptr<(f32) -> f32>
+    %r = arith.addf %a, %b : f32
+    gpuc.store %r, %y[%i] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+"""

@@ -153,6 +153,41 @@ def test_kernel_derivatives_match_finite_differences(name: str, target: str) -> 
         raise AssertionError(f"{error} (GPUC_TEST_SEED={BASE_SEED})") from None
 
 
+def test_calls_through_traceable_function_pointers() -> None:
+    # spirv refuses function pointers by design (the primal kernel has them).
+    seed = zlib.crc32(f"{BASE_SEED}:pointers".encode())
+    launch, make_args = elementwise(200)
+    check(K.POINTERS, "pointers", launch, make_args, "native", seed=seed)
+
+
+def test_an_untraceable_function_pointer_is_a_diagnostic() -> None:
+    text = """
+gpuc.func private @h(%a: f32) -> f32 helper {
+  %s = math.sin %a : f32
+  gpuc.return %s : f32
+}
+gpuc.func private @k(%v: f32, %c: i1) -> f32 helper {
+  %fh = gpuc.func_addr @h : !gpuc.funcptr<(f32) -> f32>
+  %fs = gpuc.func_addr @k2 : !gpuc.funcptr<(f32) -> f32>
+  %f = arith.select %c, %fh, %fs : !gpuc.funcptr<(f32) -> f32>
+  %a = gpuc.call_indirect %f(%v) : !gpuc.funcptr<(f32) -> f32>
+  gpuc.return %a : f32
+}
+gpuc.func private @k2(%a: f32) -> f32 helper {
+  gpuc.return %a : f32
+}
+gpuc.func @main(%x: !gpuc.ptr<f32, global>, %c: i1) kernel {
+  %v = gpuc.load %x : !gpuc.ptr<f32, global>
+  %d = gpuc.deferred_call @k(%v, %c) #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}> : (f32, i1) -> f32
+  gpuc.store %d, %x : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+"""  # noqa: E501
+    message = _diagnostic(text)
+    assert "<source>:10:8: error: 'gpuc.call_indirect' op" in message
+    assert "only when the pointer is a gpuc.func_addr" in message
+
+
 def test_f64_kernels_are_differentiated_like_f32() -> None:
     seed = zlib.crc32(f"{BASE_SEED}:f64".encode())
     check(

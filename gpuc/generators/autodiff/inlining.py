@@ -1,4 +1,13 @@
-"""What reverse mode does to the function before it differentiates it.
+"""What the modes do to the function before they differentiate it.
+
+Both call a function pointer they can trace as they call the function: an
+indirect call through `gpuc.func_addr @f` is `gpuc.call @f`, one through
+`gpuc.deferred_addr @f #job` is `gpuc.deferred_call @f #job` (what calling
+the job's address does), so the callee's derivative is a job of its own, as
+for any call. A function pointer from anywhere else (an argument, a select,
+memory) stays a call `autodiff` has no rule for.
+
+The rest is reverse mode's.
 
 It inlines the calls of helpers that take pointers: such a call's effects on
 memory would run twice if the helper's derivative were a job of its own (its
@@ -29,8 +38,8 @@ from xdsl.rewriter import Rewriter
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import PtrType
-from gpuc.dialects.deferred import DeferredCallOp
-from gpuc.dialects.functions import CallOp, FuncOp
+from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp
+from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncAddrOp, FuncOp
 from gpuc.dialects.index import BarrierOp
 from gpuc.dialects.memory import (
     AtomicCmpXchgOp,
@@ -51,9 +60,10 @@ def _takes_pointers(op: Operation) -> bool:
     return is_call(op) and any(isinstance(v.type, PtrType) for v in op.operands)
 
 
-def with_pointer_calls_inlined(source: FuncOp) -> FuncOp:
+def with_pointer_calls_inlined(source: FuncOp, near: FuncOp | None = None) -> FuncOp:
     """`source` itself when it calls no helper that takes pointers, else a
-    copy (located as the original) with those calls inlined."""
+    copy (located as the original) with those calls inlined; callees are
+    looked up next to `near` (default: `source`)."""
     if not any(_takes_pointers(op) for op in source.walk()):
         return source
     func = source.clone()
@@ -62,13 +72,44 @@ def with_pointer_calls_inlined(source: FuncOp) -> FuncOp:
         if not calls:
             return func
         for op in calls:
-            inline_call(_plain(op), _callee(op, source))
+            inline_call(_plain(op), _callee(op, near or source))
     raise OpError(
         next(op for op in func.walk() if _takes_pointers(op)),
         f"autodiff (reverse mode) inlines the helpers that take pointers, and "
         f"this chain is deeper than {MAX_DEPTH} (recursion?); make the helper "
         "take and return values, so that its derivative is a job of its own",
     )
+
+
+def _traceable(op: Operation) -> bool:
+    return isinstance(op, CallIndirectOp) and isinstance(
+        op.callee.owner, FuncAddrOp | DeferredAddrOp
+    )
+
+
+def with_indirect_calls_resolved(source: FuncOp) -> FuncOp:
+    """`source` itself when it makes no indirect call it can trace, else a
+    copy with those calls made direct (and addresses no longer used gone)."""
+    if not any(_traceable(op) for op in source.walk()):
+        return source
+    func = source.clone()
+    for op in [o for o in func.walk() if _traceable(o)]:
+        assert isinstance(op, CallIndirectOp)
+        address = op.callee.owner
+        args, types = list(op.arguments), list(op.res.types)
+        direct: Operation
+        if isinstance(address, FuncAddrOp):
+            direct = CallOp(address.callee.root_reference.data, args, types)
+        else:
+            assert isinstance(address, DeferredAddrOp)
+            direct = DeferredCallOp(
+                address.source.root_reference.data, address.job, args, types
+            )
+        direct.location = op.location
+        Rewriter.replace_op(op, direct)
+        if not address.result.uses:  # no value to carry: gone
+            Rewriter.erase_op(address)
+    return func
 
 
 def with_allocations_hoisted(source: FuncOp) -> FuncOp:

@@ -19,7 +19,15 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from gpuc.diagnostics import OpError
-from gpuc.dialects.attrs import AddressSpace, Dim, InlineHint, JobAttr, PtrType, Role
+from gpuc.dialects.attrs import (
+    AddressSpace,
+    Dim,
+    FuncPtrType,
+    InlineHint,
+    JobAttr,
+    PtrType,
+    Role,
+)
 from gpuc.dialects.deferred import DeferredCallOp
 from gpuc.dialects.functions import FuncOp, ReturnOp
 from gpuc.dialects.index import BarrierOp, BlockDimOp, ThreadIdOp
@@ -44,6 +52,7 @@ from gpuc.generators.autodiff.conventions import (
 )
 from gpuc.generators.autodiff.inlining import (
     with_allocations_hoisted,
+    with_indirect_calls_resolved,
     with_pointer_calls_inlined,
     with_while_conditions_rotated,
 )
@@ -100,7 +109,9 @@ class PrimalSweep:
     def __init__(self, source: FuncOp, seed: bool, always_inline: bool):
         self.original = source
         self.source = with_while_conditions_rotated(
-            with_allocations_hoisted(with_pointer_calls_inlined(source))
+            with_allocations_hoisted(
+                with_pointer_calls_inlined(with_indirect_calls_resolved(source), source)
+            )
         )
         self.always_inline = always_inline
         self.seed = seed
@@ -321,7 +332,9 @@ class PrimalSweep:
                     for v in y.arguments
                 ]
                 own = benv.maps[0]  # type: ignore[attr-defined]
-                cached[k] = [v for v in own if not isinstance(v.type, PtrType)]
+                cached[k] = [
+                    v for v in own if not isinstance(v.type, PtrType | FuncPtrType)
+                ]
             built.append((block, inner, yielded, benv))
         types = [r.type for r in op.results] + [v.type for v in cached[0] + cached[1]]
         regions: list[Region] = []
