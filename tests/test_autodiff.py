@@ -424,6 +424,30 @@ def test_reverse_matmul_has_no_repeated_barriers() -> None:
         assert not isinstance(prev, BarrierOp)
 
 
+def test_a_guarded_kernel_derivative_is_one_guarded_if() -> None:
+    # The primal and adjoint sweeps of stencil2d's `scf.if %in_grid` are
+    # fused into one, without results or else branch: the shape native's
+    # thread guards run without masked loads and stores.
+    from xdsl.dialects import scf
+
+    from gpuc.context import make_context
+    from gpuc.dialects.functions import FuncOp, ReturnOp
+    from gpuc.transforms.resolve_deferred import ResolveDeferred
+
+    module = gpuc.autodiff.derivative_module(
+        ROOT / "examples" / "stencil2d.mlir", "stencil2d", "reverse"
+    )
+    ResolveDeferred().apply(make_context(), module)
+    (made,) = [
+        f for f in module.ops if isinstance(f, FuncOp) and "autodiff" in f.sym_name.data
+    ]
+    ifs = [op for op in made.body.block.ops if isinstance(op, scf.IfOp)]
+    assert len(ifs) == 1
+    (guard,) = ifs
+    assert not guard.results and not guard.false_region.blocks
+    assert isinstance(guard.next_op, ReturnOp)
+
+
 def test_an_invariant_shadow_update_leaves_its_loop() -> None:
     # dx[i] is updated in every reversed iteration: summed in a loop-carried
     # value and added once after the loop; dw[k] stays an atomic per

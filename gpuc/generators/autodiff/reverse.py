@@ -56,6 +56,7 @@ from gpuc.generators.autodiff.conventions import (
     is_duplicated,
     reverse_type,
 )
+from gpuc.generators.autodiff.fuse import fuse_ifs
 from gpuc.generators.autodiff.loops import LoopAdjoints
 from gpuc.generators.autodiff.memory import root_of
 from gpuc.generators.autodiff.rules import (
@@ -101,6 +102,7 @@ class Reverse(LoopAdjoints):
         b.op(ReturnOp(*results))
         self.recomputed.finish(body)
         drop_repeated_barriers(body)
+        fuse_ifs(body, _no_memory)
         func = FuncOp(name, new_type, self.source.role.data, Region(body))
         self.accumulations.hoist()
         return func
