@@ -24,6 +24,7 @@ from xdsl.ir import Operation
 import gpuc
 import gpuc.autodiff
 from gpuc.diagnostics import OpError
+from gpuc.dialects.functions import FuncOp
 from gpuc.driver import compile_module
 from gpuc.tools import run_spirv_dis
 
@@ -400,21 +401,25 @@ def test_explain_says_which_job_made_the_derivative_and_why_it_is_gone() -> None
     assert made.inlined_into == {"deferred_inline": 1}
 
 
-def test_reverse_matmul_has_no_repeated_barriers() -> None:
-    # The recomputed tile loop body ends with the barrier its adjoint starts
-    # with: one is kept (each is one more pass over the block on native).
+def _reverse_job(source: str | Path, name: str) -> FuncOp:
+    """The reverse derivative of kernel `name` that the autodiff job makes."""
     from gpuc.context import make_context
-    from gpuc.dialects.functions import FuncOp
-    from gpuc.dialects.index import BarrierOp
     from gpuc.transforms.resolve_deferred import ResolveDeferred
 
-    module = gpuc.autodiff.derivative_module(
-        ROOT / "examples" / "matmul.mlir", "matmul", "reverse"
-    )
+    module = gpuc.autodiff.derivative_module(source, name, "reverse")
     ResolveDeferred().apply(make_context(), module)
     (made,) = [
         f for f in module.ops if isinstance(f, FuncOp) and "autodiff" in f.sym_name.data
     ]
+    return made
+
+
+def test_reverse_matmul_has_no_repeated_barriers() -> None:
+    # The recomputed tile loop body ends with the barrier its adjoint starts
+    # with: one is kept (each is one more pass over the block on native).
+    from gpuc.dialects.index import BarrierOp
+
+    made = _reverse_job(ROOT / "examples" / "matmul.mlir", "matmul")
     barriers = [op for op in made.walk() if isinstance(op, BarrierOp)]
     assert len(barriers) == 6  # 2 shadow zeroings, 2 primal, 2 per reversed tile
     for op in barriers:
@@ -430,17 +435,9 @@ def test_a_guarded_kernel_derivative_is_one_guarded_if() -> None:
     # thread guards run without masked loads and stores.
     from xdsl.dialects import scf
 
-    from gpuc.context import make_context
-    from gpuc.dialects.functions import FuncOp, ReturnOp
-    from gpuc.transforms.resolve_deferred import ResolveDeferred
+    from gpuc.dialects.functions import ReturnOp
 
-    module = gpuc.autodiff.derivative_module(
-        ROOT / "examples" / "stencil2d.mlir", "stencil2d", "reverse"
-    )
-    ResolveDeferred().apply(make_context(), module)
-    (made,) = [
-        f for f in module.ops if isinstance(f, FuncOp) and "autodiff" in f.sym_name.data
-    ]
+    made = _reverse_job(ROOT / "examples" / "stencil2d.mlir", "stencil2d")
     ifs = [op for op in made.body.block.ops if isinstance(op, scf.IfOp)]
     assert len(ifs) == 1
     (guard,) = ifs
@@ -454,14 +451,11 @@ def test_an_invariant_shadow_update_leaves_its_loop() -> None:
     # iteration.
     from xdsl.dialects import scf
 
-    from gpuc.context import make_context
     from gpuc.dialects.memory import AtomicRMWOp
-    from gpuc.transforms.resolve_deferred import ResolveDeferred
 
-    module = gpuc.autodiff.derivative_module(K.DOT, "dot", "reverse")
-    ResolveDeferred().apply(make_context(), module)
+    made = _reverse_job(K.DOT, "dot")
     atomics = {
-        str(op.ptr.name_hint): op for op in module.walk() if isinstance(op, AtomicRMWOp)
+        str(op.ptr.name_hint): op for op in made.walk() if isinstance(op, AtomicRMWOp)
     }
     in_loop = {
         name: any(isinstance(p, scf.ForOp) for p in _ancestors(op))
