@@ -420,7 +420,8 @@ gpuc.func @pointers(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
   scf.if %in {
     %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
     %fh = gpuc.func_addr @h : !gpuc.funcptr<(f32) -> f32>
-    %fg = gpuc.deferred_addr @g #gpuc.job<helper, no_inline> : !gpuc.funcptr<(f32) -> f32>
+    %fg = gpuc.deferred_addr @g #gpuc.job<helper, no_inline>
+        : !gpuc.funcptr<(f32) -> f32>
     %a = gpuc.call_indirect %fh(%v) : !gpuc.funcptr<(f32) -> f32>
     %vv = arith.mulf %v, %v : f32
     %b = gpuc.call_indirect %fg(%vv) : !gpuc.funcptr<(f32) -> f32>
