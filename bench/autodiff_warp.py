@@ -5,7 +5,10 @@ run by that bench in an environment of its own (numpy and warp-lang only):
 
 IN holds each case's inputs and output weights; OUT gets, per case, the
 gradients Warp computes (`<case>:<array>`) and the medians of its forward and
-adjoint launches in seconds (`<case>:forward_s`, `<case>:adjoint_s`).
+adjoint launches in seconds, wall-clock (`<case>:forward_s`,
+`<case>:adjoint_s`) and the process's CPU time (`<case>:forward_cpu_s`,
+`<case>:adjoint_cpu_s`). Seeding the adjoints (zeroing the gradients, filling
+the outputs' with the weights) is not timed, as in bench/autodiff.py.
 """
 
 from __future__ import annotations
@@ -57,14 +60,18 @@ def matmul(
     c[i * n + j] = s
 
 
-def timed(run, rounds: int) -> float:
+def timed(run, rounds: int, prepare=lambda: None) -> tuple[float, float]:
+    """Medians of the wall-clock and CPU time of `run` (after `prepare`)."""
+    prepare()
     run()
-    times = []
+    wall, cpu = [], []
     for _ in range(rounds):
-        start = time.perf_counter()
+        prepare()
+        start, start_cpu = time.perf_counter(), time.process_time()
         run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        cpu.append(time.process_time() - start_cpu)
+        wall.append(time.perf_counter() - start)
+    return statistics.median(wall), statistics.median(cpu)
 
 
 def main() -> None:
@@ -92,11 +99,13 @@ def main() -> None:
             wp.launch(kernel, dim=dim, inputs=inputs, device="cpu")
             wp.synchronize_device("cpu")
 
-        def adjoint() -> None:
+        def seed() -> None:
             for v in arrays:
                 v.grad.zero_()
             for o in outputs:
                 named[o].grad.assign(data[f"{name}:w_{o}"])
+
+        def adjoint() -> None:
             adj = [v.grad if isinstance(v, wp.array) else type(v)(0) for v in inputs]
             wp.launch(
                 kernel,
@@ -111,8 +120,15 @@ def main() -> None:
         named = {
             k: v for k, v in zip(keys, inputs, strict=False) if isinstance(v, wp.array)
         }
-        out[f"{name}:forward_s"] = np.array(timed(forward, rounds))
-        out[f"{name}:adjoint_s"] = np.array(timed(adjoint, rounds))
+        for what, run, prepare in (
+            ("forward", forward, lambda: None),
+            ("adjoint", adjoint, seed),
+        ):
+            wall, cpu = timed(run, rounds, prepare)
+            out[f"{name}:{what}_s"] = np.array(wall)
+            out[f"{name}:{what}_cpu_s"] = np.array(cpu)
+        seed()
+        adjoint()
         for g in grads:
             out[f"{name}:{g}"] = named[g].grad.numpy()
 

@@ -116,7 +116,7 @@ def mlir_kernels(gpu_text: str) -> str:
 def gpuc_kernels(source: Any) -> str:
     """How many kernels gpuc compiles of `source` for ptx (ptxas-checked),
     or its diagnostic."""
-    from gpuc.driver import compile_module
+    from gpuc.compiler import compile_module
 
     try:
         result = compile_module(source, "ptx", sm=90, validate=True)

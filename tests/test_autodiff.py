@@ -19,11 +19,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.ir import Operation
 
 import gpuc
 import gpuc.autodiff
 from gpuc.compiler import compile_module
 from gpuc.diagnostics import OpError
+from gpuc.dialects.functions import FuncOp
 from gpuc.tools import run_spirv_dis
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,6 +97,32 @@ def _softmax(r: np.random.Generator) -> list:
     return [In(r.standard_normal(5 * 64)), Out(r.standard_normal(5 * 64))]
 
 
+def _rows(r: np.random.Generator) -> list:
+    return [
+        In(r.standard_normal(37 * 21)),
+        In(r.standard_normal(37 * 21)),
+        Out(r.standard_normal(37 * 21)),
+        np.int32(37),
+        np.int32(21),
+    ]
+
+
+def _scratch(r: np.random.Generator) -> list:
+    n = 250
+    return [In(r.uniform(-0.9, 0.9, n)), Out(r.standard_normal(n)), np.int32(n)]
+
+
+def _dot(r: np.random.Generator) -> list:
+    n, m = 200, 9
+    return [
+        In(r.standard_normal(m)),
+        In(r.standard_normal(n)),
+        Out(r.standard_normal(n)),
+        np.int32(n),
+        np.int32(m),
+    ]
+
+
 KERNELS = {
     "saxpy": (example("saxpy"), (5, 64), _saxpy),
     "stencil2d": (example("stencil2d"), ((3, 2), (16, 16)), _stencil),
@@ -105,6 +133,11 @@ KERNELS = {
     "helpers": (K.HELPERS, *elementwise(200)),
     "softmax": (K.SOFTMAX, (5, 64), _softmax),
     "pointer_helpers": (K.POINTER_HELPERS, *elementwise(200)),
+    "rows": (K.ROWS, ((3, 2), (16, 16)), _rows),
+    "scratch": (K.SCRATCH, (4, 64), _scratch),
+    "tile": (K.SCRATCH, (4, 64), _scratch),
+    "grow": (K.GROW, (4, 64), _scratch),
+    "dot": (K.DOT, (4, 64), _dot),
 }
 
 
@@ -119,6 +152,41 @@ def test_kernel_derivatives_match_finite_differences(name: str, target: str) -> 
         check(source, name, launch, make_args, target, seed=seed)
     except AssertionError as error:
         raise AssertionError(f"{error} (GPUC_TEST_SEED={BASE_SEED})") from None
+
+
+def test_calls_through_traceable_function_pointers() -> None:
+    # spirv refuses function pointers by design (the primal kernel has them).
+    seed = zlib.crc32(f"{BASE_SEED}:pointers".encode())
+    launch, make_args = elementwise(200)
+    check(K.POINTERS, "pointers", launch, make_args, "native", seed=seed)
+
+
+def test_an_untraceable_function_pointer_is_a_diagnostic() -> None:
+    text = """
+gpuc.func private @h(%a: f32) -> f32 helper {
+  %s = math.sin %a : f32
+  gpuc.return %s : f32
+}
+gpuc.func private @k(%v: f32, %c: i1) -> f32 helper {
+  %fh = gpuc.func_addr @h : !gpuc.funcptr<(f32) -> f32>
+  %fs = gpuc.func_addr @k2 : !gpuc.funcptr<(f32) -> f32>
+  %f = arith.select %c, %fh, %fs : !gpuc.funcptr<(f32) -> f32>
+  %a = gpuc.call_indirect %f(%v) : !gpuc.funcptr<(f32) -> f32>
+  gpuc.return %a : f32
+}
+gpuc.func private @k2(%a: f32) -> f32 helper {
+  gpuc.return %a : f32
+}
+gpuc.func @main(%x: !gpuc.ptr<f32, global>, %c: i1) kernel {
+  %v = gpuc.load %x : !gpuc.ptr<f32, global>
+  %d = gpuc.deferred_call @k(%v, %c) #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}> : (f32, i1) -> f32
+  gpuc.store %d, %x : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+"""  # noqa: E501
+    message = _diagnostic(text)
+    assert "<source>:10:8: error: 'gpuc.call_indirect' op" in message
+    assert "only when the pointer is a gpuc.func_addr" in message
 
 
 def test_f64_kernels_are_differentiated_like_f32() -> None:
@@ -333,6 +401,77 @@ def test_explain_says_which_job_made_the_derivative_and_why_it_is_gone() -> None
     assert made.inlined_into == {"deferred_inline": 1}
 
 
+def _reverse_job(source: str | Path, name: str) -> FuncOp:
+    """The reverse derivative of kernel `name` that the autodiff job makes."""
+    from gpuc.context import make_context
+    from gpuc.transforms.resolve_deferred import ResolveDeferred
+
+    module = gpuc.autodiff.derivative_module(source, name, "reverse")
+    ResolveDeferred().apply(make_context(), module)
+    (made,) = [
+        f for f in module.ops if isinstance(f, FuncOp) and "autodiff" in f.sym_name.data
+    ]
+    return made
+
+
+def test_reverse_matmul_has_no_repeated_barriers() -> None:
+    # The recomputed tile loop body ends with the barrier its adjoint starts
+    # with: one is kept (each is one more pass over the block on native).
+    from gpuc.dialects.index import BarrierOp
+
+    made = _reverse_job(ROOT / "examples" / "matmul.mlir", "matmul")
+    barriers = [op for op in made.walk() if isinstance(op, BarrierOp)]
+    assert len(barriers) == 6  # 2 shadow zeroings, 2 primal, 2 per reversed tile
+    for op in barriers:
+        prev = op.prev_op
+        while prev is not None and prev.dialect_name() == "arith":
+            prev = prev.prev_op
+        assert not isinstance(prev, BarrierOp)
+
+
+def test_a_guarded_kernel_derivative_is_one_guarded_if() -> None:
+    # The primal and adjoint sweeps of stencil2d's `scf.if %in_grid` are
+    # fused into one, without results or else branch: the shape native's
+    # thread guards run without masked loads and stores.
+    from xdsl.dialects import scf
+
+    from gpuc.dialects.functions import ReturnOp
+
+    made = _reverse_job(ROOT / "examples" / "stencil2d.mlir", "stencil2d")
+    ifs = [op for op in made.body.block.ops if isinstance(op, scf.IfOp)]
+    assert len(ifs) == 1
+    (guard,) = ifs
+    assert not guard.results and not guard.false_region.blocks
+    assert isinstance(guard.next_op, ReturnOp)
+
+
+def test_an_invariant_shadow_update_leaves_its_loop() -> None:
+    # dx[i] is updated in every reversed iteration: summed in a loop-carried
+    # value and added once after the loop; dw[k] stays an atomic per
+    # iteration.
+    from xdsl.dialects import scf
+
+    from gpuc.dialects.memory import AtomicRMWOp
+
+    made = _reverse_job(K.DOT, "dot")
+    atomics = {
+        str(op.ptr.name_hint): op for op in made.walk() if isinstance(op, AtomicRMWOp)
+    }
+    in_loop = {
+        name: any(isinstance(p, scf.ForOp) for p in _ancestors(op))
+        for name, op in atomics.items()
+    }
+    assert in_loop == {"dw": True, "dx": False}
+
+
+def _ancestors(op: Operation) -> list[Operation]:
+    out, current = [], op.parent_op()
+    while current is not None:
+        out.append(current)
+        current = current.parent_op()
+    return out
+
+
 def _diagnostic(text: str) -> str:
     with pytest.raises(OpError) as info:
         compile_module(text, "native", cache=False)
@@ -410,6 +549,34 @@ gpuc.func @g(%x: !gpuc.ptr<f32, global>, %dx: !gpuc.ptr<f32, global>, %v: f32, %
     message = _diagnostic(text)
     assert "<source>:3:8: error: 'gpuc.atomic_rmw' op" in message
     assert "has no derivative rule for 'gpuc.atomic_rmw'" in message
+
+
+def test_a_while_condition_computed_with_a_store_is_refused() -> None:
+    # Reverse mode rotates a while loop whose condition passes on computed
+    # values by running its 'before' region again: not one that writes.
+    text = """
+gpuc.func @k(%x: !gpuc.ptr<f32, global>, %v: f32) -> f32 helper {
+  %limit = arith.constant 4.0 : f32
+  %w = scf.while (%u = %v) : (f32) -> f32 {
+    %g = arith.addf %u, %u : f32
+    gpuc.store %g, %x : !gpuc.ptr<f32, global>
+    %small = arith.cmpf olt, %u, %limit : f32
+    scf.condition(%small) %g : f32
+  } do {
+  ^bb0(%h: f32):
+    scf.yield %h : f32
+  }
+  gpuc.return %w : f32
+}
+gpuc.func @g(%x: !gpuc.ptr<f32, global>, %dx: !gpuc.ptr<f32, global>, %v: f32, %dv: !gpuc.ptr<f32, global>) kernel {
+  %d = gpuc.deferred_call @k(%x, %dx, %v) #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}> : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, f32) -> f32
+  gpuc.store %d, %dv : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+"""  # noqa: E501
+    message = _diagnostic(text)
+    assert "<source>:6:5: error: 'gpuc.store' op" in message
+    assert "compute it in the 'do' region" in message
 
 
 def test_several_float_results_need_a_seed_in_reverse_mode() -> None:

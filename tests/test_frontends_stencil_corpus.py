@@ -55,7 +55,7 @@ def test_xdsl_stencil_piece_matches_numpy(piece: str, tiling: str) -> None:
 def test_xdsl_stencil_pieces_pass_the_targets_validators(target: str) -> None:
     """ptxas, spirv-val, and ld.lld's code object for amdgpu, on the tiled
     pieces (each kernel a grid-stride loop over its tile)."""
-    from gpuc.driver import compile_module
+    from gpuc.compiler import compile_module
 
     found = [p for p in PIECES if p in FOUND]
     if not found:

@@ -17,7 +17,7 @@ import pytest
 from kernel_modules import seeded
 
 import gpuc
-from gpuc.driver import compile_module
+from gpuc.compiler import compile_module
 
 SEED = int(os.environ.get("GPUC_TEST_SEED", secrets.randbits(32)))
 print(f"test_import_constant_tables: GPUC_TEST_SEED={SEED}")

@@ -27,6 +27,14 @@ def involves_floats(op: Operation) -> bool:
 
 
 def no_rule(op: Operation, mode: str) -> OpError:
+    if op.name == "gpuc.call_indirect":
+        return OpError(
+            op,
+            f"autodiff ({mode} mode) differentiates a call through a function "
+            "pointer only when the pointer is a gpuc.func_addr or "
+            "gpuc.deferred_addr in the same function; call the function "
+            "directly, or take its address next to the call",
+        )
     return OpError(
         op,
         f"autodiff ({mode} mode) has no derivative rule for '{op.name}'; "

@@ -40,6 +40,7 @@ from gpuc.generators.autodiff.conventions import (
     forward_type,
     is_duplicated,
 )
+from gpuc.generators.autodiff.inlining import with_indirect_calls_resolved
 from gpuc.generators.autodiff.rules import (
     CONSTANTS_FROM_INTEGERS,
     CONVERSIONS,
@@ -57,7 +58,7 @@ def _tracked(t: Attribute) -> bool:
 
 class Forward:
     def __init__(self, source: FuncOp, primal: bool, always_inline: bool):
-        self.source = source
+        self.source = with_indirect_calls_resolved(source)
         self.always_inline = always_inline
         self.primal = primal
         self.vals: dict[SSAValue, SSAValue] = {}

@@ -102,8 +102,9 @@ class LoopAdjoints(PrimalSweep):
     def replay_body(
         self, src: Block, args: list[SSAValue], env: Env, block: Block
     ) -> list[SSAValue]:
-        """Copy `src`'s ops (without their stores, atomics or barriers) into
-        `block` with `src`'s arguments as `args`; return its yielded values."""
+        """Copy `src`'s ops (without atomics, barriers, or stores other than to
+        private memory) into `block` with `src`'s arguments as `args`; return
+        its yielded values."""
         inner = Emitter(block)
         renv: Env = ChainMap(dict(zip(src.args, args, strict=True)), env)
         group = self.recomputed.group(replay=True)

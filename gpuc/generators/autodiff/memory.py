@@ -226,11 +226,11 @@ class Recomputed:
             if a is not None
         ):
             return
-        if space is not None and not replay:
+        if space is not None and (not replay or space == AddressSpace.LOCAL):
             loop = load.parent_op()
             while loop is not None and not isinstance(loop, FuncOp):
                 if isinstance(loop, LOOPS) and all(
-                    _is_ancestor(loop, w) for w in writes
+                    is_ancestor(loop, w) for w in writes
                 ):
                     block = load.parent_block()
                     while block is not None and block.parent_op() is not loop:
@@ -254,7 +254,7 @@ class Recomputed:
         )
 
 
-def _is_ancestor(op: Operation, inner: Operation) -> bool:
+def is_ancestor(op: Operation, inner: Operation) -> bool:
     current: Operation | None = inner
     while current is not None:
         if current is op:

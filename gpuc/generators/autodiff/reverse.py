@@ -12,10 +12,8 @@ primal sweep is sweep.py, the adjoint of loops loops.py.
 
 Adjoints of floating-point values live in registers; adjoints of memory live
 in shadows: a load's adjoint is added to its shadow, a store's adjoint reads
-and zeroes it. Shadow additions are atomic except into private memory, at
-an address this thread also stores to in the same block (a data-race-free
-function: no other thread touches it), or, in a one-dimensional launch, at
-element `gpuc.global_id x` of an argument accessed nowhere else. Shared
+and zeroes it. Shadow additions are atomic except where only this thread
+updates the address (writers.py: the single-writer rule). Shared
 allocations get zeroed shadow allocations; barriers are replayed in reverse
 order. A call asks for the callee's reverse derivative with `seed = true` as
 a job of its own.
@@ -23,15 +21,17 @@ a job of its own.
 
 from __future__ import annotations
 
+import functools
 from collections import ChainMap
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType
+from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from gpuc.dialects.attrs import AddressSpace, AtomicKind, Dim, PtrType
 from gpuc.dialects.functions import FuncOp, ReturnOp
-from gpuc.dialects.index import BarrierOp, BlockDimOp, GlobalIdOp, GridDimOp
+from gpuc.dialects.index import BarrierOp, BlockDimOp, DimIndexOp, GridDimOp
 from gpuc.dialects.memory import (
     AddrSpaceCastOp,
     AtomicCmpXchgOp,
@@ -42,6 +42,7 @@ from gpuc.dialects.memory import (
     SharedAllocOp,
     StoreOp,
 )
+from gpuc.generators.autodiff.accumulate import Accumulations
 from gpuc.generators.autodiff.common import (
     check_bitcast,
     derivative_call,
@@ -55,6 +56,7 @@ from gpuc.generators.autodiff.conventions import (
     is_duplicated,
     reverse_type,
 )
+from gpuc.generators.autodiff.fuse import fuse_ifs
 from gpuc.generators.autodiff.loops import LoopAdjoints
 from gpuc.generators.autodiff.memory import root_of
 from gpuc.generators.autodiff.rules import (
@@ -65,6 +67,7 @@ from gpuc.generators.autodiff.rules import (
     is_float,
 )
 from gpuc.generators.autodiff.sweep import MODE, Adj, Env, free_floats
+from gpuc.generators.autodiff.writers import SingleWriter
 
 
 class Reverse(LoopAdjoints):
@@ -73,6 +76,8 @@ class Reverse(LoopAdjoints):
         check_source(self.source)
         new_type = reverse_type(source_type, self.seed)
         body = Block(arg_types=new_type.inputs.data)
+        self.entry = body
+        self.conditions: dict[tuple[tuple[Dim, ...], bool], SSAValue] = {}
         args = iter(body.args)
         env: dict[SSAValue, SSAValue] = {}
         src_args = self.source.body.block.args
@@ -96,7 +101,11 @@ class Reverse(LoopAdjoints):
         results = [adj.get(a) or b.zero(a.type) for a in src_args if is_float(a.type)]
         b.op(ReturnOp(*results))
         self.recomputed.finish(body)
-        return FuncOp(name, new_type, self.source.role.data, Region(body))
+        drop_repeated_barriers(body)
+        fuse_ifs(body, _no_memory)
+        func = FuncOp(name, new_type, self.source.role.data, Region(body))
+        self.accumulations.hoist()
+        return func
 
     # -- the adjoint sweep --------------------------------------------------
 
@@ -170,53 +179,53 @@ class Reverse(LoopAdjoints):
     ) -> None:
         shadow = self.shadow(op.ptr, env, b, op)
         index = self.index(op, env, b)
-        if self.single_writer(op):
-            old = b.value(LoadOp(shadow, index))
-            b.op(StoreOp(b.add(old, value), shadow, index))
-        elif self.own_element(op):
-            # Plain where the launch is one-dimensional (each thread its own
-            # element), atomic otherwise: a uniform branch.
-            plain, atomic = Block(), Block()
-            p = Emitter(plain)
-            old = p.value(LoadOp(shadow, index))
-            p.op(StoreOp(p.add(old, value), shadow, index))
-            p.op(scf.YieldOp())
-            Emitter(atomic).op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
-            Emitter(atomic).op(scf.YieldOp())
-            b.op(scf.IfOp(self.one_dimensional(b), [], Region(plain), Region(atomic)))
-        else:
-            b.op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
+        free = frozenset() if self.single_writer(op) else self.writers.free_dims(op)
+        if free is None:
+            atomic_add = b.op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
+            self.accumulations.add(atomic_add, value, shadow)
+            return
+        if not free:
+            plain_add(shadow, index, value, b)
+            return
+        # Plain where the launch has one thread in the dimensions the index
+        # does not tell apart, atomic otherwise: a uniform branch.
+        plain, atomic = Block(), Block()
+        plain_add(shadow, index, value, Emitter(plain))
+        Emitter(plain).op(scf.YieldOp())
+        Emitter(atomic).op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
+        Emitter(atomic).op(scf.YieldOp())
+        shared = root_of(op.ptr)[1] == AddressSpace.SHARED
+        cond = self.one_thread(tuple(sorted(free)), shared)
+        branch = b.op(scf.IfOp(cond, [], Region(plain), Region(atomic)))
+        self.accumulations.add(branch, value, shadow)
 
-    def own_element(self, op: LoadOp | AtomicRMWOp) -> bool:
-        """Whether every access of the function to `op`'s argument is at
-        element `gpuc.global_id x` of the argument itself: in a launch whose
-        y and z extents are 1, no two threads share an element."""
-        root, space = root_of(op.ptr)
-        if root is None or space is not None:
-            return False
-        accesses = [
-            o
-            for o in self.source.walk()
-            if isinstance(o, LoadOp | StoreOp | AtomicRMWOp | AtomicCmpXchgOp)
-            and root_of(o.ptr)[0] == root
-        ]
-        return all(
-            o.ptr == root
-            and o.index is not None
-            and isinstance(o.index.owner, GlobalIdOp)
-            and o.index.owner.dimension.data == Dim.X
-            for o in accesses
-        )
+    @functools.cached_property
+    def accumulations(self) -> Accumulations:
+        return Accumulations()
 
-    def one_dimensional(self, b: Emitter) -> SSAValue:
-        """Whether the launch's y and z extents (blocks times threads) are 1."""
+    @functools.cached_property
+    def writers(self) -> SingleWriter:
+        return SingleWriter(self.source)
+
+    def one_thread(self, dims: tuple[Dim, ...], shared: bool) -> SSAValue:
+        """Whether the launch's extents (blocks times threads; threads only,
+        `shared`) in `dims` are all 1: computed once, at the function's
+        start (so that an update using it can leave a loop)."""
+        key = (dims, shared)
+        if key in self.conditions:
+            return self.conditions[key]
+        first = self.entry.first_op
+        b = Emitter(self.entry, first) if first is not None else Emitter(self.entry)
         extent = None
-        for dim in (Dim.Y, Dim.Z):
-            for op in (GridDimOp(dim), BlockDimOp(dim)):
+        for dim in dims:
+            ops = (BlockDimOp(dim),) if shared else (GridDimOp(dim), BlockDimOp(dim))
+            for op in ops:
                 v = b.value(op)
                 extent = v if extent is None else b.value(arith.MuliOp(extent, v))
         assert extent is not None
-        return b.value(arith.CmpiOp(extent, b.int_const(1, IndexType()), "eq"))
+        cond = b.value(arith.CmpiOp(extent, b.int_const(1, IndexType()), "eq"))
+        self.conditions[key] = cond
+        return cond
 
     def single_writer(self, op: LoadOp | AtomicRMWOp) -> bool:
         """Whether only this thread updates the shadow at `op`'s address:
@@ -337,3 +346,44 @@ class Reverse(LoopAdjoints):
         )
         for v, r in zip(free, new.results, strict=True):
             self.accumulate(adj, v, r, b)
+
+
+NO_SIGNED_ZEROS = arith.FastMathFlagsAttr([FastMathFlag.NO_SIGNED_ZEROS])
+
+
+def plain_add(
+    shadow: SSAValue, index: SSAValue | None, value: SSAValue, b: Emitter
+) -> None:
+    """shadow[index] += value, a plain read-add-write. The add ignores the
+    sign of zero (`nsz`), so that a shadow a store's adjoint has just zeroed
+    and this adds back to is left as it was (`0 + d` is `d`; LLVM then drops
+    the store of the value loaded)."""
+    old = b.value(LoadOp(shadow, index))
+    new = b.value(arith.AddfOp(old, value, NO_SIGNED_ZEROS))
+    b.op(StoreOp(new, shadow, index))
+
+
+def drop_repeated_barriers(body: Block) -> None:
+    """Erase a barrier that follows another with nothing between them but
+    ops that touch no memory (a recomputed loop body ends with the barrier
+    its adjoint starts with): one barrier orders the same, and on a target
+    that runs a block's threads in a loop (native), each is a pass more."""
+    for op in list(body.walk()):
+        if not isinstance(op, BarrierOp):
+            continue
+        prev = op.prev_op
+        while prev is not None and _no_memory(prev):
+            prev = prev.prev_op
+        if isinstance(prev, BarrierOp):
+            block = op.parent_block()
+            assert block is not None
+            block.erase_op(op)
+
+
+def _no_memory(op: Operation) -> bool:
+    """Integer, float and index arithmetic, thread and launch indices."""
+    return (
+        not op.regions
+        and op.dialect_name() in ("arith", "math")
+        or isinstance(op, DimIndexOp)
+    )

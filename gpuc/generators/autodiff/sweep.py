@@ -4,9 +4,9 @@ The primal sweep copies the function; the `scf.if`s it copies yield every
 value their branches make (their cache), `scf.while`s count their
 iterations, and allocations of floats get zeroed shadows. The same code
 recomputes a loop body for the adjoint sweep (`recompute`: without writes to
-memory the caller sees) or replays loop-carried values (`replaying`: without
-any write). `value` and `shadow` give the adjoint sweep a primal value or a
-shadow pointer where it emits.
+memory the caller sees) or replays loop-carried values (`replaying`: writing
+only the thread's private memory). `value` and `shadow` give the adjoint
+sweep a primal value or a shadow pointer where it emits.
 """
 
 from __future__ import annotations
@@ -19,7 +19,15 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from gpuc.diagnostics import OpError
-from gpuc.dialects.attrs import Dim, InlineHint, JobAttr, PtrType, Role
+from gpuc.dialects.attrs import (
+    AddressSpace,
+    Dim,
+    FuncPtrType,
+    InlineHint,
+    JobAttr,
+    PtrType,
+    Role,
+)
 from gpuc.dialects.deferred import DeferredCallOp
 from gpuc.dialects.functions import FuncOp, ReturnOp
 from gpuc.dialects.index import BarrierOp, BlockDimOp, ThreadIdOp
@@ -42,7 +50,12 @@ from gpuc.generators.autodiff.common import (
 from gpuc.generators.autodiff.conventions import (
     is_duplicated,
 )
-from gpuc.generators.autodiff.inlining import with_pointer_calls_inlined
+from gpuc.generators.autodiff.inlining import (
+    with_allocations_hoisted,
+    with_indirect_calls_resolved,
+    with_pointer_calls_inlined,
+    with_while_conditions_rotated,
+)
 from gpuc.generators.autodiff.memory import Recomputed, root_of
 from gpuc.generators.autodiff.rules import (
     Emitter,
@@ -95,7 +108,11 @@ def take(adj: Adj, v: SSAValue) -> SSAValue | None:
 class PrimalSweep:
     def __init__(self, source: FuncOp, seed: bool, always_inline: bool):
         self.original = source
-        self.source = with_pointer_calls_inlined(source)
+        self.source = with_while_conditions_rotated(
+            with_allocations_hoisted(
+                with_pointer_calls_inlined(with_indirect_calls_resolved(source), source)
+            )
+        )
         self.always_inline = always_inline
         self.seed = seed
         self.shadows: dict[SSAValue, SSAValue] = {}
@@ -208,10 +225,13 @@ class PrimalSweep:
                         "returned; use the atomic's result outside loops only",
                     )
                 return None
+            space = root_of(op.ptr)[1] if isinstance(op, StoreOp) else None
             if isinstance(op, StoreOp) and (
-                self.replaying or root_of(op.ptr)[1] is None
+                space is None or (self.replaying and space != AddressSpace.LOCAL)
             ):
-                return None  # memory the caller sees: written once, by the primal sweep
+                # Memory the caller sees: written once, by the primal sweep;
+                # a replay writes the thread's own private memory only.
+                return None
             if isinstance(op, BarrierOp) and self.replaying:
                 return None
             if is_call(op) and any(isinstance(v.type, PtrType) for v in op.operands):
@@ -249,12 +269,8 @@ class PrimalSweep:
     def allocation(
         self, op: SharedAllocOp | PrivateAllocOp, b: Emitter, env: Env
     ) -> None:
-        if op.parent_block() is not self.source.body.block:
-            raise OpError(
-                op,
-                f"autodiff ({MODE} mode) needs allocations at the top of the "
-                "function (not inside scf regions) to give them shadows",
-            )
+        # Nested allocations were hoisted (inlining.with_allocations_hoisted).
+        assert op.parent_block() is self.source.body.block
         new = self.copy(op, b, env, False)
         if not is_duplicated(op.result.type):
             return
@@ -316,7 +332,9 @@ class PrimalSweep:
                     for v in y.arguments
                 ]
                 own = benv.maps[0]  # type: ignore[attr-defined]
-                cached[k] = [v for v in own if not isinstance(v.type, PtrType)]
+                cached[k] = [
+                    v for v in own if not isinstance(v.type, PtrType | FuncPtrType)
+                ]
             built.append((block, inner, yielded, benv))
         types = [r.type for r in op.results] + [v.type for v in cached[0] + cached[1]]
         regions: list[Region] = []
@@ -351,13 +369,8 @@ class PrimalSweep:
         before_src, after_src = op.before_region.block, op.after_region.block
         cond = before_src.last_op
         assert isinstance(cond, scf.ConditionOp)
-        if list(cond.args) != list(before_src.args):
-            raise OpError(
-                op,
-                f"autodiff ({MODE} mode) reverses scf.while loops whose "
-                "scf.condition passes the loop-carried values on unchanged; "
-                "compute new values in the 'do' region",
-            )
+        # Other conditions were rotated (inlining.with_while_conditions_rotated).
+        assert list(cond.args) == list(before_src.args)
         index = IndexType()
         mapping = mapper(op, env)
         before = Block(arg_types=[*(a.type for a in before_src.args), index])

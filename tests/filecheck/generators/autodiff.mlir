@@ -96,3 +96,63 @@ gpuc.func @scale(%a: f32, %x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>
   gpuc.store %r, %y[%i] : !gpuc.ptr<f32, global>
   gpuc.return
 }
+
+// -----
+
+// The single-writer rule (docs/autodiff.md): %c = y * w + x with x < w
+// guarded is injective in (x, y), so the adjoints into %din are plain
+// read-add-writes where the launch's z extent is 1 (tested once, at the
+// function's start); %dnb, read at a neighbour too, gets atomic adds.
+// CHECK-LABEL: gpuc.func private @rows.helper.autodiff.mode_reverse
+// CHECK-NEXT:    %[[GZ:.*]] = gpuc.grid_dim z
+// CHECK-NEXT:    %[[BZ:.*]] = gpuc.block_dim z
+// CHECK-NEXT:    %[[EZ:.*]] = arith.muli %[[GZ]], %[[BZ]] : index
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[IS:.*]] = arith.cmpi eq, %[[EZ]], %[[ONE]] : index
+// CHECK:         gpuc.atomic_rmw add %dnb[%{{.*}}], %{{.*}} : !gpuc.ptr<f32, global>
+// CHECK-NEXT:    gpuc.atomic_rmw add %dnb[%[[C:.*]]], %{{.*}} : !gpuc.ptr<f32, global>
+// CHECK-NEXT:    scf.if %[[IS]] {
+// CHECK-NEXT:      %[[OLD:.*]] = gpuc.load %din[%[[C]]] : !gpuc.ptr<f32, global>
+// CHECK-NEXT:      %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}} fastmath<nsz> : f32
+// CHECK-NEXT:      gpuc.store %[[NEW]], %din[%[[C]]] : !gpuc.ptr<f32, global>
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      %{{.*}} = gpuc.atomic_rmw add %din[%[[C]]], %{{.*}} : !gpuc.ptr<f32, global>
+gpuc.deferred_kernel @rows_grad = @rows #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}> : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, i32) -> ()
+gpuc.func @rows(%in: !gpuc.ptr<f32, global>, %nb: !gpuc.ptr<f32, global>, %out: !gpuc.ptr<f32, global>, %n: i32) kernel {
+  %x = gpuc.global_id x
+  %y = gpuc.global_id y
+  %w = arith.index_cast %n : i32 to index
+  %x_in = arith.cmpi ult, %x, %w : index
+  scf.if %x_in {
+    %row = arith.muli %y, %w : index
+    %c = arith.addi %row, %x : index
+    %c1 = arith.constant 1 : index
+    %next = arith.addi %c, %c1 : index
+    %v = gpuc.load %in[%c] : !gpuc.ptr<f32, global>
+    %p = gpuc.load %nb[%c] : !gpuc.ptr<f32, global>
+    %q = gpuc.load %nb[%next] : !gpuc.ptr<f32, global>
+    %s = arith.addf %p, %q : f32
+    %r = arith.mulf %v, %s : f32
+    gpuc.store %r, %out[%c] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+
+// -----
+
+// A helper's arguments differ between threads (a caller may pass each thread
+// the same element): its shadow updates are atomic, whatever the index.
+// CHECK-LABEL: gpuc.func private @own.helper.autodiff.mode_reverse
+// CHECK-NOT:     scf.if
+// CHECK:         gpuc.atomic_rmw add %dx[%i]
+// CHECK-NOT:     scf.if
+gpuc.func @use(%x: !gpuc.ptr<f32, global>, %dx: !gpuc.ptr<f32, global>) kernel {
+  gpuc.deferred_call @own(%x, %dx) #gpuc.job<helper, generator = "autodiff" {mode = "reverse"}> : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>) -> ()
+  gpuc.return
+}
+gpuc.func private @own(%x: !gpuc.ptr<f32, global>) -> f32 helper {
+  %i = gpuc.global_id x
+  %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+  %r = arith.mulf %v, %v : f32
+  gpuc.return %r : f32
+}
