@@ -92,6 +92,20 @@ def test_without_a_gpu_the_executor_says_what_is_missing() -> None:
         CudaExecutor(saxpy_ptx(), {"saxpy": SAXPY_SIG})
 
 
+@pytest.mark.skipif(WHY_NOT is None, reason="a CUDA GPU is present")
+def test_a_ptx_launch_without_a_gpu_says_what_runs_here() -> None:
+    """gpuc.compile's default target is ptx: launching its kernel on a
+    machine without a GPU names the targets that run here."""
+    import gpuc
+
+    mod = gpuc.compile(ROOT / "examples" / "saxpy.mlir")
+    x = np.zeros(4, np.float32)
+    with pytest.raises(
+        LaunchError, match=r"target='native' \(this CPU\) or target='spirv'"
+    ):
+        mod["saxpy"][1, 4](1.0, x, x, 4)
+
+
 def test_emitted_ptx_names_the_kernel() -> None:
     assert ".visible .entry saxpy(" in saxpy_ptx()
 

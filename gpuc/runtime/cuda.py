@@ -32,12 +32,25 @@ DEVICE_RUNTIME_SYMBOLS = ("LaunchDeviceV2", "GetParameterBufferV2")
 LOG_BYTES = 16 * 1024
 
 
+def without_a_gpu() -> str:
+    """What to do on a machine without an NVIDIA GPU, added to each error
+    that says one is missing."""
+    from gpuc.targets import HOST_TARGET
+
+    return (
+        f"; to run here without one, compile with target='{HOST_TARGET}' (this "
+        "CPU) or target='spirv' (an OpenCL device: pip install 'gpuc[opencl]' "
+        "gives Intel's CPU runtime)"
+    )
+
+
 def _driver() -> Any:
     try:
         from cuda.bindings import driver
     except ImportError:
         raise LaunchError(
             "the ptx executor needs cuda-bindings: pip install 'gpuc[cuda]'"
+            + without_a_gpu()
         ) from None
     return driver
 
@@ -88,12 +101,16 @@ def start_driver(ordinal: int = 0) -> tuple[Any, Any]:
     except Exception as error:  # cuda-bindings raises when libcuda.so is absent
         raise LaunchError(
             f"no CUDA driver on this machine ({error}); the ptx executor needs an "
-            "NVIDIA GPU and its driver"
+            "NVIDIA GPU and its driver" + without_a_gpu()
         ) from None
-    check(status, "cuInit (is there an NVIDIA GPU?)")
+    try:
+        check(status, "cuInit (is there an NVIDIA GPU?)")
+    except LaunchError as error:
+        raise LaunchError(f"{error}{without_a_gpu()}") from None
     count = check(driver.cuDeviceGetCount(), "cuDeviceGetCount")
     if ordinal >= count:
-        raise LaunchError(f"CUDA device {ordinal} requested, {count} present")
+        hint = without_a_gpu() if count == 0 else ""
+        raise LaunchError(f"CUDA device {ordinal} requested, {count} present{hint}")
     device = check(driver.cuDeviceGet(ordinal), "cuDeviceGet")
     context = check(driver.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")
     check(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent")
