@@ -437,3 +437,67 @@ def test_device_check_of_device_arrays_on_the_fake_driver(fake: Any) -> None:
 
     compiled, failures = device_check.compile_examples(90)
     assert device_check.check_device_arrays(compiled, 1) == []
+
+
+def test_dynamic_shared_memory_on_ptx(fake: Any) -> None:
+    """gpuc.SharedMemory(count) for a shared pointer parameter, as on native
+    and spirv: ptxas accepts the kernel, which addresses the window from the
+    `.extern .shared` array; the launch asks the driver for the windows'
+    bytes (each at a multiple of 16) and passes each parameter its offset.
+    The fake kernel runs the mirror with those offsets into one window."""
+    import ctypes
+
+    import fake_cuda_driver as f
+    from test_device_arrays import WINDOWS, windows_want
+
+    import gpuc
+    from gpuc.runtime.args import shared_windows
+    from gpuc.targets.launch_abi import DYNAMIC_SHARED
+
+    mod = gpuc.compile(WINDOWS, target="ptx", validate=True)
+    assert isinstance(mod.artefact, str)
+    assert f".extern .shared .align 16 .b8 {DYNAMIC_SHARED}[];" in mod.artefact
+    seen: list[tuple[int, int]] = []
+
+    def windows(
+        grid: tuple[int, int, int], block: tuple[int, int, int], args: list[int]
+    ) -> Any:
+        x_at, out_at = (f.read(args[i], ctypes.c_uint64) for i in (0, 1))
+        a_at, b_at = (f.read(args[i], ctypes.c_uint64) for i in (2, 3))
+        seen.append((a_at, b_at))
+        n = grid[0] * block[0]
+        x = f.device_array(x_at, np.float32, n).reshape(grid[0], block[0])
+        out = f.device_array(out_at, np.float32, n).reshape(grid[0], block[0])
+        for blk in range(grid[0]):
+            window = np.zeros(fake.launches[-1][1], np.uint8)
+            a = window[a_at : a_at + 4 * block[0]].view(np.float32)
+            b = window[b_at : b_at + 4 * block[0]].view(np.int32)
+            a[:] = x[blk]
+            b[:] = np.arange(block[0])
+            out[blk] = a[::-1] + b[::-1].astype(np.float32) + np.float32(blk)
+        return f.OK
+
+    windows.arity = 4  # type: ignore[attr-defined]
+    fake.kernels["windows"] = windows
+    grid, block = 5, 33
+    x = np.random.default_rng([27, 6]).standard_normal(grid * block, np.float32)
+    out = np.full(grid * block, np.nan, np.float32)
+    mod["windows"][grid, block](
+        x, out, gpuc.SharedMemory(block), gpuc.SharedMemory(block)
+    )
+    # 33 f32 take 132 bytes, rounded to 144: b's window starts there.
+    assert seen[-1] == (0, 144)
+    assert fake.launches[-1][:2] == ("windows", 288)
+    assert np.array_equal(out, windows_want(x, grid, block))
+    dx, dout = mod.to_device(x), mod.empty(grid * block, np.float32)
+    shared = gpuc.SharedMemory(block)
+    mod["windows"][grid, block, None, 64](dx, dout, shared, shared)
+    assert fake.launches[-1][:2] == ("windows", 288 + 64)  # shared= comes after
+    assert np.array_equal(dout.copy_to_host(), windows_want(x, grid, block))
+    small = mod.signatures["windows"]
+    assert shared_windows(small, [x, x, gpuc.SharedMemory(3), shared]) == (
+        [None, None, 0, 16],
+        16 + 144,
+    )
+    with pytest.raises(LaunchError, match="bytes of dynamic shared memory"):
+        mod["windows"][1, 1](x, out, gpuc.SharedMemory(1 << 20), shared)

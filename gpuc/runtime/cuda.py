@@ -143,6 +143,7 @@ class CudaExecutor(RecordingExecutor):
 
     dlpack_device_type = 2
     cuda_array_interface = True
+    shared_windows = True
     fault_note = (
         "a fault inside a kernel leaves this process's CUDA context unusable: "
         "restart the process"

@@ -22,6 +22,7 @@ from gpuc.runtime.args import (
     Limits,
     check_launch,
     find_kernel,
+    with_shared_offsets,
 )
 from gpuc.runtime.arrays import DeviceArray, Event, Stream
 
@@ -55,6 +56,10 @@ class DeviceExecutor(ABC):
     """DLPack's `DLDeviceType` of this runtime's memory (CUDA 2, ROCm 10)."""
     cuda_array_interface: ClassVar[bool] = False
     """Device arrays offer `__cuda_array_interface__` (numba, CuPy)."""
+    shared_windows: ClassVar[bool] = False
+    """The target maps shared pointer parameters to the launch's dynamic
+    shared memory (`Target.shared_parameter`): the launch takes
+    `gpuc.SharedMemory(count)` for them and passes each its window's offset."""
 
     def __init__(self, kernels: Mapping[str, KernelSignature]) -> None:
         self.kernels = dict(kernels)
@@ -305,6 +310,7 @@ class DeviceExecutor(ABC):
             [self.adopt(a, name, i) for i, a in enumerate(args)],
             self.limits,
             shared,
+            self.shared_windows,
         )
         for param, array in launch.device_arrays():
             if not isinstance(array, GpuArray) or array.owner != self.owner:
@@ -316,7 +322,10 @@ class DeviceExecutor(ABC):
         if any(True for _ in launch.arrays()):
             self._launch_copying(launch, handle)
             return
-        values = [v.handle if isinstance(v, GpuArray) else v for v in launch.values]
+        values = [
+            v.handle if isinstance(v, GpuArray) else v
+            for v in with_shared_offsets(launch)
+        ]
         self.launch_raw(name, launch.grid, launch.block, values, handle, launch.shared)
 
     def adopt(self, value: object, kernel: str = "", position: int = 0) -> Any:
@@ -394,7 +403,7 @@ class DeviceExecutor(ABC):
                     )
             values = [
                 v.handle if isinstance(v, GpuArray) else pointers.get(id(v), v)
-                for v in launch.values
+                for v in with_shared_offsets(launch)
             ]
             self.launch_raw(
                 name, launch.grid, launch.block, values, stream, launch.shared

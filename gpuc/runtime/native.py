@@ -42,7 +42,9 @@ from gpuc.runtime.args import (
     LaunchError,
     Limits,
     check_launch,
+    with_shared_offsets,
 )
+from gpuc.runtime.arrays import SharedMemory
 from gpuc.runtime.printing import HOOK_ADDRESS, block_output
 from gpuc.targets.launch_abi import NATIVE_PRINT
 from gpuc.targets.native_abi import (
@@ -52,6 +54,7 @@ from gpuc.targets.native_abi import (
     LAUNCH,
     Layout,
     checked_symbol,
+    dynamic_shared_start,
 )
 
 ARG_SLOT_BYTES = 8
@@ -248,11 +251,13 @@ def _direct_entry(
 
 
 def _as_c(pointer: bool, value: Any) -> Any:
-    """A checked argument as ctypes takes it: an array's address, a scalar's
-    Python value. (ctypes has no half type: a kernel with an f16 parameter
-    launches through the worker, which passes it in the register the ABI
-    says.)"""
+    """A checked argument as ctypes takes it: an array's address (or a shared
+    pointer's offset into the dynamic shared memory), a scalar's Python
+    value. (ctypes has no half type: a kernel with an f16 parameter launches
+    through the worker, which passes it in the register the ABI says.)"""
     if pointer:
+        if isinstance(value, np.uint64):
+            return int(value)
         return value.__array_interface__["data"][0]
     if isinstance(value, np.float32):
         # .item() goes through a Python float (a double), which quiets a
@@ -285,18 +290,34 @@ def _report(name: str, launch: Launch, record: Any) -> None:
     raise LaunchError(f"kernel '{name}': {where}: {message}; {stopped}")
 
 
+def _shared_bytes(launch: Launch) -> int:
+    """A block's shared memory: the static part, then the dynamic part of its
+    `SharedMemory` arguments (docs/native-abi.md)."""
+    return dynamic_shared_start(launch.sig.static_shared_bytes) + launch.shared
+
+
 class _Buffers:
     """What a checked kernel reads about its launch's buffers (the record's
     `extents`, `buffers` and `buffer_count`), kept alive during the launch:
     each argument's byte size (0 for a scalar), and a table of (start, bytes)
     per array argument and then per block range's shared memory."""
 
-    def __init__(self, values: Sequence[Any], shared: Sequence[int], shared_bytes: int):
+    def __init__(self, launch: Launch, shared: Sequence[int], shared_bytes: int):
+        values = launch.values
         arrays = [
             np.asarray(v) if hasattr(v, "__array_interface__") else None for v in values
         ]
         self.extents = np.array(
-            [0 if a is None else a.nbytes for a in arrays] or [0], np.int64
+            [
+                v.count * p.dtype.itemsize
+                if isinstance(v, SharedMemory)  # its window: in the table's last row
+                else 0
+                if a is None
+                else a.nbytes
+                for p, v, a in zip(launch.sig.params, values, arrays, strict=True)
+            ]
+            or [0],
+            np.int64,
         )
         rows = [(a.ctypes.data, a.nbytes) for a in arrays if a is not None]
         self.count = len(rows) + 1
@@ -511,17 +532,18 @@ class NativeExecutor:
         self, name: str, grid: object, block: object, args: Sequence[object]
     ) -> None:
         launch = check_launch(
-            self.kernels, name, grid, block, args, lambda _: self.limits
+            self.kernels, name, grid, block, args, lambda _: self.limits, 0, True
         )
-        sig = launch.sig
+        values = with_shared_offsets(launch)
         groups = self._groups(launch.blocks, launch.threads)
         direct = self._entries[name]
         if groups == 1 and direct is not None:
-            self._run_here(direct, name, launch)
+            self._run_here(direct, name, launch, values)
             return
-        shared_stride = -(-max(sig.static_shared_bytes, 1) // ALIGN) * ALIGN
+        shared_bytes = _shared_bytes(launch)
+        shared_stride = -(-max(shared_bytes, 1) // ALIGN) * ALIGN
         # The JIT code points into these buffers; they live until after the join.
-        slots = _argument_slots(launch.values)
+        slots = _argument_slots(values)
         records, records_at = _aligned(groups * RECORD_BYTES)
         shared, shared_at = _aligned(groups * shared_stride)
         ctl, ctl_at = _aligned(SYNC_OBJECT_BYTES)
@@ -532,9 +554,9 @@ class NativeExecutor:
         view = records.reshape(groups, RECORD_BYTES // 8)
         buffers = (
             _Buffers(
-                launch.values,
+                launch,
                 [shared_at + g * shared_stride for g in range(groups)],
-                sig.static_shared_bytes,
+                shared_bytes,
             )
             if name in self._checked
             else None
@@ -576,7 +598,11 @@ class NativeExecutor:
         del records, shared, ctl, lock, slots, buffers
 
     def _run_here(
-        self, direct: tuple[Any, tuple[bool, ...]], name: str, launch: Launch
+        self,
+        direct: tuple[Any, tuple[bool, ...]],
+        name: str,
+        launch: Launch,
+        values: Sequence[Any],
     ) -> None:
         """A launch of one block range, called directly in this thread on
         per-thread buffers kept from one launch to the next (a small launch
@@ -589,7 +615,8 @@ class NativeExecutor:
             record, local.record_at = _aligned(RECORD_BYTES)
             local.record = record
             local.shared, local.shared_at = _aligned(ALIGN)
-        need = -(-max(launch.sig.static_shared_bytes, 1) // ALIGN) * ALIGN
+        shared_bytes = _shared_bytes(launch)
+        need = -(-max(shared_bytes, 1) // ALIGN) * ALIGN
         if local.shared.nbytes < need:
             local.shared, local.shared_at = _aligned(need)
         gx, gy, gz = launch.grid
@@ -603,12 +630,10 @@ class NativeExecutor:
         record[_KIND] = 0
         buffers = None
         if name in self._checked:
-            buffers = _Buffers(
-                launch.values, [local.shared_at], launch.sig.static_shared_bytes
-            )
+            buffers = _Buffers(launch, [local.shared_at], shared_bytes)
             buffers.fill(record, 0)
         entry, kinds = direct
-        entry(local.record_at, *map(_as_c, kinds, launch.values))
+        entry(local.record_at, *map(_as_c, kinds, values))
         del buffers
         if record[_ERROR]:
             _report(name, launch, record)
