@@ -88,7 +88,7 @@ needs_gpu = pytest.mark.skipif(WHY_NOT is not None, reason=f"no GPU: {WHY_NOT}")
 def test_without_a_gpu_the_executor_says_what_is_missing() -> None:
     from gpuc.runtime.cuda import CudaExecutor
 
-    with pytest.raises(LaunchError, match="cuda-bindings|CUDA driver|cuInit"):
+    with pytest.raises(LaunchError, match="cuda-core|an NVIDIA GPU and its driver"):
         CudaExecutor(saxpy_ptx(), {"saxpy": SAXPY_SIG})
 
 
@@ -173,9 +173,8 @@ def test_device_check_saves_and_loads_every_example(tmp_path: Path) -> None:
 def fake(monkeypatch: pytest.MonkeyPatch) -> Any:
     """The ptx executor on tests/fake_cuda_driver.py instead of a GPU."""
     pytest.importorskip("cuda.bindings")
+    import fake_cuda_core
     import fake_cuda_driver as f
-
-    from gpuc.runtime import cuda
 
     driver = f.FakeDriver(
         {
@@ -184,7 +183,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Any:
             "double_$_kernel": f.child_launch,
         }
     )
-    monkeypatch.setattr(cuda, "_driver", lambda: driver)
+    fake_cuda_core.install(monkeypatch, driver)
     return driver
 
 
@@ -245,7 +244,7 @@ def test_fake_driver_errors(fake: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(LaunchError, match="needs the CUDA device runtime"):
         cuda.CudaExecutor(child.artefact, child.signatures)
     monkeypatch.setattr(cuda, "DEVICE_RUNTIME_SYMBOLS", ("no such call",))
-    with pytest.raises(LaunchError, match="CUDA_ERROR_INVALID_PTX\nunresolved"):
+    with pytest.raises(LaunchError, match="CUDA_ERROR_INVALID_PTX: unresolved"):
         cuda.CudaExecutor(child.artefact, child.signatures)
 
 
@@ -271,7 +270,7 @@ def test_fake_driver_device_arrays_streams_and_events(fake: Any) -> None:
     end = stream.record()
     out = np.full(n, np.nan, np.float32)
     dy.copy_to_host(out, stream=stream)
-    assert fake.streams[stream.handle], "the launch was not queued on the stream"
+    assert fake.streams[stream.handle.handle], "the launch was not queued on the stream"
     assert np.isnan(out).all()  # nothing ran yet: the launch was asynchronous
     # A host array made for the copy (not contiguous: copied first) must live
     # until the queued copy has run.
@@ -282,7 +281,7 @@ def test_fake_driver_device_arrays_streams_and_events(fake: Any) -> None:
     assert_within(out, want, fma_bound(product, want, out), "saxpy on a stream")
     assert np.array_equal(reversed_x.copy_to_host(), x[::-1])
     assert end.elapsed_ms(start) == fake.kernel_ms
-    assert fake.launches[-1] == ("saxpy", 1024, stream.handle)
+    assert fake.launches[-1] == ("saxpy", 1024, stream.handle.handle)
     # On the null stream, copy_to_host waits for the launch.
     mod["saxpy"].over(n, block=256)(-a, dx, dy, n)
     bound = (np.abs(product) + np.abs(y)) * 2**-22
@@ -437,6 +436,22 @@ def test_device_check_of_device_arrays_on_the_fake_driver(fake: Any) -> None:
 
     compiled, failures = device_check.compile_examples(90)
     assert device_check.check_device_arrays(compiled, 1) == []
+
+
+def test_device_check_bandwidth_on_the_fake_driver(
+    fake: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bench/device_check.py's bandwidth run, through cuda.core's streams,
+    events, fills and copies (the stand-in's clock: each kernel 1.5 ms)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import device_check
+
+    compiled, _failures = device_check.compile_examples(90)
+    assert device_check.bandwidth(compiled, 10, 3) is None
+    out = capsys.readouterr().out
+    assert "saxpy 2^10 f32, block 256: 1.500 ms median of 3" in out
+    assert "device copy 0 MiB" in out
+    assert fake.memory == {}
 
 
 def test_dynamic_shared_memory_on_ptx(fake: Any) -> None:

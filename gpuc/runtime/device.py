@@ -107,7 +107,6 @@ class DeviceExecutor(ABC):
         self, host: int, pointer: int, nbytes: int, what: str
     ) -> None: ...
 
-    @abstractmethod
     def _launch_kernel(
         self,
         name: str,
@@ -119,7 +118,9 @@ class DeviceExecutor(ABC):
         """Launch kernel `name` on `dims` (grid, then block) with `params`, the
         address of an array of pointers to each argument's bytes (None when it
         takes none), on `stream` (None: the null stream) with `shared` bytes
-        of dynamic shared memory."""
+        of dynamic shared memory: what `_launch_values` calls, for a runtime
+        that takes the driver's parameter array (HIP)."""
+        raise NotImplementedError(f"{type(self).__name__} defines _launch_values")
 
     @property
     @abstractmethod
@@ -201,6 +202,19 @@ class DeviceExecutor(ABC):
     ) -> None:
         """Launch with already-checked values: numpy scalars, and device
         pointers as ints for pointer parameters. No copies, no synchronize."""
+        self._launch_values(name, grid, block, values, stream, shared)
+
+    def _launch_values(
+        self,
+        name: str,
+        grid: tuple[int, int, int],
+        block: tuple[int, int, int],
+        values: Sequence[Any],
+        stream: Any,
+        shared: int,
+    ) -> None:
+        """The launch itself: by default the values packed as the driver's
+        parameter array for `_launch_kernel`."""
         boxes = [
             np.array([value], np.uint64)
             if isinstance(value, int)
