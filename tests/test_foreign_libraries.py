@@ -241,4 +241,9 @@ def test_device_arrays_go_to_numpy_and_jax(saxpy: gpuc.Module, jnp: Any) -> None
     else:
         with pytest.raises(TypeError, match="copy_to_host"):
             np.asarray(dy)
+        assert dy.__dlpack_device__() == (4, 0)  # DLPack's OpenCL
+        with pytest.raises(BufferError, match="OpenCL buffer.*copy_to_host"):
+            np.from_dlpack(dy)
+        with pytest.raises(TypeError, match="unsupported device type"):
+            jnp.from_dlpack(dy)  # JAX refuses by the device, before asking
         check_axpy(dy.copy_to_host(), a, x, y)
