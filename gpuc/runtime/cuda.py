@@ -21,6 +21,7 @@ naming the assert's location and message (`RecordingExecutor`).
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -171,11 +172,15 @@ class CudaExecutor(RecordingExecutor):
             )
         core = self.core
         major, minor = self.device.compute_capability
-        self._linker = core.Linker(
-            core.ObjectCode.from_ptx(ptx, name="gpuc.ptx"),
-            core.ObjectCode.from_library(str(library)),
-            options=core.LinkerOptions(arch=f"sm_{major}{minor}"),
-        )
+        with warnings.catch_warnings():
+            # Without nvJitLink cuda.core links with the driver, as gpuc wants
+            # (no LTO here), and says so with a RuntimeWarning.
+            warnings.filterwarnings("ignore", "cuda.bindings.nvjitlink", RuntimeWarning)
+            self._linker = core.Linker(
+                core.ObjectCode.from_ptx(ptx, name="gpuc.ptx"),
+                core.ObjectCode.from_library(str(library)),
+                options=core.LinkerOptions(arch=f"sm_{major}{minor}"),
+            )
         with reported(f"linking gpuc's PTX with {library}"):
             return self._linker.link("cubin")
 
