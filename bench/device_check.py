@@ -7,7 +7,7 @@ memory bandwidth against a device-to-device copy on the same GPU.
     python bench/device_check.py --save DIR    # compile only (no GPU needed)
     python bench/device_check.py --load DIR    # run saved PTX on a GPU machine
 
-`--load` needs only numpy, cuda-bindings and this checkout (gpuc/runtime and
+`--load` needs only numpy, cuda-core and this checkout (gpuc/runtime and
 examples/cases.py are imported from the source tree; no xDSL, no llvmlite),
 for GPU machines where the compiler's dependencies are not installed. `--save`
 compiles for `--sm` (default 90: H100/H200). Without either, PTX is compiled
@@ -172,53 +172,50 @@ def check_device_arrays(compiled: Compiled, seed: int) -> list[str]:
     return failures
 
 
-def median_ms(driver: Any, action: Callable[[], None], repeat: int) -> float:
-    """Median over `repeat` runs of `action`, timed with CUDA events."""
-    from gpuc.runtime.cuda import check
-
-    start = check(driver.cuEventCreate(0), "cuEventCreate")
-    stop = check(driver.cuEventCreate(0), "cuEventCreate")
+def median_ms(stream: Any, action: Callable[[], None], repeat: int) -> float:
+    """Median over `repeat` runs of `action` (which queues on `stream`),
+    timed with the stream's CUDA events."""
     action()  # warm up
     times = []
     for _ in range(repeat):
-        check(driver.cuEventRecord(start, 0), "cuEventRecord")
+        start = stream.record()
         action()
-        check(driver.cuEventRecord(stop, 0), "cuEventRecord")
-        check(driver.cuEventSynchronize(stop), "cuEventSynchronize")
-        times.append(check(driver.cuEventElapsedTime(start, stop), "elapsed"))
-    driver.cuEventDestroy(start)
-    driver.cuEventDestroy(stop)
+        times.append(stream.record().elapsed_ms(start))
     return float(statistics.median(times))
 
 
 def bandwidth(compiled: Compiled, log2n: int, repeat: int) -> str | None:
-    """saxpy on 2^log2n floats against cuMemcpyDtoD of the same array."""
-    from gpuc.runtime.cuda import CudaExecutor, check
+    """saxpy on 2^log2n floats against a device-to-device copy of the same
+    array (cuda.core's Buffer.copy_from), on one stream."""
+    from gpuc.runtime.cuda import CudaExecutor
 
     if "saxpy" not in compiled:
         return "saxpy was not compiled"
     ptx, sigs = compiled["saxpy"]
     ex = CudaExecutor(ptx, sigs)
-    driver = ex.driver
     n = 1 << log2n
     nbytes = 4 * n
     x, y = ex.alloc(nbytes), ex.alloc(nbytes)
+    stream = ex.stream()
     try:
         one = 0x3F800000  # 1.0f
-        check(driver.cuMemsetD32(x, one, n), "cuMemsetD32")
-        check(driver.cuMemsetD32(y, one, n), "cuMemsetD32")
+        ex._memset(x, one, 4, n)
+        ex._memset(y, one, 4, n)
+        ex.synchronize("filling the bandwidth arrays")
         block = 256
         grid = (-(-n // block), 1, 1)
         values = [np.float32(0.5), x, y, np.int32(n)]
         saxpy_ms = median_ms(
-            driver, lambda: ex.launch_raw("saxpy", grid, (block, 1, 1), values), repeat
-        )
-        copy_ms = median_ms(
-            driver,
-            lambda: check(driver.cuMemcpyDtoD(y, x, nbytes), "cuMemcpyDtoD"),
+            stream,
+            lambda: ex.launch_raw(
+                "saxpy", grid, (block, 1, 1), values, stream=stream.handle
+            ),
             repeat,
         )
-        ex.synchronize("the bandwidth runs")
+        copy_ms = median_ms(
+            stream, lambda: ex._copy_async(True, y, x, nbytes, stream.handle), repeat
+        )
+        stream.synchronize()
     finally:
         ex.free(x)
         ex.free(y)
@@ -229,7 +226,7 @@ def bandwidth(compiled: Compiled, log2n: int, repeat: int) -> str | None:
         f"{saxpy_gbs:.0f} GB/s (12 bytes per element)"
     )
     print(
-        f"  cuMemcpyDtoD {nbytes >> 20} MiB:    {copy_ms:.3f} ms median of {repeat}, "
+        f"  device copy {nbytes >> 20} MiB:     {copy_ms:.3f} ms median of {repeat}, "
         f"{copy_gbs:.0f} GB/s (read + write)"
     )
     print(f"  saxpy / copy bandwidth: {saxpy_gbs / copy_gbs:.2f} (1.00 = copy speed)")
@@ -253,20 +250,17 @@ def main() -> int:
         save(saved, args.save, args.sm or 90)
         return 1 if problems else 0
 
-    from gpuc.runtime.cuda import check, device_sm, start_driver
+    from gpuc.runtime.cuda import device_sm, start_driver
 
     try:
-        device, _ = start_driver()
+        device = start_driver()
         sm = device_sm()
     except LaunchError as error:
         print(f"device_check: no usable GPU: {error}")
         return 2
-    from cuda.bindings import driver
+    import cuda.core
 
-    name = check(driver.cuDeviceGetName(256, device), "cuDeviceGetName")
-    version = check(driver.cuDriverGetVersion(), "cuDriverGetVersion")
-    gpu = bytes(name).split(b"\0")[0].decode()
-    print(f"GPU: {gpu}, sm_{sm}, driver API {version // 1000}.{version % 1000 // 10}")
+    print(f"GPU: {device.name}, sm_{sm}, cuda.core {cuda.core.__version__}")
 
     failures: list[str] = []
     if args.load:

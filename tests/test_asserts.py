@@ -152,12 +152,13 @@ def test_cuda_executor_reads_the_record(
     """On the fake driver, whose fresh memory is not zero: the executor
     zeroes the record, passes it first, reads it back and frees it."""
     pytest.importorskip("cuda.bindings")
+    import fake_cuda_core
     import fake_cuda_driver as f
 
+    driver = f.FakeDriver({"ids": fake_ids})
+    fake_cuda_core.install(monkeypatch, driver)
     from gpuc.runtime import cuda
 
-    driver = f.FakeDriver({"ids": fake_ids})
-    monkeypatch.setattr(cuda, "_driver", lambda: driver)
     m, path = compiled(tmp_path, ASSERTING, "ptx", "ids.mlir")
     ex = cuda.CudaExecutor(m.artefact, m.signatures)
     out = np.full(256, -1, np.int32)

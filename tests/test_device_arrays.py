@@ -313,11 +313,83 @@ def test_spirv_dynamic_shared_memory_through_shared_pointer_parameters(
         mod["reverse"][1, block](dx, np.zeros(block, np.float32))
 
 
-def test_native_cannot_pass_shared_pointer_parameters() -> None:
-    mod = gpuc.compile(REVERSE, target="native")
-    x = np.zeros(4, np.float32)
-    with pytest.raises(LaunchError, match="only the spirv executor gives shared"):
-        mod["reverse"][1, 4](x, gpuc.SharedMemory(4))
+# Two shared pointer parameters of different types next to a static shared
+# allocation: out[i] = x[the mirrored thread's i] + the mirrored thread's id
+# (read back through b) + the static slot's block id.
+WINDOWS = """
+gpuc.func @windows(%x: !gpuc.ptr<f32, global>, %out: !gpuc.ptr<f32, global>,
+                   %a: !gpuc.ptr<f32, shared>, %b: !gpuc.ptr<i32, shared>) kernel {
+  %static = gpuc.shared_alloc 3 : !gpuc.ptr<f32, shared>
+  %t = gpuc.thread_id x
+  %i = gpuc.global_id x
+  %n = gpuc.block_dim x
+  %blk = gpuc.block_id x
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %v = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+  gpuc.store %v, %a[%t] : !gpuc.ptr<f32, shared>
+  %ti = arith.index_cast %t : index to i32
+  gpuc.store %ti, %b[%t] : !gpuc.ptr<i32, shared>
+  %first = arith.cmpi eq, %t, %c0 : index
+  scf.if %first {
+    %bi = arith.index_cast %blk : index to i32
+    %bf = arith.sitofp %bi : i32 to f32
+    gpuc.store %bf, %static[%c1] : !gpuc.ptr<f32, shared>
+  }
+  gpuc.barrier
+  %last = arith.subi %n, %c1 : index
+  %j = arith.subi %last, %t : index
+  %w = gpuc.load %a[%j] : !gpuc.ptr<f32, shared>
+  %k = gpuc.load %b[%j] : !gpuc.ptr<i32, shared>
+  %kf = arith.sitofp %k : i32 to f32
+  %s = gpuc.load %static[%c1] : !gpuc.ptr<f32, shared>
+  %r0 = arith.addf %w, %kf : f32
+  %r = arith.addf %r0, %s : f32
+  gpuc.store %r, %out[%i] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+"""
+
+
+def windows_want(x: np.ndarray[Any, Any], grid: int, block: int) -> Any:
+    mirrored = x.reshape(grid, block)[:, ::-1]
+    ids = np.arange(block - 1, -1, -1, dtype=np.float32)
+    blocks = np.arange(grid, dtype=np.float32)[:, None]
+    return ((mirrored + ids) + blocks).ravel()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(("grid", "block"), [(3, 1), (7, 33), (300, 128)])
+def test_dynamic_shared_memory_through_shared_pointer_parameters(
+    target: str, grid: int, block: int
+) -> None:
+    """One API on every executor: gpuc.SharedMemory(count) per shared
+    pointer parameter, here two of them (f32 and i32) beside static shared
+    memory; 300 blocks of 128 threads split over OS threads on native."""
+    if target == "spirv":
+        pytest.importorskip("pyopencl")
+    mod = gpuc.compile(WINDOWS, target=target)
+    x = np.random.default_rng([11, grid, block]).standard_normal(
+        grid * block, np.float32
+    )
+    out = np.full(grid * block, POISON, np.float32)
+    k = mod["windows"][grid, block]
+    k(x, out, gpuc.SharedMemory(block), gpuc.SharedMemory(block))
+    assert np.array_equal(out, windows_want(x, grid, block))
+
+
+def test_native_checked_mode_bounds_each_shared_window() -> None:
+    """Checked mode knows each window's size: one too small is a fault
+    naming the parameter, not a write into the next window."""
+    mod = gpuc.compile(WINDOWS, target="native", checked=True)
+    x = np.ones(64, np.float32)
+    out = np.full(64, POISON, np.float32)
+    mod["windows"][2, 32](x, out, gpuc.SharedMemory(32), gpuc.SharedMemory(32))
+    assert np.array_equal(out, windows_want(x, 2, 32))
+    with pytest.raises(
+        LaunchError, match=r"outside parameter %b .*outside the extent 4;"
+    ):
+        mod["windows"][2, 32](x, out, gpuc.SharedMemory(32), gpuc.SharedMemory(4))
 
 
 def test_native_streams_are_synchronous_and_refuse_dynamic_shared() -> None:
@@ -334,6 +406,8 @@ def test_native_streams_are_synchronous_and_refuse_dynamic_shared() -> None:
     assert end.elapsed_ms(start) >= 0
     with pytest.raises(LaunchError, match="provides no dynamic shared memory"):
         mod["axpy"][1, 1, None, 16](a, x, y, out, 1)
+    with pytest.raises(LaunchError, match="pass gpuc.SharedMemory"):
+        gpuc.compile(REVERSE, target="native")["reverse"][1, 4](x, x)
 
 
 # Which pointers each kernel writes through, from the IR after inlining.

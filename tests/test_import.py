@@ -377,3 +377,61 @@ def test_zero_dim_memref_is_a_plain_pointer() -> None:
         parse_foreign_module("func.func @f(%s: memref<i32, 1>) { func.return }")
     )
     assert signature(module, "f") == (PtrType(i32, AddressSpace.GLOBAL),)
+
+
+def test_mlir16_text_reaches_xdsl_opt_through_gpuc_opt() -> None:
+    """docs/frontends.md: plain xdsl-opt cannot read MLIR 16's text (with or
+    without --disable-verify); `gpuc-opt -p import` can, and its output is
+    xdsl-opt's to run passes on."""
+    source = MLIR16_DIR / "reduction.mlir"
+    bin_dir = Path(sys.executable).parent
+    plain = subprocess.run(
+        [bin_dir / "xdsl-opt", "--disable-verify", "-p", "import", source],
+        capture_output=True,
+        text=True,
+    )
+    assert plain.returncode != 0 and "is not registered" in plain.stderr
+    imported = subprocess.run(
+        [bin_dir / "gpuc-opt", "-p", "import", source],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    onward = subprocess.run(
+        [bin_dir / "xdsl-opt", "-p", "resolve-deferred"],
+        input=imported.stdout,
+        capture_output=True,
+        text=True,
+    )
+    assert onward.returncode == 0, onward.stderr
+    assert "gpuc.func @block_sum" in onward.stdout
+
+
+def test_custom_gpu_module_syntax_says_to_print_generic(tmp_path: Path) -> None:
+    """MLIR's custom `gpu.module` syntax, which xDSL cannot parse: a located
+    diagnostic pointing to --mlir-print-op-generic, exit 1, no traceback."""
+    import gpuc
+    from gpuc.diagnostics import SourceParseError
+
+    source = tmp_path / "custom.mlir"
+    source.write_text(
+        "module attributes {gpu.container_module} {\n"
+        "  gpu.module @m {\n"
+        "    gpu.func @k(%x: memref<?xf32>) kernel {\n"
+        "      gpu.return\n"
+        "    }\n"
+        "  }\n"
+        "}\n"
+    )
+    bin_dir = Path(sys.executable).parent
+    for command in (
+        [bin_dir / "gpuc-opt", "-p", "import", source],
+        [bin_dir / "gpuc", "compile", "--target", "native", source],
+    ):
+        done = subprocess.run(command, capture_output=True, text=True)
+        assert done.returncode == 1
+        assert "Traceback" not in done.stderr
+        assert f"{source}:2:14: error: Operation gpu.module" in done.stderr
+        assert "`mlir-opt --mlir-print-op-generic` first" in done.stderr
+    with pytest.raises(SourceParseError, match="--mlir-print-op-generic` first"):
+        gpuc.compile(source, target="native")

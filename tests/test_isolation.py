@@ -81,3 +81,30 @@ def test_machine_not_made_rebuildable_is_refused() -> None:
     tm = llvm.Target.from_triple(SPIRV).create_target_machine(opt=2)
     with pytest.raises(LoweringError, match="cannot be recreated"):
         isolation.emit_object(module, tm, "SPIR-V emission")
+
+
+def test_no_resource_warning_under_w_error(tmp_path: Path) -> None:
+    """`python -W error`: the server's pipes are closed when it is stopped at
+    exit and when it went away and is started again (Python reports a pipe
+    left open with a ResourceWarning, printed even where it cannot raise)."""
+    import subprocess
+    import sys
+
+    script = (
+        "import gpuc\n"
+        "from gpuc import isolation\n"
+        f"examples = {str(EXAMPLES)!r}\n"
+        "gpuc.compile(examples + '/saxpy.mlir', target='spirv')\n"
+        "isolation._server._proc.kill()\n"
+        "gpuc.compile(examples + '/reduce.mlir', target='spirv')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-W", "error", "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "GPUC_CACHE": "0"},
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Warning" not in result.stderr, result.stderr

@@ -75,12 +75,11 @@ def test_the_ptx_executor_launches_the_known_block_only(
 ) -> None:
     """On tests/fake_cuda_driver.py: no GPU here (a GPU runs the same check)."""
     pytest.importorskip("cuda.bindings")
+    import fake_cuda_core
     import fake_cuda_driver as f
 
-    from gpuc.runtime import cuda
-
     driver = f.FakeDriver({"fill_kernel": fake_fill})
-    monkeypatch.setattr(cuda, "_driver", lambda: driver)
+    fake_cuda_core.install(monkeypatch, driver)
     mod = gpuc.compile(fixture(printed_by), target="ptx")
     out = np.full(48, -1, np.int32)
     mod.launch(KERNEL, (3,), (8, 2), [out])

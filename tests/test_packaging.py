@@ -293,3 +293,26 @@ def test_a_clone_root_named_gpuc_does_not_shadow_the_package(tmp_path: Path) -> 
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "True", "call_graph"]
+
+
+def test_metadata_has_classifiers_urls_and_an_opencl_extra(sdist: Path) -> None:
+    """Every classifier is one PyPI knows; the project's addresses and the
+    extras a user installs for each executor are in the metadata."""
+    from trove_classifiers import classifiers
+
+    with tarfile.open(sdist) as archive:
+        prefix = archive.getnames()[0].split("/")[0] + "/"
+        metadata = archive.extractfile(prefix + "PKG-INFO")
+        assert metadata is not None
+        info = metadata.read().decode()
+    declared = project()["project"]
+    assert declared["classifiers"] and set(declared["classifiers"]) <= classifiers
+    for classifier in declared["classifiers"]:
+        assert f"Classifier: {classifier}\n" in info
+    for label in ("Homepage", "Documentation", "Source", "Issues"):
+        assert f"Project-URL: {label}, https://" in info
+    for extra in ("opencl", "cuda", "test"):
+        assert f"Provides-Extra: {extra}\n" in info
+    opencl = " ".join(declared["optional-dependencies"]["opencl"])
+    for needed in ("pyopencl", "intel-opencl-rt", "intel-cmplr-lib-rt"):
+        assert needed in opencl

@@ -88,8 +88,22 @@ needs_gpu = pytest.mark.skipif(WHY_NOT is not None, reason=f"no GPU: {WHY_NOT}")
 def test_without_a_gpu_the_executor_says_what_is_missing() -> None:
     from gpuc.runtime.cuda import CudaExecutor
 
-    with pytest.raises(LaunchError, match="cuda-bindings|CUDA driver|cuInit"):
+    with pytest.raises(LaunchError, match="cuda-core|an NVIDIA GPU and its driver"):
         CudaExecutor(saxpy_ptx(), {"saxpy": SAXPY_SIG})
+
+
+@pytest.mark.skipif(WHY_NOT is None, reason="a CUDA GPU is present")
+def test_a_ptx_launch_without_a_gpu_says_what_runs_here() -> None:
+    """gpuc.compile's default target is ptx: launching its kernel on a
+    machine without a GPU names the targets that run here."""
+    import gpuc
+
+    mod = gpuc.compile(ROOT / "examples" / "saxpy.mlir")
+    x = np.zeros(4, np.float32)
+    with pytest.raises(
+        LaunchError, match=r"target='native' \(this CPU\) or target='spirv'"
+    ):
+        mod["saxpy"][1, 4](1.0, x, x, 4)
 
 
 def test_emitted_ptx_names_the_kernel() -> None:
@@ -159,9 +173,8 @@ def test_device_check_saves_and_loads_every_example(tmp_path: Path) -> None:
 def fake(monkeypatch: pytest.MonkeyPatch) -> Any:
     """The ptx executor on tests/fake_cuda_driver.py instead of a GPU."""
     pytest.importorskip("cuda.bindings")
+    import fake_cuda_core
     import fake_cuda_driver as f
-
-    from gpuc.runtime import cuda
 
     driver = f.FakeDriver(
         {
@@ -170,7 +183,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Any:
             "double_$_kernel": f.child_launch,
         }
     )
-    monkeypatch.setattr(cuda, "_driver", lambda: driver)
+    fake_cuda_core.install(monkeypatch, driver)
     return driver
 
 
@@ -231,7 +244,7 @@ def test_fake_driver_errors(fake: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(LaunchError, match="needs the CUDA device runtime"):
         cuda.CudaExecutor(child.artefact, child.signatures)
     monkeypatch.setattr(cuda, "DEVICE_RUNTIME_SYMBOLS", ("no such call",))
-    with pytest.raises(LaunchError, match="CUDA_ERROR_INVALID_PTX\nunresolved"):
+    with pytest.raises(LaunchError, match="CUDA_ERROR_INVALID_PTX: unresolved"):
         cuda.CudaExecutor(child.artefact, child.signatures)
 
 
@@ -257,7 +270,7 @@ def test_fake_driver_device_arrays_streams_and_events(fake: Any) -> None:
     end = stream.record()
     out = np.full(n, np.nan, np.float32)
     dy.copy_to_host(out, stream=stream)
-    assert fake.streams[stream.handle], "the launch was not queued on the stream"
+    assert fake.streams[stream.handle.handle], "the launch was not queued on the stream"
     assert np.isnan(out).all()  # nothing ran yet: the launch was asynchronous
     # A host array made for the copy (not contiguous: copied first) must live
     # until the queued copy has run.
@@ -268,7 +281,7 @@ def test_fake_driver_device_arrays_streams_and_events(fake: Any) -> None:
     assert_within(out, want, fma_bound(product, want, out), "saxpy on a stream")
     assert np.array_equal(reversed_x.copy_to_host(), x[::-1])
     assert end.elapsed_ms(start) == fake.kernel_ms
-    assert fake.launches[-1] == ("saxpy", 1024, stream.handle)
+    assert fake.launches[-1] == ("saxpy", 1024, stream.handle.handle)
     # On the null stream, copy_to_host waits for the launch.
     mod["saxpy"].over(n, block=256)(-a, dx, dy, n)
     bound = (np.abs(product) + np.abs(y)) * 2**-22
@@ -423,3 +436,83 @@ def test_device_check_of_device_arrays_on_the_fake_driver(fake: Any) -> None:
 
     compiled, failures = device_check.compile_examples(90)
     assert device_check.check_device_arrays(compiled, 1) == []
+
+
+def test_device_check_bandwidth_on_the_fake_driver(
+    fake: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bench/device_check.py's bandwidth run, through cuda.core's streams,
+    events, fills and copies (the stand-in's clock: each kernel 1.5 ms)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import device_check
+
+    compiled, _failures = device_check.compile_examples(90)
+    assert device_check.bandwidth(compiled, 10, 3) is None
+    out = capsys.readouterr().out
+    assert "saxpy 2^10 f32, block 256: 1.500 ms median of 3" in out
+    assert "device copy 0 MiB" in out
+    assert fake.memory == {}
+
+
+def test_dynamic_shared_memory_on_ptx(fake: Any) -> None:
+    """gpuc.SharedMemory(count) for a shared pointer parameter, as on native
+    and spirv: ptxas accepts the kernel, which addresses the window from the
+    `.extern .shared` array; the launch asks the driver for the windows'
+    bytes (each at a multiple of 16) and passes each parameter its offset.
+    The fake kernel runs the mirror with those offsets into one window."""
+    import ctypes
+
+    import fake_cuda_driver as f
+    from test_device_arrays import WINDOWS, windows_want
+
+    import gpuc
+    from gpuc.runtime.args import shared_windows
+    from gpuc.targets.launch_abi import DYNAMIC_SHARED
+
+    mod = gpuc.compile(WINDOWS, target="ptx", validate=True)
+    assert isinstance(mod.artefact, str)
+    assert f".extern .shared .align 16 .b8 {DYNAMIC_SHARED}[];" in mod.artefact
+    seen: list[tuple[int, int]] = []
+
+    def windows(
+        grid: tuple[int, int, int], block: tuple[int, int, int], args: list[int]
+    ) -> Any:
+        x_at, out_at = (f.read(args[i], ctypes.c_uint64) for i in (0, 1))
+        a_at, b_at = (f.read(args[i], ctypes.c_uint64) for i in (2, 3))
+        seen.append((a_at, b_at))
+        n = grid[0] * block[0]
+        x = f.device_array(x_at, np.float32, n).reshape(grid[0], block[0])
+        out = f.device_array(out_at, np.float32, n).reshape(grid[0], block[0])
+        for blk in range(grid[0]):
+            window = np.zeros(fake.launches[-1][1], np.uint8)
+            a = window[a_at : a_at + 4 * block[0]].view(np.float32)
+            b = window[b_at : b_at + 4 * block[0]].view(np.int32)
+            a[:] = x[blk]
+            b[:] = np.arange(block[0])
+            out[blk] = a[::-1] + b[::-1].astype(np.float32) + np.float32(blk)
+        return f.OK
+
+    windows.arity = 4  # type: ignore[attr-defined]
+    fake.kernels["windows"] = windows
+    grid, block = 5, 33
+    x = np.random.default_rng([27, 6]).standard_normal(grid * block, np.float32)
+    out = np.full(grid * block, np.nan, np.float32)
+    mod["windows"][grid, block](
+        x, out, gpuc.SharedMemory(block), gpuc.SharedMemory(block)
+    )
+    # 33 f32 take 132 bytes, rounded to 144: b's window starts there.
+    assert seen[-1] == (0, 144)
+    assert fake.launches[-1][:2] == ("windows", 288)
+    assert np.array_equal(out, windows_want(x, grid, block))
+    dx, dout = mod.to_device(x), mod.empty(grid * block, np.float32)
+    shared = gpuc.SharedMemory(block)
+    mod["windows"][grid, block, None, 64](dx, dout, shared, shared)
+    assert fake.launches[-1][:2] == ("windows", 288 + 64)  # shared= comes after
+    assert np.array_equal(dout.copy_to_host(), windows_want(x, grid, block))
+    small = mod.signatures["windows"]
+    assert shared_windows(small, [x, x, gpuc.SharedMemory(3), shared]) == (
+        [None, None, 0, 16],
+        16 + 144,
+    )
+    with pytest.raises(LaunchError, match="bytes of dynamic shared memory"):
+        mod["windows"][1, 1](x, out, gpuc.SharedMemory(1 << 20), shared)

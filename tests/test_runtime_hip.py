@@ -19,6 +19,7 @@ from spirv_ir import SAXPY_SIG  # noqa: E402  (a kernel signature is target-neut
 
 from gpuc.runtime import hip  # noqa: E402
 from gpuc.runtime.args import KernelSignature, LaunchError, Param  # noqa: E402
+from gpuc.runtime.arrays import SharedMemory  # noqa: E402
 
 
 def runtime_missing() -> str | None:
@@ -259,6 +260,13 @@ def test_device_arrays_streams_and_dynamic_shared(fake: f.FakeHip) -> None:
     assert fake.launches[-1][1:3] == ((7, 1, 1), (128, 1, 1))
     with pytest.raises(LaunchError, match="dynamic shared memory and 0 static"):
         ex.launch("saxpy", 1, 1, (0.5, dx, dy, 1), shared=64 * 1024 + 1)
+    # amdgpu does not map shared pointer parameters to the dynamic window.
+    windowed = KernelSignature(
+        "saxpy", (*SAXPY_SIG.params[:3], Param("n", "f32", "shared"))
+    )
+    ex.kernels["saxpy"] = windowed
+    with pytest.raises(LaunchError, match="'n'.*here allocate it in the kernel"):
+        ex.launch("saxpy", 1, 1, (0.5, dx, dy, SharedMemory(4)))
     del dx, dy, stream, start, end
     gc.collect()
     assert fake.memory == {} and fake.streams == [] and fake.events == {}

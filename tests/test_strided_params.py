@@ -342,9 +342,8 @@ def test_ptx_executor_copies_the_span_of_a_view(
     pytest.importorskip("cuda.bindings")
     import ctypes
 
+    import fake_cuda_core
     import fake_cuda_driver as f
-
-    from gpuc.runtime import cuda
 
     seen: list[tuple[int, ...]] = []
 
@@ -359,7 +358,7 @@ def test_ptx_executor_copies_the_span_of_a_view(
 
     double.arity = 4  # type: ignore[attr-defined]
     driver = f.FakeDriver({"double": double})
-    monkeypatch.setattr(cuda, "_driver", lambda: driver)
+    fake_cuda_core.install(monkeypatch, driver)
     mod = gpuc.compile(STRIDED_DOUBLE, target="ptx")
     base = rng("ptx span").standard_normal((6, 20)).astype(np.float32)
     before = base.copy()

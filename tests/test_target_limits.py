@@ -67,7 +67,7 @@ def test_static_shared_limit(target: str) -> None:
 def test_limit_sources() -> None:
     """The native limit is the native executor's; ptx says why it stops at 48 KiB."""
     assert make_target("native").max_static_shared_bytes == CUDA_LIMITS.max_shared_bytes
-    with pytest.raises(OpError, match="dynamic shared memory, which gpuc does not"):
+    with pytest.raises(OpError, match="shared> kernel parameter, launched with gpuc"):
         compile_module(shared_kernel(1 << 20), "ptx")
     with pytest.raises(OpError, match="full-profile OpenCL device has at least"):
         compile_module(shared_kernel(1 << 20), "spirv")

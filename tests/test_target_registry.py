@@ -292,9 +292,8 @@ def test_cuda_executor_looks_up_the_recorded_symbols(
     """On tests/fake_cuda_driver.py: the symbol passed to cuModuleGetFunction
     is the kernel's `KernelInfo.symbol`, the PTX `.entry`, for each launch."""
     pytest.importorskip("cuda.bindings")
+    import fake_cuda_core
     import fake_cuda_driver as f
-
-    from gpuc.runtime import cuda
 
     driver = f.FakeDriver(
         {"my_$2d_kernel": square_or_scale(None), "scale_$_kernel": square_or_scale(3)}
@@ -307,7 +306,7 @@ def test_cuda_executor_looks_up_the_recorded_symbols(
         return get_function(module, name)
 
     driver.cuModuleGetFunction = recording  # type: ignore[method-assign]
-    monkeypatch.setattr(cuda, "_driver", lambda: driver)
+    fake_cuda_core.install(monkeypatch, driver)
     mod = gpuc.compile(NAMES, target="ptx")
     rng = np.random.default_rng([BASE_SEED, 3])
     for name, want in KERNELS.items():

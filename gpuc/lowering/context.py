@@ -20,7 +20,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.analysis import ModuleFacts, module_facts
-from gpuc.dialects.attrs import FINALIZED_ATTR, FinalizedAttr
+from gpuc.dialects.attrs import FINALIZED_ATTR, AddressSpace, FinalizedAttr, PtrType
 from gpuc.dialects.deferred import DeferredOp
 from gpuc.dialects.functions import FuncOp
 from gpuc.lowering.debug_info import LineTables
@@ -310,7 +310,16 @@ class FunctionLowering:
         hidden = len(self.hidden_args)
         for arg, value in zip(entry.args, self.fn.args[hidden:], strict=True):
             self.bind(arg, value)
-        self.declare_blocks(self.func.body, "entry", "bb")
+        self.builder.position_at_end(self.declare_blocks(self.func.body, "entry", "bb"))
+        if self.func.is_kernel:
+            for arg in entry.args:
+                if (
+                    isinstance(arg.type, PtrType)
+                    and arg.type.address_space is AddressSpace.SHARED
+                ):
+                    self.values[arg] = self.target.shared_parameter(
+                        self, self.values[arg]
+                    )
         self.translate_blocks(self.func.body)
 
     def declare_blocks(self, region: Region, entry_name: str, name: str) -> ir.Block:

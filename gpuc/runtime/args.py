@@ -683,14 +683,14 @@ def _shared_arg(
         raise LaunchError(
             f"{where} is a shared pointer, which the host cannot point into: pass "
             f"gpuc.SharedMemory(count), and the launch allocates count "
-            f"{param.type_name} per block (spirv), got {type(value).__name__}"
+            f"{param.type_name} per block, got {type(value).__name__}"
         )
     if not takes:
         raise LaunchError(
             f"{where} is a shared pointer, which the host cannot pass to this "
-            "executor: only the spirv executor gives shared pointer parameters "
-            "dynamic shared memory (an OpenCL local-memory argument); allocate "
-            "it in the kernel with gpuc.shared_alloc"
+            "executor: the native, spirv and ptx executors give shared pointer "
+            "parameters dynamic shared memory; here allocate it in the kernel "
+            "with gpuc.shared_alloc"
         )
     return value
 
@@ -790,13 +790,44 @@ def check_launch(
     bytes count against the same limit)."""
     sig = find_kernel(kernels, name)
     values = check_args(sig, args, shared_params)
-    dynamic = shared_bytes(shared, name) + sum(
-        value.count * param.dtype.itemsize
-        for param, value in zip(sig.params, values, strict=True)
-        if isinstance(value, SharedMemory)
-    )
+    _offsets, windows = shared_windows(sig, values)
+    dynamic = shared_bytes(shared, name) + windows
     g, b = remembered_geometry(sig, grid, block, limits(name), dynamic)
     return Launch(sig, g, b, values, dynamic)
+
+
+def shared_windows(
+    sig: KernelSignature, values: Sequence[Any]
+) -> tuple[list[int | None], int]:
+    """Each argument's byte offset in the launch's dynamic shared memory
+    (None where it is no `SharedMemory`), the windows in parameter order, and
+    the bytes they take together; any `shared=` bytes come after them."""
+    offsets: list[int | None] = []
+    end = 0
+    for param, value in zip(sig.params, values, strict=True):
+        if isinstance(value, SharedMemory):
+            # Here, not at the top: this module needs numpy only (device_check).
+            from gpuc.targets.launch_abi import SHARED_WINDOW_ALIGN
+
+            offsets.append(end)
+            size = value.count * param.dtype.itemsize
+            end += -(-size // SHARED_WINDOW_ALIGN) * SHARED_WINDOW_ALIGN
+        else:
+            offsets.append(None)
+    return offsets, end
+
+
+def with_shared_offsets(launch: Launch) -> list[Any]:
+    """`launch`'s values with each `SharedMemory` replaced by its window's
+    byte offset (`np.uint64`), what a kernel's shared pointer parameter
+    receives where one window holds them all: the kernel adds it to the
+    window's address (ptx: `__gpuc_dynamic_shared`, native: the block's
+    shared memory past its static part)."""
+    offsets, _end = shared_windows(launch.sig, launch.values)
+    return [
+        value if offset is None else np.uint64(offset)
+        for value, offset in zip(launch.values, offsets, strict=True)
+    ]
 
 
 _GEOMETRIES: dict[tuple[Any, ...], tuple[Dim3, Dim3]] = {}

@@ -1,26 +1,33 @@
-"""The ptx executor: loads gpuc's PTX with the CUDA driver API through
-`cuda-bindings` (pip install 'gpuc[cuda]'), copies numpy arrays in, launches,
-and copies them back; device arrays are `cuMemAlloc` memory, streams and
-events the driver's (gpuc/runtime/device.py).
+"""The ptx executor on `cuda.core` (pip install 'gpuc[cuda]'), NVIDIA's
+maintained Python layer over the CUDA driver: the device (`Device`), gpuc's
+PTX as an `ObjectCode` and its kernels (`Kernel`), `launch` with a
+`LaunchConfig`, device memory as `Buffer`s (device arrays' memory), streams
+(`Stream`) and timing events (`Event`) -- gpuc/runtime/device.py holds what
+the CUDA and HIP executors share. numpy arrays are copied in, launched on and
+copied back.
 
 PTX that launches kernels from the device (`cudaLaunchDeviceV2`) is
 relocatable: the executor links it with the CUDA device runtime
 (`libcudadevrt.a`, from $GPUC_CUDADEVRT, the CUDA toolkit or the
-nvidia-cuda-runtime wheel) through the driver's JIT linker.
+nvidia-cuda-runtime wheel) with cuda.core's `Linker`.
 
-Every driver error becomes a `LaunchError` with the driver's error name. A
-fault inside a kernel (an illegal address) leaves a CUDA context unusable:
-the error says so. A failing `cf.assert` is no fault: the kernel writes its
-error record and returns, and the launch raises a `LaunchError` naming the
-assert's location and message (`RecordingExecutor`).
+Every CUDA error becomes a `LaunchError` with what failed and the error's
+name. A fault inside a kernel (an illegal address) leaves a CUDA context
+unusable: the error says so. A failing `cf.assert` is no fault: the kernel
+writes its error record and returns, and the launch raises a `LaunchError`
+naming the assert's location and message (`RecordingExecutor`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from gpuc.runtime.args import KernelSignature, LaunchError
 from gpuc.runtime.device import LimitAttributes
@@ -29,31 +36,42 @@ from gpuc.runtime.error_record import RecordingExecutor
 # What PTX that launches kernels from the device calls: cudaLaunchDeviceV2 and
 # cudaGetParameterBufferV2, named __cudaCDP2... since CUDA 12.
 DEVICE_RUNTIME_SYMBOLS = ("LaunchDeviceV2", "GetParameterBufferV2")
-LOG_BYTES = 16 * 1024
 
 
-def _driver() -> Any:
+def without_a_gpu() -> str:
+    """What to do on a machine without an NVIDIA GPU, added to each error
+    that says one is missing."""
+    from gpuc.targets import HOST_TARGET
+
+    return (
+        f"; to run here without one, compile with target='{HOST_TARGET}' (this "
+        "CPU) or target='spirv' (an OpenCL device: pip install 'gpuc[opencl]' "
+        "gives Intel's CPU runtime)"
+    )
+
+
+def _core() -> Any:
+    """The `cuda.core` module (tests put tests/fake_cuda_core.py here)."""
     try:
-        from cuda.bindings import driver
+        import cuda.core as core
     except ImportError:
         raise LaunchError(
-            "the ptx executor needs cuda-bindings: pip install 'gpuc[cuda]'"
+            "the ptx executor needs cuda-core: pip install 'gpuc[cuda]'"
+            + without_a_gpu()
         ) from None
-    return driver
+    return core
 
 
-def check(result: tuple[Any, ...] | Any, what: str) -> Any:
-    """The values a cuda-bindings call returned after its status, or a LaunchError."""
-    driver = _driver()
-    values = result if isinstance(result, tuple) else (result,)
-    status, rest = values[0], values[1:]
-    if status != driver.CUresult.CUDA_SUCCESS:
-        name_status, name = driver.cuGetErrorName(status)
-        spelled = name.decode() if name_status == 0 and name else str(status)
-        raise LaunchError(f"CUDA driver: {what} failed: {spelled}")
-    if not rest:
-        return None
-    return rest[0] if len(rest) == 1 else rest
+@contextmanager
+def reported(what: str) -> Iterator[None]:
+    """Turn what cuda.core raises (its CUDAError names the driver's error)
+    into a LaunchError saying what failed."""
+    try:
+        yield
+    except LaunchError:
+        raise
+    except Exception as error:  # cuda.core's errors share no base of their own
+        raise LaunchError(f"CUDA: {what} failed: {error}") from None
 
 
 def device_runtime_library() -> Path | None:
@@ -79,46 +97,33 @@ def device_runtime_library() -> Path | None:
     return next((path for path in candidates if path.is_file()), None)
 
 
-def start_driver(ordinal: int = 0) -> tuple[Any, Any]:
-    """Initialize the driver and make device `ordinal`'s primary context
-    current; returns (device, context), or a LaunchError saying what is missing."""
-    driver = _driver()
+def start_driver(ordinal: int = 0) -> Any:
+    """CUDA device `ordinal` (a `cuda.core.Device`), current in this thread;
+    or a LaunchError saying what is missing."""
+    core = _core()
     try:
-        status = driver.cuInit(0)
-    except Exception as error:  # cuda-bindings raises when libcuda.so is absent
+        device = core.Device(ordinal)
+        device.set_current()
+    except Exception as error:  # no libcuda.so, no device, a bad ordinal
         raise LaunchError(
-            f"no CUDA driver on this machine ({error}); the ptx executor needs an "
-            "NVIDIA GPU and its driver"
+            f"CUDA device {ordinal} cannot be used ({error}); the ptx executor "
+            "needs an NVIDIA GPU and its driver" + without_a_gpu()
         ) from None
-    check(status, "cuInit (is there an NVIDIA GPU?)")
-    count = check(driver.cuDeviceGetCount(), "cuDeviceGetCount")
-    if ordinal >= count:
-        raise LaunchError(f"CUDA device {ordinal} requested, {count} present")
-    device = check(driver.cuDeviceGet(ordinal), "cuDeviceGet")
-    context = check(driver.cuDevicePrimaryCtxRetain(device), "cuDevicePrimaryCtxRetain")
-    check(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent")
-    return device, context
+    return device
 
 
 def device_sm(ordinal: int = 0) -> int:
     """The compute capability of CUDA device `ordinal` as gpuc's `sm` option
     (90 for 9.0), to compile PTX that this device loads."""
-    driver = _driver()
-    device, _context = start_driver(ordinal)
-    attr = driver.CUdevice_attribute
-    major = check(
-        driver.cuDeviceGetAttribute(
-            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device
-        ),
-        "reading the compute capability",
-    )
-    minor = check(
-        driver.cuDeviceGetAttribute(
-            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device
-        ),
-        "reading the compute capability",
-    )
+    major, minor = start_driver(ordinal).compute_capability
     return int(major) * 10 + int(minor)
+
+
+def unowned_buffer(core: Any, address: int, nbytes: int) -> Any:
+    """`nbytes` at `address`, host or device memory, as a cuda.core Buffer
+    that does not own them (never frees them), for cuda.core's copies and
+    fills, which take Buffers."""
+    return core.Buffer.from_handle(address, nbytes)
 
 
 class CudaExecutor(RecordingExecutor):
@@ -126,6 +131,7 @@ class CudaExecutor(RecordingExecutor):
 
     dlpack_device_type = 2
     cuda_array_interface = True
+    shared_windows = True
     fault_note = (
         "a fault inside a kernel leaves this process's CUDA context unusable: "
         "restart the process"
@@ -139,37 +145,24 @@ class CudaExecutor(RecordingExecutor):
         device: int = 0,
     ) -> None:
         super().__init__(kernels)
-        self.driver = _driver()
-        self.device, self.context = start_driver(device)
+        self.core = _core()
+        self.device = start_driver(device)
+        self.null_stream = self.core.LEGACY_DEFAULT_STREAM
+        """The legacy default stream: launches and copies without a stream
+        go there, ordered with every other (blocking) stream's work."""
+        self._buffers: dict[int, Any] = {}
+        """Each allocation's address -> its Buffer, freed by `free`."""
+        self._linker: Any = None
         text = ptx.encode() if isinstance(ptx, str) else bytes(ptx)
-        image: bytes | int
-        if any(symbol.encode() in text for symbol in DEVICE_RUNTIME_SYMBOLS):
-            image, self._link_state = self._link_with_device_runtime(text)
-        else:
-            image, self._link_state = text + b"\0", None
-        self.module = self._load(image)
+        with reported("loading gpuc's PTX"):
+            if any(symbol.encode() in text for symbol in DEVICE_RUNTIME_SYMBOLS):
+                self.code = self._link_with_device_runtime(text)
+            else:
+                self.code = self.core.ObjectCode.from_ptx(text)
+            for name in self.kernels:  # loads the module: its errors show here
+                self.function(name)
 
-    def _jit_options(self, log: bytearray) -> tuple[list[Any], list[Any]]:
-        option = self.driver.CUjit_option
-        return (
-            [option.CU_JIT_ERROR_LOG_BUFFER, option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES],
-            [log, len(log)],
-        )
-
-    @staticmethod
-    def _log_text(log: bytearray) -> str:
-        return bytes(log).split(b"\0", 1)[0].decode(errors="replace").strip()
-
-    def _load(self, image: bytes | int) -> Any:
-        log = bytearray(LOG_BYTES)
-        options, values = self._jit_options(log)
-        result = self.driver.cuModuleLoadDataEx(image, len(options), options, values)
-        try:
-            return check(result, "loading gpuc's PTX (cuModuleLoadDataEx)")
-        except LaunchError as error:
-            raise LaunchError(f"{error}\n{self._log_text(log)}".rstrip()) from None
-
-    def _link_with_device_runtime(self, ptx: bytes) -> tuple[int, Any]:
+    def _link_with_device_runtime(self, ptx: bytes) -> Any:
         library = device_runtime_library()
         if library is None:
             raise LaunchError(
@@ -177,186 +170,153 @@ class CudaExecutor(RecordingExecutor):
                 "device runtime (libcudadevrt.a): install the CUDA toolkit or "
                 "nvidia-cuda-runtime, or set GPUC_CUDADEVRT to the file"
             )
-        driver = self.driver
-        log = bytearray(LOG_BYTES)
-        options, values = self._jit_options(log)
-        state = check(
-            driver.cuLinkCreate(len(options), options, values), "cuLinkCreate"
-        )
-        input_type = driver.CUjitInputType
-        try:
-            check(
-                driver.cuLinkAddData(
-                    state,
-                    input_type.CU_JIT_INPUT_PTX,
-                    ptx + b"\0",
-                    len(ptx) + 1,
-                    b"gpuc.ptx",
-                    0,
-                    [],
-                    [],
-                ),
-                "adding gpuc's PTX to the link (cuLinkAddData)",
+        core = self.core
+        major, minor = self.device.compute_capability
+        with warnings.catch_warnings():
+            # Without nvJitLink cuda.core links with the driver, as gpuc wants
+            # (no LTO here), and says so with a RuntimeWarning.
+            warnings.filterwarnings("ignore", "cuda.bindings.nvjitlink", RuntimeWarning)
+            self._linker = core.Linker(
+                core.ObjectCode.from_ptx(ptx, name="gpuc.ptx"),
+                core.ObjectCode.from_library(str(library)),
+                options=core.LinkerOptions(arch=f"sm_{major}{minor}"),
             )
-            check(
-                driver.cuLinkAddFile(
-                    state,
-                    input_type.CU_JIT_INPUT_LIBRARY,
-                    str(library).encode(),
-                    0,
-                    [],
-                    [],
-                ),
-                f"adding {library} to the link (cuLinkAddFile)",
-            )
-            cubin, _size = check(driver.cuLinkComplete(state), "cuLinkComplete")
-        except LaunchError as error:
-            driver.cuLinkDestroy(state)
-            raise LaunchError(f"{error}\n{self._log_text(log)}".rstrip()) from None
-        return int(cubin), state
+        with reported(f"linking gpuc's PTX with {library}"):
+            return self._linker.link("cubin")
 
     def _find_function(self, name: str, symbol: bytes) -> Any:
-        return check(
-            self.driver.cuModuleGetFunction(self.module, symbol),
-            f"finding kernel '{name}' in the PTX (cuModuleGetFunction)",
-        )
+        with reported(f"finding kernel '{name}' in the PTX"):
+            return self.code.get_kernel(symbol.decode())
 
     def _function_max_threads(self, function: Any) -> int:
-        return int(
-            check(
-                self.driver.cuFuncGetAttribute(
-                    self.driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                    function,
-                ),
-                "cuFuncGetAttribute",
-            )
-        )
+        with reported("reading a kernel's attributes"):
+            return int(function.attributes.max_threads_per_block)
 
     def _limit_attributes(self) -> LimitAttributes:
-        attr = self.driver.CUdevice_attribute
+        """`cuda.core.Device.properties`' names of the limits."""
         return LimitAttributes(
-            max_block_threads=attr.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-            max_block=(
-                attr.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
-                attr.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
-                attr.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z,
-            ),
-            max_grid=(
-                attr.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
-                attr.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
-                attr.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z,
-            ),
-            max_shared_bytes=attr.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+            max_block_threads="max_threads_per_block",
+            max_block=("max_block_dim_x", "max_block_dim_y", "max_block_dim_z"),
+            max_grid=("max_grid_dim_x", "max_grid_dim_y", "max_grid_dim_z"),
+            max_shared_bytes="max_shared_memory_per_block",
         )
 
     def _device_attribute(self, attribute: Any) -> int:
-        return int(
-            check(
-                self.driver.cuDeviceGetAttribute(attribute, self.device),
-                str(attribute),
-            )
-        )
+        with reported(f"reading the device's {attribute}"):
+            return int(getattr(self.device.properties, attribute))
+
+    def _stream(self, stream: Any) -> Any:
+        return self.null_stream if stream is None else stream
+
+    def _copy(self, dst: int, src: int, nbytes: int, stream: Any) -> None:
+        """Queue a copy of `nbytes` between two addresses (host or device:
+        CUDA's unified addressing tells them apart) on `stream`."""
+        core = self.core
+        target = unowned_buffer(core, dst, nbytes)
+        target.copy_from(unowned_buffer(core, src, nbytes), stream=stream)
 
     def _copy_to_device(self, pointer: int, host: int, nbytes: int, what: str) -> None:
-        check(self.driver.cuMemcpyHtoD(pointer, host, nbytes), what)
+        with reported(what):
+            self._copy(pointer, host, nbytes, self.null_stream)
+            self.null_stream.sync()
 
     def _copy_from_device(
         self, host: int, pointer: int, nbytes: int, what: str
     ) -> None:
-        check(self.driver.cuMemcpyDtoH(host, pointer, nbytes), what)
+        with reported(what):
+            self._copy(host, pointer, nbytes, self.null_stream)
+            self.null_stream.sync()
 
-    def _launch_kernel(
+    def _launch_values(
         self,
         name: str,
-        dims: tuple[int, ...],
+        grid: tuple[int, int, int],
+        block: tuple[int, int, int],
+        values: Sequence[Any],
         stream: Any,
-        params: int | None,
-        shared: int = 0,
+        shared: int,
     ) -> None:
-        check(
-            self.driver.cuLaunchKernel(
-                self.function(name),
-                *dims,
-                shared,
-                0 if stream is None else stream,  # 0: the null stream
-                0 if params is None else params,
-                0,
-            ),
-            f"launching kernel '{name}' (cuLaunchKernel)",
-        )
+        """`cuda.core.launch`: device addresses (ints) as 64-bit values, the
+        rest numpy scalars of the parameters' types."""
+        core = self.core
+        config = core.LaunchConfig(grid=grid, block=block, shmem_size=shared)
+        args = [np.uint64(v) if isinstance(v, int) else v for v in values]
+        with reported(f"launching kernel '{name}'"):
+            core.launch(self._stream(stream), config, self.function(name), *args)
 
     @property
     def owner(self) -> Any:
-        return ("cuda", int(self.device))
+        return ("cuda", int(self.device.device_id))
 
     def _memset(self, pointer: int, pattern: int, width: int, count: int) -> bool:
-        memset = {
-            1: self.driver.cuMemsetD8Async,
-            2: self.driver.cuMemsetD16Async,
-            4: self.driver.cuMemsetD32Async,
-        }[width]
-        check(
-            memset(pointer, pattern, count, 0), f"filling memory (cuMemsetD{8 * width})"
-        )
+        with reported(f"filling memory ({8 * width}-bit pattern)"):
+            unowned_buffer(self.core, pointer, width * count).fill(
+                np.array([pattern], f"<u{width}"), stream=self.null_stream
+            )
         return True
 
     def _copy_async(
         self, to_device: bool, dst: int, src: int, nbytes: int, stream: Any
     ) -> None:
-        if to_device:
-            check(
-                self.driver.cuMemcpyHtoDAsync(dst, src, nbytes, stream),
-                "copying to the device (cuMemcpyHtoDAsync)",
-            )
-        else:
-            check(
-                self.driver.cuMemcpyDtoHAsync(dst, src, nbytes, stream),
-                "copying from the device (cuMemcpyDtoHAsync)",
-            )
+        where = "to" if to_device else "from"
+        with reported(f"copying {where} the device on a stream"):
+            self._copy(dst, src, nbytes, stream)
 
     def _stream_create(self) -> Any:
-        flags = self.driver.CUstream_flags.CU_STREAM_DEFAULT
-        return check(self.driver.cuStreamCreate(flags), "cuStreamCreate")
+        with reported("creating a stream"):
+            return self.device.create_stream()
 
     def _stream_destroy(self, stream: Any) -> None:
-        check(self.driver.cuStreamDestroy(stream), "cuStreamDestroy")
+        with reported("destroying a stream"):
+            stream.close()
 
     def _stream_synchronize(self, stream: Any, what: str) -> None:
-        check(self.driver.cuStreamSynchronize(stream), what)
+        with reported(what):
+            stream.sync()
 
     def _event_create(self) -> Any:
-        flags = self.driver.CUevent_flags.CU_EVENT_DEFAULT
-        return check(self.driver.cuEventCreate(flags), "cuEventCreate")
+        with reported("creating an event"):
+            return self.device.create_event(self.core.EventOptions(timing_enabled=True))
 
     def _event_destroy(self, event: Any) -> None:
-        check(self.driver.cuEventDestroy(event), "cuEventDestroy")
+        with reported("destroying an event"):
+            event.close()
 
     def _event_record(self, event: Any, stream: Any) -> None:
-        check(self.driver.cuEventRecord(event, stream), "cuEventRecord")
+        with reported("recording an event"):
+            self._stream(stream).record(event)
 
     def _event_synchronize(self, event: Any) -> None:
-        check(self.driver.cuEventSynchronize(event), "waiting for an event")
+        with reported("waiting for an event"):
+            event.sync()
 
     def _event_elapsed_ms(self, start: Any, end: Any) -> float:
-        return float(
-            check(self.driver.cuEventElapsedTime(start, end), "cuEventElapsedTime")
-        )
+        with reported("timing two events"):
+            return float(end - start)
 
     def make_current(self) -> None:
-        """Make this executor's context current in the calling OS thread (a
+        """Make this executor's device current in the calling OS thread (a
         CUDA context is current per thread; Python threads each need it)."""
-        check(self.driver.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
+        with reported("making the device current"):
+            self.device.set_current()
 
     def _alloc(self, nbytes: int) -> int:
-        return int(check(self.driver.cuMemAlloc(nbytes), "cuMemAlloc"))
+        with reported(f"allocating {nbytes} bytes of device memory"):
+            buffer = self.device.allocate(nbytes, stream=self.null_stream)
+        pointer = int(buffer.handle)
+        self._buffers[pointer] = buffer
+        return pointer
 
     def free(self, pointer: int) -> None:
-        check(self.driver.cuMemFree(pointer), "cuMemFree")
+        buffer = self._buffers.pop(pointer)
+        with reported("freeing device memory"):
+            buffer.close(self.null_stream)
 
     def _synchronize(self, what: str) -> None:
-        check(self.driver.cuCtxSynchronize(), what)
+        with reported(what):
+            self.device.sync()
 
     def close(self) -> None:
-        if self._link_state is not None:
-            self.driver.cuLinkDestroy(self._link_state)
-            self._link_state = None
+        if self._linker is not None:
+            self._linker.close()
+            self._linker = None

@@ -22,6 +22,7 @@ from gpuc.runtime.args import (
     Limits,
     check_launch,
     find_kernel,
+    with_shared_offsets,
 )
 from gpuc.runtime.arrays import DeviceArray, Event, Stream
 
@@ -55,6 +56,10 @@ class DeviceExecutor(ABC):
     """DLPack's `DLDeviceType` of this runtime's memory (CUDA 2, ROCm 10)."""
     cuda_array_interface: ClassVar[bool] = False
     """Device arrays offer `__cuda_array_interface__` (numba, CuPy)."""
+    shared_windows: ClassVar[bool] = False
+    """The target maps shared pointer parameters to the launch's dynamic
+    shared memory (`Target.shared_parameter`): the launch takes
+    `gpuc.SharedMemory(count)` for them and passes each its window's offset."""
 
     def __init__(self, kernels: Mapping[str, KernelSignature]) -> None:
         self.kernels = dict(kernels)
@@ -102,7 +107,6 @@ class DeviceExecutor(ABC):
         self, host: int, pointer: int, nbytes: int, what: str
     ) -> None: ...
 
-    @abstractmethod
     def _launch_kernel(
         self,
         name: str,
@@ -114,7 +118,9 @@ class DeviceExecutor(ABC):
         """Launch kernel `name` on `dims` (grid, then block) with `params`, the
         address of an array of pointers to each argument's bytes (None when it
         takes none), on `stream` (None: the null stream) with `shared` bytes
-        of dynamic shared memory."""
+        of dynamic shared memory: what `_launch_values` calls, for a runtime
+        that takes the driver's parameter array (HIP)."""
+        raise NotImplementedError(f"{type(self).__name__} defines _launch_values")
 
     @property
     @abstractmethod
@@ -196,6 +202,19 @@ class DeviceExecutor(ABC):
     ) -> None:
         """Launch with already-checked values: numpy scalars, and device
         pointers as ints for pointer parameters. No copies, no synchronize."""
+        self._launch_values(name, grid, block, values, stream, shared)
+
+    def _launch_values(
+        self,
+        name: str,
+        grid: tuple[int, int, int],
+        block: tuple[int, int, int],
+        values: Sequence[Any],
+        stream: Any,
+        shared: int,
+    ) -> None:
+        """The launch itself: by default the values packed as the driver's
+        parameter array for `_launch_kernel`."""
         boxes = [
             np.array([value], np.uint64)
             if isinstance(value, int)
@@ -305,6 +324,7 @@ class DeviceExecutor(ABC):
             [self.adopt(a, name, i) for i, a in enumerate(args)],
             self.limits,
             shared,
+            self.shared_windows,
         )
         for param, array in launch.device_arrays():
             if not isinstance(array, GpuArray) or array.owner != self.owner:
@@ -316,7 +336,10 @@ class DeviceExecutor(ABC):
         if any(True for _ in launch.arrays()):
             self._launch_copying(launch, handle)
             return
-        values = [v.handle if isinstance(v, GpuArray) else v for v in launch.values]
+        values = [
+            v.handle if isinstance(v, GpuArray) else v
+            for v in with_shared_offsets(launch)
+        ]
         self.launch_raw(name, launch.grid, launch.block, values, handle, launch.shared)
 
     def adopt(self, value: object, kernel: str = "", position: int = 0) -> Any:
@@ -394,7 +417,7 @@ class DeviceExecutor(ABC):
                     )
             values = [
                 v.handle if isinstance(v, GpuArray) else pointers.get(id(v), v)
-                for v in launch.values
+                for v in with_shared_offsets(launch)
             ]
             self.launch_raw(
                 name, launch.grid, launch.block, values, stream, launch.shared

@@ -117,6 +117,10 @@ def _from_dlpack(value: Any, kind: str, written: bool) -> np.ndarray[Any, Any]:
             f"a {kind} whose DLPack export numpy cannot take ({error}): do what "
             "that says, or pass a numpy array"
         ) from None
+    if written and not array.flags.writeable and hasattr(value, "__array_interface__"):
+        # numpy marks an unversioned DLPack capsule (Warp's) read-only, since
+        # it cannot say otherwise; the array interface says (its data flag).
+        return _writeable(np.asarray(value), kind, True, "its __array_interface__")
     return _writeable(array, kind, written, "DLPack")
 
 

@@ -47,7 +47,9 @@ from gpuc.runtime.args import (
     Limits,
     check_launch,
     remembered_geometry,
+    with_shared_offsets,
 )
+from gpuc.runtime.arrays import SharedMemory
 from gpuc.runtime.printing import HOOK_ADDRESS, block_output
 from gpuc.targets.launch_abi import NATIVE_PRINT
 from gpuc.targets.native.abi import (
@@ -57,6 +59,7 @@ from gpuc.targets.native.abi import (
     LAUNCH,
     Layout,
     checked_symbol,
+    dynamic_shared_start,
 )
 
 ARG_SLOT_BYTES = 8
@@ -387,11 +390,13 @@ def _direct_entry(
 
 
 def _as_c(pointer: bool, value: Any) -> Any:
-    """A checked argument as ctypes takes it: an array's address, a scalar's
-    Python value. (ctypes has no half type: a kernel with an f16 parameter
-    launches through the worker, which passes it in the register the ABI
-    says.)"""
+    """A checked argument as ctypes takes it: an array's address (or a shared
+    pointer's offset into the dynamic shared memory), a scalar's Python
+    value. (ctypes has no half type: a kernel with an f16 parameter launches
+    through the worker, which passes it in the register the ABI says.)"""
     if pointer:
+        if isinstance(value, np.uint64):
+            return int(value)
         return value.__array_interface__["data"][0]
     if isinstance(value, np.float32):
         # .item() goes through a Python float (a double), which quiets a
@@ -424,18 +429,34 @@ def _report(name: str, launch: Launch, record: Any) -> None:
     raise LaunchError(f"kernel '{name}': {where}: {message}; {stopped}")
 
 
+def _shared_bytes(launch: Launch) -> int:
+    """A block's shared memory: the static part, then the dynamic part of its
+    `SharedMemory` arguments (docs/native-abi.md)."""
+    return dynamic_shared_start(launch.sig.static_shared_bytes) + launch.shared
+
+
 class _Buffers:
     """What a checked kernel reads about its launch's buffers (the record's
     `extents`, `buffers` and `buffer_count`), kept alive during the launch:
     each argument's byte size (0 for a scalar), and a table of (start, bytes)
     per array argument and then per block range's shared memory."""
 
-    def __init__(self, values: Sequence[Any], shared: Sequence[int], shared_bytes: int):
+    def __init__(self, launch: Launch, shared: Sequence[int], shared_bytes: int):
+        values = launch.values
         arrays = [
             np.asarray(v) if hasattr(v, "__array_interface__") else None for v in values
         ]
         self.extents = np.array(
-            [0 if a is None else a.nbytes for a in arrays] or [0], np.int64
+            [
+                v.count * p.dtype.itemsize
+                if isinstance(v, SharedMemory)  # its window: in the table's last row
+                else 0
+                if a is None
+                else a.nbytes
+                for p, v, a in zip(launch.sig.params, values, arrays, strict=True)
+            ]
+            or [0],
+            np.int64,
         )
         rows = [(a.ctypes.data, a.nbytes) for a in arrays if a is not None]
         self.count = len(rows) + 1
@@ -658,27 +679,27 @@ class NativeExecutor:
         if fast is not None and fast.launch(self, grid, block, args):
             return
         launch = check_launch(
-            self.kernels, name, grid, block, args, lambda _: self.limits
+            self.kernels, name, grid, block, args, lambda _: self.limits, 0, True
         )
-        sig = launch.sig
+        values = with_shared_offsets(launch)
         groups = self._groups(launch.blocks, launch.threads)
         direct = self._entries[name]
         if groups == 1 and direct is not None:
-            self._run_here(direct, name, launch)
+            self._run_here(direct, name, launch, values)
             return
-        shared_stride = -(-max(sig.static_shared_bytes, 1) // ALIGN) * ALIGN
-        # The JIT code points into these buffers; they live until the spawner
-        # returns (the records, holding the threads, until they are joined).
-        slots = _argument_slots(launch.values)
+        shared_bytes = _shared_bytes(launch)
+        shared_stride = -(-max(shared_bytes, 1) // ALIGN) * ALIGN
+        # The JIT code points into these buffers; they live until after the join.
+        slots = _argument_slots(values)
         records, records_at = _aligned(groups * RECORD_BYTES)
         shared, shared_at = _aligned(groups * shared_stride)
 
         view = records.reshape(groups, RECORD_BYTES // 8)
         buffers = (
             _Buffers(
-                launch.values,
+                launch,
                 [shared_at + g * shared_stride for g in range(groups)],
-                sig.static_shared_bytes,
+                shared_bytes,
             )
             if name in self._checked
             else None
@@ -756,10 +777,11 @@ class NativeExecutor:
             self._reap(wait=True)
 
     def _record_here(
-        self, sig: KernelSignature, grid: Dim3, block: Dim3
+        self, grid: Dim3, block: Dim3, shared_bytes: int
     ) -> tuple[np.ndarray[Any, np.dtype[np.uint64]], int]:
         """This thread's launch record (kept from one launch to the next), filled
-        for one block range covering `grid`, and its address."""
+        for one block range covering `grid` with `shared_bytes` of shared memory
+        per block, and its address."""
         local = self._local
         record: np.ndarray[Any, np.dtype[np.uint64]] | None = getattr(
             local, "record", None
@@ -768,7 +790,7 @@ class NativeExecutor:
             record, local.record_at = _aligned(RECORD_BYTES)
             local.record = record
             local.shared, local.shared_at = _aligned(ALIGN)
-        need = -(-max(sig.static_shared_bytes, 1) // ALIGN) * ALIGN
+        need = -(-max(shared_bytes, 1) // ALIGN) * ALIGN
         if local.shared.nbytes < need:
             local.shared, local.shared_at = _aligned(need)
         filled = (grid, block, local.shared_at)
@@ -789,21 +811,24 @@ class NativeExecutor:
         return record, local.record_at
 
     def _run_here(
-        self, direct: tuple[Any, tuple[bool, ...]], name: str, launch: Launch
+        self,
+        direct: tuple[Any, tuple[bool, ...]],
+        name: str,
+        launch: Launch,
+        values: Sequence[Any],
     ) -> None:
         """A launch of one block range, called directly in this thread on
         per-thread buffers kept from one launch to the next (a small launch
         then costs little more than its argument checks)."""
         local = self._local
-        record, record_at = self._record_here(launch.sig, launch.grid, launch.block)
+        shared_bytes = _shared_bytes(launch)
+        record, record_at = self._record_here(launch.grid, launch.block, shared_bytes)
         buffers = None
         if name in self._checked:
-            buffers = _Buffers(
-                launch.values, [local.shared_at], launch.sig.static_shared_bytes
-            )
+            buffers = _Buffers(launch, [local.shared_at], shared_bytes)
             buffers.fill(record, 0)
         entry, kinds = direct
-        entry(record_at, *map(_as_c, kinds, launch.values))
+        entry(record_at, *map(_as_c, kinds, values))
         del buffers
         if record[_ERROR]:
             _report(name, launch, record)
@@ -936,7 +961,9 @@ class _FastPath:
                 self.geometries.clear()
         if found is None:
             return False
-        record, record_at = executor._record_here(sig, *found)
+        record, record_at = executor._record_here(
+            *found, dynamic_shared_start(sig.static_shared_bytes)
+        )
         self.entry(record_at, *values)
         if record[_ERROR]:
             launch = check_launch(

@@ -576,6 +576,10 @@ class OpenCLExecutor:
         self._after(launch, queue, record)
 
 
+DLPACK_OPENCL = 4
+"""DLPack's `kDLOpenCL` device type."""
+
+
 class OpenCLArray(DeviceArray):
     """A spirv executor's device array: an OpenCL buffer (`handle`)."""
 
@@ -612,6 +616,21 @@ class OpenCLArray(DeviceArray):
             )
         view.handle = root.handle.get_sub_region(start, view.nbytes)
         return view
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """DLPack's OpenCL device type (4), so that a consumer sees where the
+        array is before asking for it."""
+        return (DLPACK_OPENCL, 0)
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        """Refused with what to do: an OpenCL buffer has no address a DLPack
+        consumer could read (numpy, torch and JAX take only CPU or CUDA
+        memory), and the spirv executor never copies silently."""
+        raise BufferError(
+            f"{self!r} is an OpenCL buffer, which no DLPack consumer reads in "
+            "place: d.copy_to_host() gives a numpy array (or compile for the "
+            "native target, whose device arrays are host memory)"
+        )
 
     def fill(self, value: object, *, stream: Stream | None = None) -> None:
         """Set every element to `value` (clEnqueueFillBuffer: nothing copied)."""

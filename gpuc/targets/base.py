@@ -257,6 +257,15 @@ class Target(ArgSpecConvertible):
     def barrier(self, fl: FunctionLowering) -> None:
         raise NotImplementedError(f"target {self.name!r} must define barrier()")
 
+    def shared_parameter(self, fl: FunctionLowering, value: ir.Value) -> ir.Value:
+        """A kernel's `!gpuc.ptr<T, shared>` parameter as its body uses it,
+        given what the launch passes (`gpuc.SharedMemory(count)` on the host).
+        Default: the parameter itself (OpenCL's local-memory argument, which
+        the runtime points at memory it allocates); ptx: a byte offset into
+        the launch's dynamic shared window. (The native launch entry does
+        this before calling the kernel: docs/native-abi.md.)"""
+        return value
+
     def shared_alloc(self, fl: FunctionLowering, op: SharedAllocOp) -> ir.Value:
         """Default: one internal global in the shared address space per op."""
         from gpuc.lowering.memory import shared_global

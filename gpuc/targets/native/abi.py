@@ -9,9 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from gpuc.targets.launch_abi import SHARED_WINDOW_ALIGN
+
 FIELD_BYTES = 8
 ENTRY_PREFIX = "__gpuc_launch_"
 WARP = 32
+
+
+def dynamic_shared_start(static_bytes: int) -> int:
+    """Where a block's dynamic shared memory starts in its `shared` buffer:
+    past the static part, aligned as each of its windows is; a shared
+    pointer parameter's argument is its byte offset from there."""
+    return -(-static_bytes // SHARED_WINDOW_ALIGN) * SHARED_WINDOW_ALIGN
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, ClassVar
 from xdsl.dialects.builtin import ModuleOp
 
 from gpuc.diagnostics import OpError
-from gpuc.dialects.attrs import AddressSpace, FinalizedAttr
+from gpuc.dialects.attrs import AddressSpace, FinalizedAttr, PtrType
 from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp, LaunchOp
 from gpuc.targets.base import Target, known_block_size
 from gpuc.targets.native.abi import (
@@ -28,6 +28,7 @@ from gpuc.targets.native.abi import (
     STATE,
     WARP,
     checked_symbol,
+    dynamic_shared_start,
     entry_point,
     state_bytes,
 )
@@ -377,7 +378,9 @@ def launch_entry(
     for d in range(3):
         write("grid_dim", d, grid[d])
         write("block_dim", d, block[d])
-    write("shared", 0, read("shared", ty=ptr))
+    shared = read("shared", ty=ptr)
+    write("shared", 0, shared)
+    args = dynamic_shared_args(b, func, args, shared, record.shared_bytes)
     write("error", 0, ir.Constant(ptr, None))
     if plan.reports:
         write("launch", 0, launch)
@@ -469,6 +472,30 @@ def launch_entry(
         marker = ir.GlobalVariable(ml.llvm, i8, checked_symbol(record.symbol.data))
         marker.global_constant = True
         marker.initializer = ir.Constant(i8, 1)
+
+
+def dynamic_shared_args(
+    b: ir.IRBuilder,
+    func: FuncOp,
+    args: list[ir.Value],
+    shared: ir.Value,
+    static_bytes: int,
+) -> list[ir.Value]:
+    """The kernel's arguments with each shared pointer's, a byte offset into
+    the block's dynamic shared memory (docs/native-abi.md), made the address
+    there: past the static part of the block's `shared` buffer."""
+    from llvmlite import ir
+
+    i8, i64 = ir.IntType(8), ir.IntType(64)
+    start = dynamic_shared_start(static_bytes)
+    placed = list(args)
+    for i, ty in enumerate(func.function_type.inputs.data):
+        if isinstance(ty, PtrType) and ty.address_space is AddressSpace.SHARED:
+            offset = b.add(b.ptrtoint(args[i], i64), ir.Constant(i64, start))
+            placed[i] = b.gep(
+                shared, [offset], source_etype=i8, name=f"{args[i].name}.window"
+            )
+    return placed
 
 
 def work_group_context(

@@ -20,6 +20,7 @@ from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import AddressSpace
 from gpuc.dialects.functions import FuncOp
 from gpuc.targets.base import RecordingTarget, TargetError
+from gpuc.targets.launch_abi import DYNAMIC_SHARED, SHARED_WINDOW_ALIGN
 from gpuc.targets.ptx.wmma import WmmaMatrices
 
 if TYPE_CHECKING:
@@ -91,8 +92,9 @@ class PTXTarget(WmmaMatrices, RecordingTarget):
     device: ClassVar[tuple[type, str] | None] = (int, "a CUDA device ordinal")
     max_static_shared_bytes: ClassVar[int | None] = 48 * 1024
     static_shared_limit: ClassVar[str] = (
-        "CUDA's limit on static shared memory; more needs dynamic shared memory, "
-        "which gpuc does not allocate"
+        "CUDA's limit on static shared memory; more needs dynamic shared memory: "
+        "a !gpuc.ptr<T, shared> kernel parameter, launched with "
+        "gpuc.SharedMemory(count)"
     )
     debug_emission_kind: ClassVar[str] = "DebugDirectivesOnly"
     """`.file`/`.loc` only, what ptxas's `-lineinfo` reads: a DWARF section, or
@@ -202,6 +204,27 @@ class PTXTarget(WmmaMatrices, RecordingTarget):
                 ir.Constant(i32, size),
             ]
         ml.llvm.add_named_metadata("nvvm.annotations", ml.llvm.add_metadata(entry))
+
+    def shared_parameter(self, fl: FunctionLowering, value: ir.Value) -> ir.Value:
+        """The launch passes a shared pointer parameter its byte offset into
+        the dynamic shared memory (`sharedMemBytes`), which PTX addresses
+        through an `.extern .shared` array of no size: the parameter is that
+        array's address plus the offset."""
+        from llvmlite import ir
+
+        i8, i64 = ir.IntType(8), ir.IntType(64)
+        space = self.address_spaces[AddressSpace.SHARED]
+        window = fl.ml.llvm.globals.get(DYNAMIC_SHARED)
+        if window is None:
+            window = ir.GlobalVariable(
+                fl.ml.llvm, ir.ArrayType(i8, 0), DYNAMIC_SHARED, addrspace=space
+            )
+            window.linkage = "external"
+            window.align = SHARED_WINDOW_ALIGN
+            window.type = ir.PointerType(addrspace=space)  # an opaque pointer
+        b = fl.builder
+        offset = b.ptrtoint(value, i64, name=f"{value.name}.offset")
+        return b.gep(window, [offset], source_etype=i8, name=f"{value.name}.window")
 
     def symbol_name(self, name: str) -> str:
         """PTX identifiers are `[A-Za-z0-9_$]`: `.` becomes `_$_`, as LLVM's

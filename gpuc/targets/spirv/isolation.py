@@ -65,6 +65,9 @@ class _Server:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
+        self._inherited: subprocess.Popen[bytes] | None = None
+        """A forked copy's server of its parent: never waited for here, but
+        referenced, so that it is not reported as left running."""
         self._pid = os.getpid()
         atexit.register(self.close)
 
@@ -72,9 +75,13 @@ class _Server:
         """Send one job; its child's exit status and output."""
         with self._lock:
             if self._pid != os.getpid():  # a forked copy: the server is the parent's
-                self._proc, self._pid = None, os.getpid()
+                self._inherited, self._proc = self._proc, None
+                self._pid = os.getpid()
+                _close_pipes(self._inherited)
             for attempt in (1, 2):
-                if self._proc is None or self._proc.poll() is not None:
+                if self._proc is not None and self._proc.poll() is not None:
+                    self._stop()  # it went away: its pipes are closed here
+                if self._proc is None:
                     self._proc = self._start()
                 answer = self._ask(self._proc, request)
                 if answer is not None:
@@ -124,11 +131,25 @@ class _Server:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        _close_pipes(proc)
 
     def close(self) -> None:
         if self._pid == os.getpid():
             with self._lock:
                 self._stop()
+
+
+def _close_pipes(proc: subprocess.Popen[bytes] | None) -> None:
+    """Close this process's ends of `proc`'s pipes (left open, Python reports
+    them with a ResourceWarning, an error under `-W error`)."""
+    if proc is None:
+        return
+    for pipe in (proc.stdin, proc.stdout):
+        if pipe is not None:
+            try:
+                pipe.close()
+            except OSError:
+                pass
 
 
 _server = _Server()

@@ -42,11 +42,13 @@ gpuc.func @shared(%t: index) kernel {
 
 // Atomics keep the op's ordering (relaxed is monotonic) at the device scope
 // (CUDA's default); float add is fadd; compare-exchange returns the old value.
+// A kernel's shared pointer parameter is its part of the dynamic shared window.
 // CHECK-LABEL: define ptx_kernel void @atomics(ptr addrspace(1) %ip, ptr addrspace(3) %fp, i32 %v, float %f)
+// CHECK: %fp.window = getelementptr i8, ptr addrspace(3) @__gpuc_dynamic_shared, i64 %fp.offset
 // CHECK: atomicrmw add ptr addrspace(1) {{%.*}}, i32 %v syncscope("device") monotonic
 // CHECK: atomicrmw umax ptr addrspace(1) %ip, i32 %v syncscope("device") seq_cst
 // CHECK: atomicrmw xchg ptr addrspace(1) %ip, i32 %v syncscope("device") acq_rel
-// CHECK: atomicrmw fadd ptr addrspace(3) %fp, float %f syncscope("device") monotonic
+// CHECK: atomicrmw fadd ptr addrspace(3) %fp.window, float %f syncscope("device") monotonic
 // CHECK: [[PAIR:%.*]] = cmpxchg ptr addrspace(1) %ip, i32 %v, i32 0 syncscope("device") acquire acquire
 // CHECK: %old = extractvalue { i32, i1 } [[PAIR]], 0
 gpuc.func @atomics(%ip: !gpuc.ptr<i32, global>, %fp: !gpuc.ptr<f32, shared>, %v: i32, %f: f32) kernel {

@@ -18,7 +18,7 @@ gpuc.func @at_limit() kernel {
 
 // A helper's allocation counts toward every kernel that calls it.
 // NATIVE: verify_target_limits.mlir:[[# @LINE + 2]]:1: error: 'gpuc.func' op kernel @over uses 49156 bytes of static shared memory, more than the 49152 bytes the native target allows (the native executor's limit
-// CHECK: verify_target_limits.mlir:[[# @LINE + 1]]:1: error: 'gpuc.func' op kernel @over uses 49156 bytes of static shared memory, more than the 49152 bytes the ptx target allows (CUDA's limit on static shared memory; more needs dynamic shared memory, which gpuc does not allocate); allocate less workgroup memory (gpuc.shared_alloc, or an imported kernel's workgroup memrefs; helpers' allocations count too)
+// CHECK: verify_target_limits.mlir:[[# @LINE + 1]]:1: error: 'gpuc.func' op kernel @over uses 49156 bytes of static shared memory, more than the 49152 bytes the ptx target allows (CUDA's limit on static shared memory; more needs dynamic shared memory: a !gpuc.ptr<T, shared> kernel parameter, launched with gpuc.SharedMemory(count)); allocate less workgroup memory (gpuc.shared_alloc, or an imported kernel's workgroup memrefs; helpers' allocations count too)
 gpuc.func @over() kernel {
   %s = gpuc.shared_alloc 12288 : !gpuc.ptr<f32, shared>
   gpuc.call @helper() : () -> ()
