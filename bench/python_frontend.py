@@ -16,7 +16,7 @@ and their numba-cuda versions in bench/numba_kernels/), prints
 Each side first runs once unmeasured, as an installed package's first run
 would: Python writes the bytecode of what it imports (a pip install does it
 for its own files; an editable install of gpuc leaves it to the first run), and
-gpuc its start-up code cache (`gpuc.code_cache`). So the children run without
+gpuc its start-up code cache (`gpuc.cache.startup`). So the children run without
 PYTHONDONTWRITEBYTECODE, whatever the caller's environment says. `--cpu`
 times the children's CPU time instead of the wall clock (on a shared, busy
 machine, where the wall clock measures the neighbours).

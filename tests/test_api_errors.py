@@ -99,8 +99,9 @@ def test_an_owned_module_is_compiled_in_place_and_still_verified() -> None:
     from xdsl.dialects import arith
     from xdsl.dialects.builtin import IntegerAttr, f32, i32
 
+    from gpuc.compiler import compile_module
     from gpuc.diagnostics import OpError
-    from gpuc.driver import compile_module, load_module
+    from gpuc.driver import load_module
 
     module = load_module(SAXPY)
     result = compile_module(module, "native", owned=True, cache=False)

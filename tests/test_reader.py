@@ -20,7 +20,7 @@ from xdsl.utils.exceptions import ParseError
 from gpuc.context import make_context
 from gpuc.dialects.reader import read_module
 from gpuc.driver import load_module
-from gpuc.transforms.foreign.text import ForeignParser
+from gpuc.reader.text import ForeignParser
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))

@@ -9,23 +9,10 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-import pytest
 from import_graph import cycles, import_graph
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = ROOT / "gpuc" / "targets"
-
-PENDING = frozenset(
-    {
-        "gpuc.targets.native",
-        "gpuc.targets.native_asserts",
-        "gpuc.targets.native_faults",
-        "gpuc.targets.work_items",
-    }
-)
-"""The native target's flat modules, which import each other in a circle
-until they become the package gpuc/targets/native/ (issue 24): a circle made
-of these alone is expected to fail; once they are gone, delete this."""
 
 
 def target_graph() -> dict[str, set[str]]:
@@ -38,11 +25,7 @@ def target_graph() -> dict[str, set[str]]:
 
 
 def test_target_modules_import_no_circle() -> None:
-    found = cycles(target_graph())
-    known = [c for c in found if set(c) <= PENDING]
-    assert [c for c in found if c not in known] == []
-    if known:
-        pytest.xfail(f"the native target's modules still circle: {known}")
+    assert cycles(target_graph()) == []
 
 
 def test_every_target_module_imports() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gpuc.caching import compile_key
+from gpuc.cache.compiling import compile_key
 from gpuc.dialects.attrs import TARGET_ATTR, CompileSettings, TargetAttr
 from gpuc.driver import make_options, run
 from gpuc.lowering.context import translate_module

@@ -119,15 +119,19 @@ class GpucPipeline(ModulePass):
     def passes(self, module: ModuleOp | None = None) -> tuple[ModulePass, ...]:
         """The stages, in order: without the import's passes for a `module`
         that has nothing to import, the target's own passes last (the target
-        is `target`, else `module`'s configured one, else the default)."""
+        is `configured`'s, else `target`, else `module`'s configured one, else
+        the default)."""
         from gpuc.targets import (
             DEFAULT_TARGET,
             configured_target,
             make_target,
             parse_target_spec,
+            target_of_attr,
         )
 
-        if self.target:
+        if self.configured is not None:
+            target = target_of_attr(self.configured)
+        elif self.target:
             target = parse_target_spec(self.target)
         elif module is not None:
             target = configured_target(module)
