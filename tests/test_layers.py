@@ -19,6 +19,7 @@ LAYERS = ("base", "stages", "compile API", "commands")
 
 BASE_PACKAGES = (
     "gpuc.dialects",
+    "gpuc.reader",
     "gpuc.transforms",
     "gpuc.lowering",
     "gpuc.targets",

@@ -1,4 +1,4 @@
-"""The fast reader (gpuc/dialects/reader.py) builds exactly the module xDSL's
+"""The fast reader (gpuc/reader/fast.py) builds exactly the module xDSL's
 parser builds -- ops, properties, result names, implicit terminators and
 `file:line:col` locations, compared as generic text with locations -- or
 declines and leaves the text to xDSL's parser; it never accepts text the
@@ -18,7 +18,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError
 
 from gpuc.context import make_context
-from gpuc.dialects.reader import read_module
+from gpuc.reader.fast import read_module
 from gpuc.driver import load_module
 from gpuc.reader.text import ForeignParser
 

@@ -55,5 +55,6 @@ def test_the_shared_modules_are_leaves() -> None:
             "gpuc.targets.base",
             "gpuc.targets.common",
             "gpuc.targets.error_record",
+            "gpuc.targets.launch_abi",
             "gpuc.targets.printf",
         }, package

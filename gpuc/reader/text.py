@@ -427,7 +427,7 @@ def parse_foreign_module(
         ctx = make_context()
     text, moved = hoist_trailing_aliases(text)
     offset = line_offset - moved
-    from gpuc.dialects.reader import read_module
+    from gpuc.reader.fast import read_module
 
     fast = read_module(text, ctx, name, offset) if allow_implicit_module else None
     try:
