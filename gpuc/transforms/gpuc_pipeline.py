@@ -4,12 +4,12 @@ runner (`run_passes`, xDSL's `PassPipeline` with an after-pass callback for
 dumps and timing); `gpuc.driver` runs the same list.
 
 Options: `target` (a spec such as `ptx{sm=80}`; empty: the module's
-`#gpuc.target`, else the default target; from Python, `configured` is the
-whole attribute), `exports` (symbols kept public
+`#gpuc.target`, else the default target), `exports` (symbols kept public
 besides the kernels), `libraries` (files defining job sources; quote paths:
 `libraries="lib/a.mlir","b.mlir"`), `gpu-module` (the one gpu.module of a
 foreign module to compile). From Python, `generators` adds job generators by
-name, ahead of the installed ones.
+name, ahead of the installed ones, and `configured` is the whole
+`#gpuc.target` (target and compile settings) to attach.
 
 `import` is its own passes in the list (`ImportForeign.passes()`), left out
 for a module that has nothing to import.
