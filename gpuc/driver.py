@@ -282,13 +282,6 @@ def stage_translate(c: Compilation) -> None:
     assert c.module is not None
     initialize(c.target.llvm_options())
     c.machine = c.target.target_machine(configured_settings(c.module).opt_level)
-    if configured_settings(c.module).checked:
-        # The native target's checked mode reads this unit attribute
-        # (native_faults.is_checked), set here from #gpuc.target's `checked`
-        # until it reads configured_settings(module).checked itself.
-        from xdsl.dialects.builtin import UnitAttr
-
-        c.module.attributes["gpuc.checked"] = UnitAttr()
     c.ir = translate_module(c.module, c.target)
     c.ir.data_layout = str(c.machine.target_data)
 

@@ -51,8 +51,6 @@ if TYPE_CHECKING:
     from gpuc.lowering.context import FunctionLowering, ModuleLowering
 
 I64, I32, I8, PTR = ir.IntType(64), ir.IntType(32), ir.IntType(8), ir.PointerType()
-CHECKED_ATTR = "gpuc.checked"
-"""The module attribute (a unit) that asks for checked mode."""
 FAULT_FUNCTION = "__gpuc_fault"
 
 Root = tuple[str, Operation, int]
@@ -80,7 +78,11 @@ _bounds: weakref.WeakKeyDictionary[
 
 
 def is_checked(module: ModuleOp) -> bool:
-    return CHECKED_ATTR in module.attributes
+    """Whether the module is compiled in checked mode: its `#gpuc.target`'s
+    `checked` setting."""
+    from gpuc.targets import configured_settings
+
+    return configured_settings(module).checked
 
 
 def fault_plan(ml: ModuleLowering) -> FaultPlan:
