@@ -18,8 +18,8 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError
 
 from gpuc.context import make_context
-from gpuc.reader.fast import read_module
 from gpuc.driver import load_module
+from gpuc.reader.fast import read_module
 from gpuc.reader.text import ForeignParser
 
 ROOT = Path(__file__).resolve().parents[1]
