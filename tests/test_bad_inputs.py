@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 import gpuc
-from gpuc.cli.main import main as cli
+from gpuc.cli import main as cli
 
 PTR = "!gpuc.ptr<f32, global>"
 

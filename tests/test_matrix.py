@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import gpuc
-from gpuc.cli.main import main as cli
+from gpuc.cli import main as cli
 from gpuc.tools import ToolError, llvm_tool
 
 SOURCE = Path(__file__).with_name("matrix_kernels.mlir")
