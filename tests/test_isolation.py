@@ -92,7 +92,7 @@ def test_no_resource_warning_under_w_error(tmp_path: Path) -> None:
 
     script = (
         "import gpuc\n"
-        "from gpuc import isolation\n"
+        "from gpuc.targets.spirv import isolation\n"
         f"examples = {str(EXAMPLES)!r}\n"
         "gpuc.compile(examples + '/saxpy.mlir', target='spirv')\n"
         "isolation._server._proc.kill()\n"

@@ -112,7 +112,7 @@ class WorkGroupLowering(WorkGroupFunction):
         entry = self.fn.entry_basic_block
         before = len(entry.instructions)
         slot = super().alloca(ty, name, zeroed, align)
-        prologue = getattr(self, "_prologue", None)
+        prologue = getattr(self, "prologue", None)
         if prologue is not None and prologue.block is entry:
             prologue._anchor += len(entry.instructions) - before  # noqa: SLF001
         return slot
