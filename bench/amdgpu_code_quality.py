@@ -35,7 +35,7 @@ import tempfile
 from pathlib import Path
 
 from gpuc.compiler import compile_module
-from gpuc.targets.amdgpu import kernel_metadata
+from gpuc.targets.amdgpu.target import kernel_metadata
 from gpuc.tools import llvm_tool
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -107,7 +107,7 @@ def cli_modules(argv: list[str], watched: list[str]) -> tuple[int, list[str], st
 OTHER_TARGETS = [
     "gpuc.targets.spirv",
     "gpuc.targets.native.target",
-    "gpuc.targets.amdgpu",
+    "gpuc.targets.amdgpu.target",
     "importlib.metadata",
 ]
 

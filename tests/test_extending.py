@@ -323,7 +323,7 @@ def test_new_pass_output_compiles_and_computes() -> None:
 @dataclass(frozen=True)
 class ToyGPUTarget(Target):
     """AMD GPUs through LLVM's AMDGPU back-end (code object v5), as an
-    assembly listing: the shape of `gpuc/targets/amdgpu.py`, registered under
+    assembly listing: the shape of `gpuc/targets/amdgpu/target.py`, registered under
     another name."""
 
     name: ClassVar[str] = "toygpu"

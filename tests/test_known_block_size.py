@@ -83,7 +83,7 @@ def test_amdgpu_code_object_notes_carry_the_block() -> None:
             llvm_tool(tool)
     except ToolError as e:
         pytest.skip(str(e))
-    from gpuc.targets.amdgpu import kernel_metadata
+    from gpuc.targets.amdgpu.target import kernel_metadata
 
     hsaco = compile_module(FILL, "amdgpu", validate=True).artefact
     assert isinstance(hsaco, bytes)

@@ -45,7 +45,7 @@ pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=f"{WHY_NOT}")
     "name", [n for n, e in CASES.items() if "amdgpu" not in e.unsupported]
 )
 def test_every_example_is_a_code_object_that_validates(name: str, arch: str) -> None:
-    from gpuc.targets.amdgpu import code_object_symbols, kernel_metadata
+    from gpuc.targets.amdgpu.target import code_object_symbols, kernel_metadata
 
     result = compile_module(
         EXAMPLES / f"{name}.mlir", "amdgpu", arch=arch, validate=True
@@ -74,7 +74,7 @@ def test_arch_is_the_code_objects_processor() -> None:
     from gpuc.context import make_context
     from gpuc.driver import load_module
     from gpuc.outputs import output_class
-    from gpuc.targets.amdgpu import DEFAULT_ARCH
+    from gpuc.targets.amdgpu.target import DEFAULT_ARCH
 
     assert make_target("amdgpu").describe() == f'amdgpu{{arch="{DEFAULT_ARCH}"}}'
     for arch in ("gfx942", "gfx1201"):
@@ -89,7 +89,7 @@ def test_accepted_archs_are_processors_llvm_knows() -> None:
     import shutil
     import subprocess
 
-    from gpuc.targets.amdgpu import ARCHS as ACCEPTED
+    from gpuc.targets.amdgpu.target import ARCHS as ACCEPTED
 
     llc = shutil.which("llc-22")
     if llc is None:
@@ -117,7 +117,7 @@ def test_child_launch_is_a_diagnostic() -> None:
 
 
 def test_always_inline_wrapper_leaves_only_the_kernel() -> None:
-    from gpuc.targets.amdgpu import code_object_symbols
+    from gpuc.targets.amdgpu.target import code_object_symbols
 
     source = (EXAMPLES / "deferred_inline.mlir").read_text()
     result = compile_module(source, "amdgpu", validate=True)
@@ -126,7 +126,7 @@ def test_always_inline_wrapper_leaves_only_the_kernel() -> None:
 
 
 def test_helper_job_is_a_local_symbol() -> None:
-    from gpuc.targets.amdgpu import code_object_symbols
+    from gpuc.targets.amdgpu.target import code_object_symbols
 
     helper = "square_plus.helper.no_inline"
     result = compile_module(EXAMPLES / "deferred_helper.mlir", "amdgpu", validate=True)
@@ -141,7 +141,7 @@ def test_helper_job_is_a_local_symbol() -> None:
 
 
 def test_without_always_inline_the_wrapper_is_local() -> None:
-    from gpuc.targets.amdgpu import code_object_symbols
+    from gpuc.targets.amdgpu.target import code_object_symbols
 
     source = (EXAMPLES / "deferred_inline.mlir").read_text()
     source = source.replace(" {always_inline = true}", "")

@@ -41,7 +41,7 @@ BUILTIN_TARGETS: dict[str, str] = {
     "ptx": "gpuc.targets.ptx.target:PTXTarget",
     "spirv": "gpuc.targets.spirv.target:SPIRVTarget",
     "native": "gpuc.targets.native.target:NativeTarget",
-    "amdgpu": "gpuc.targets.amdgpu:AMDGPUTarget",
+    "amdgpu": "gpuc.targets.amdgpu.target:AMDGPUTarget",
 }
 """Target name -> "module:Target subclass", imported when first asked for."""
 
