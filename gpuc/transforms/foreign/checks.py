@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from gpuc.diagnostics import made_of
-from gpuc.dialects.attrs import AddressSpace
+from gpuc.dialects.attrs import AddressSpace, FuncPtrType
 from gpuc.dialects.foreign.affine import AFFINE_OPS
 from gpuc.dialects.foreign.amdgpu import AMDGPU_OPS, BUFFER_OP_NAMES
 from gpuc.dialects.foreign.gpu import AllReduceOp
@@ -128,6 +128,9 @@ MEMREF_USES = {
     # A deferred job's arguments are passed as a call's are.
     "gpuc.deferred_call": None,
     "gpuc.deferred_launch": None,
+    # An indirect call passes memrefs as a direct call does (its pointer's
+    # signature is expanded alike, bare_pointers.expand_signature).
+    "gpuc.call_indirect": None,
     **dict.fromkeys(BUFFER_OP_NAMES, "memref"),
     **MEMREF_OPERANDS,
 }
@@ -187,6 +190,22 @@ def type_problem(t: Attribute) -> str | None:
     if isinstance(t, MemRefType):
         problem: str | None = memref_problem(t)
         return problem
+    if isinstance(t, FuncPtrType):
+        return _signature_problem(t)
+    return None
+
+
+def _signature_problem(t: FuncPtrType) -> str | None:
+    """Why the import cannot expand function pointer type `t`'s memrefs."""
+    for result in t.signature.outputs.data:
+        if isinstance(result, MemRefType | UnrankedMemRefType):
+            return (
+                f"function pointer type {t} returns a memref; functions cannot "
+                "return memrefs, write through a memref parameter instead"
+            )
+    for param in (*t.signature.inputs.data, *t.signature.outputs.data):
+        if (problem := type_problem(param)) is not None:
+            return f"function pointer type {t}: {problem}"
     return None
 
 
