@@ -113,12 +113,22 @@ CASES = {
     "starred": ("    print(@*x.shape)", "starred expressions"),
     "in": ("    if @n in (1, 2):\n        pass", "'in' comparisons"),
     "None": ("    v = @None", "the literal None has no gpuc type"),
+    "shared array through an address": (
+        "    s = gpuc.shared((4,), gpuc.f32)\n    f = gpuc.address(first)\n"
+        "    x[0] = f(@s)",
+        "a function called through its gpuc.address() takes arrays in global",
+    ),
 }
 
 KERNEL = """
 @gpuc.kernel
 def other(x: F, n: gpuc.i32):
     pass
+
+
+@gpuc.func
+def first(a: F) -> gpuc.f32:
+    return a[0]
 
 
 @gpuc.kernel
