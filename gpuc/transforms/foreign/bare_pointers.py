@@ -194,9 +194,12 @@ def dynamic_layout_count(t: MemRefType) -> int:
 
 def expand_type(t: Attribute) -> list[Attribute]:
     """The parameter types a value of type `t` is passed as (a function
-    pointer's: the pointer to its function with memrefs expanded)."""
+    pointer's, or a function value's: the pointer to its function with
+    memrefs expanded)."""
     if isinstance(t, FuncPtrType):
         return [FuncPtrType(expand_signature(t.signature))]
+    if isinstance(t, FunctionType):  # func.constant's value
+        return [FuncPtrType(expand_signature(t))]
     if not isinstance(t, MemRefType):
         return [t]
     extra = len(dynamic_dims(t)) + dynamic_layout_count(t)

@@ -15,6 +15,7 @@ from xdsl.dialects import func, gpu, memref
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseArrayBase,
+    FunctionType,
     IndexType,
     IntAttr,
     IntegerType,
@@ -96,7 +97,13 @@ MEMREF_OPS = (
     "memref.expand_shape",
     "memref.collapse_shape",
 )
-FUNC_OPS = ("func.func", "func.call", "func.return")
+FUNC_OPS = (
+    "func.func",
+    "func.call",
+    "func.return",
+    "func.constant",
+    "func.call_indirect",
+)
 SUPPORTED = {
     "gpu": GPU_OPS,
     "memref": MEMREF_OPS,
@@ -131,6 +138,7 @@ MEMREF_USES = {
     # An indirect call passes memrefs as a direct call does (its pointer's
     # signature is expanded alike, bare_pointers.expand_signature).
     "gpuc.call_indirect": None,
+    "func.call_indirect": None,
     **dict.fromkeys(BUFFER_OP_NAMES, "memref"),
     **MEMREF_OPERANDS,
 }
@@ -190,22 +198,25 @@ def type_problem(t: Attribute) -> str | None:
     if isinstance(t, MemRefType):
         problem: str | None = memref_problem(t)
         return problem
-    if isinstance(t, FuncPtrType):
+    if isinstance(t, FuncPtrType | FunctionType):
         return _signature_problem(t)
     return None
 
 
-def _signature_problem(t: FuncPtrType) -> str | None:
-    """Why the import cannot expand function pointer type `t`'s memrefs."""
-    for result in t.signature.outputs.data:
+def _signature_problem(t: FuncPtrType | FunctionType) -> str | None:
+    """Why the import cannot expand the memrefs of function pointer type `t`
+    (or of a function value's type, func.constant's)."""
+    signature = t.signature if isinstance(t, FuncPtrType) else t
+    what = "function pointer" if isinstance(t, FuncPtrType) else "function value"
+    for result in signature.outputs.data:
         if isinstance(result, MemRefType | UnrankedMemRefType):
             return (
-                f"function pointer type {t} returns a memref; functions cannot "
+                f"{what} type {t} returns a memref; functions cannot "
                 "return memrefs, write through a memref parameter instead"
             )
-    for param in (*t.signature.inputs.data, *t.signature.outputs.data):
+    for param in (*signature.inputs.data, *signature.outputs.data):
         if (problem := type_problem(param)) is not None:
-            return f"function pointer type {t}: {problem}"
+            return f"{what} type {t}: {problem}"
     return None
 
 

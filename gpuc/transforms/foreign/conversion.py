@@ -12,6 +12,7 @@ from typing import NoReturn
 from xdsl.dialects import func, gpu, memref
 from xdsl.dialects.builtin import (
     DenseArrayBase,
+    FunctionType,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -24,13 +25,21 @@ from xdsl.rewriter import Rewriter
 from gpuc.diagnostics import ORIGINS, OpError, format_op_diagnostic
 from gpuc.dialects.attrs import Dim, FuncPtrType, InlineHint, Role
 from gpuc.dialects.deferred import DeferredCallOp, DeferredLaunchOp
+from gpuc.dialects.foreign.func import CallIndirectOp as FuncCallIndirectOp
+from gpuc.dialects.foreign.func import ConstantOp as FuncConstantOp
 from gpuc.dialects.foreign.gpu import AllReduceOp as GPUAllReduceOp
 from gpuc.dialects.foreign.gpu import ShuffleOp as GPUShuffleOp
 from gpuc.dialects.foreign.gpu import (
     SubgroupReduceOp as GPUSubgroupReduceOp,
 )
 from gpuc.dialects.foreign.gpu_printf import PrintfOp as GPUPrintfOp
-from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncOp, ReturnOp
+from gpuc.dialects.functions import (
+    CallIndirectOp,
+    CallOp,
+    FuncAddrOp,
+    FuncOp,
+    ReturnOp,
+)
 from gpuc.dialects.index import (
     BarrierOp,
     BlockDimOp,
@@ -175,6 +184,18 @@ def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
         callee = op.callee.root_reference.data
         args = memory.operands(op.arguments, op)
         replace_located(op, CallOp(callee, args, op.res.types))
+    elif isinstance(op, FuncConstantOp):
+        assert op.callee is not None  # verified
+        signature = expand_signature(op.result.type)
+        replace_located(op, FuncAddrOp(op.callee.root_reference.data, signature))
+    elif isinstance(op, FuncCallIndirectOp):
+        # The callee's type becomes a !gpuc.funcptr once every function
+        # value is retyped (retype_function_pointers).
+        args = memory.operands(op.args, op)
+        indirect = CallIndirectOp.create(
+            operands=[op.callee, *args], result_types=list(op.results_.types)
+        )
+        replace_located(op, indirect)
     elif isinstance(op, CallIndirectOp) and any(
         isinstance(a.type, MemRefType) for a in op.arguments
     ):
@@ -219,11 +240,15 @@ def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
 def retype_function_pointers(region: Region) -> None:
     """Give each function pointer value in `region` whose signature holds
     memrefs (from gpuc.deferred_addr or gpuc.func_addr, through block
-    arguments and structured control flow) its expanded signature."""
+    arguments and structured control flow) its expanded signature, and each
+    function value (func.constant's) its !gpuc.funcptr type."""
 
     def retype(value: SSAValue) -> None:
         t = value.type
-        if isinstance(t, FuncPtrType) and (new := expand_type(t)[0]) != t:
+        if (
+            isinstance(t, FuncPtrType | FunctionType)
+            and (new := expand_type(t)[0]) != t
+        ):
             Rewriter.replace_value_with_new_type(value, new)
 
     for block in region.blocks:

@@ -5,9 +5,9 @@
 // then its dynamic sizes, strides and offset), through scf.if results and a
 // helper's function pointer parameter, and passes memrefs to an indirect call
 // as to a direct one. Compiled for ptx (ptxas where installed).
-// MLIR's own func.constant / func.call_indirect are not read (xDSL has no
-// such ops), so the text uses gpuc's. A signature returning a memref, or
-// holding a memref gpuc cannot pass, is refused at the op.
+// (MLIR's func.constant / func.call_indirect: func_constant.mlir.) A
+// signature returning a memref, or holding a memref gpuc cannot pass, is
+// refused at the op.
 // RUN: gpuc-opt -p import --split-input-file %s | filecheck %s
 // RUN: gpuc compile %s --target ptx --validate -o %t.ptx
 // RUN: not gpuc-opt -p import --split-input-file %S/Inputs/invalid/function_pointers.mlir 2>&1 | filecheck %s --check-prefix=INVALID
@@ -69,3 +69,4 @@ func.func @k2(%out: memref<1xf32>) attributes {gpu.kernel} {
 
 // INVALID: error: 'gpuc.deferred_addr' op result in @k: function pointer type !gpuc.funcptr<(memref<?xf32>) -> memref<?xf32>> returns a memref; functions cannot return memrefs, write through a memref parameter instead
 // INVALID: error: 'gpuc.deferred_addr' op result in @k: function pointer type !gpuc.funcptr<(memref<?xcomplex<f32>>) -> f32>: element type complex<f32> is not supported
+// INVALID: error: 'func.constant' op result in @k: function value type (memref<?xf32>) -> memref<?xf32> returns a memref
