@@ -2,8 +2,8 @@
 parameters, chosen per thread through `scf.if` and called with
 `func.call_indirect` (tests/filecheck/import/func_constant.mlir, MLIR 16's
 text). Run on native against numpy on fresh random inputs (a strided view),
-the output poisoned first; ptx validated by ptxas; spirv refuses function
-pointers at the op. Rerun with GPUC_TEST_SEED=<seed>.
+the output poisoned first; ptx validated by ptxas, amdgpu by its linker;
+spirv refuses function pointers at the op. Rerun with GPUC_TEST_SEED=<seed>.
 """
 
 from __future__ import annotations
@@ -38,8 +38,9 @@ def test_function_values_run_on_native() -> None:
     np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5, err_msg=f"{SEED}")
 
 
-def test_function_values_pass_ptxas_and_spirv_refuses_them() -> None:
+def test_function_values_pass_ptxas_and_amdgpu_and_spirv_refuses_them() -> None:
     assert compile_module(SOURCE.read_text(), "ptx", sm=90, validate=True).artefact
+    assert compile_module(SOURCE.read_text(), "amdgpu", validate=True).artefact
     # At func.constant's line (the import keeps each op's location).
     line = next(
         n

@@ -414,7 +414,7 @@ def test_amdgpu_validated() -> None:
         llvm_tool("ld.lld")
     except ToolError as e:
         pytest.skip(str(e))
-    kernels = [control, conversions, atomics, bump]
+    kernels = [control, conversions, atomics, bump, via_pointer, via_array_pointer]
     mod = gpuc.compile(kernels, "amdgpu", validate=True)
     assert {k.name for k in kernels} <= set(mod)
 
