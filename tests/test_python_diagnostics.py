@@ -308,7 +308,7 @@ def test_invalid_frontend_ir_is_reported_located_when_a_pass_fails(
     from xdsl.dialects.builtin import IntegerAttr, i32
 
     from gpuc.python import values
-    from gpuc.transforms.import_foreign import ImportForeign
+    from gpuc.transforms.convert_foreign_to_gpuc import ConvertForeignToGpuc
 
     source = HEADER + "@gpuc.kernel\ndef k(x: F):\n    x[0] = 2.5\n"
     module = load(tmp_path, "wrong", source)
@@ -316,7 +316,8 @@ def test_invalid_frontend_ir_is_reported_located_when_a_pass_fails(
     def crash(self: object, ctx: object, op: object) -> None:
         raise RuntimeError("a pass crashed")
 
-    monkeypatch.setattr(ImportForeign, "apply", crash)
+    # The import runs as its own passes (ImportForeign.passes()).
+    monkeypatch.setattr(ConvertForeignToGpuc, "apply", crash)
     with pytest.raises(RuntimeError, match="a pass crashed"):
         gpuc.compile(module.k, "ptx", cache=False)  # type: ignore[attr-defined]
     real = values.constant_attr
