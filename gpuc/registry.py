@@ -57,7 +57,7 @@ PASSES: dict[str, str] = {
 DIALECTS: dict[str, str] = {
     "builtin": "xdsl.dialects.builtin:Builtin",
     "gpuc": "gpuc.dialects.gpuc:GPUC",
-    "func": "xdsl.dialects.func:Func",
+    "func": "gpuc.dialects.foreign.func:Func",
     "arith": "gpuc.dialects.foreign.arith:Arith",
     "math": "xdsl.dialects.math:Math",
     "scf": "xdsl.dialects.scf:Scf",

@@ -113,12 +113,22 @@ CASES = {
     "starred": ("    print(@*x.shape)", "starred expressions"),
     "in": ("    if @n in (1, 2):\n        pass", "'in' comparisons"),
     "None": ("    v = @None", "the literal None has no gpuc type"),
+    "shared array through an address": (
+        "    s = gpuc.shared((4,), gpuc.f32)\n    f = gpuc.address(first)\n"
+        "    x[0] = f(@s)",
+        "a function called through its gpuc.address() takes arrays in global",
+    ),
 }
 
 KERNEL = """
 @gpuc.kernel
 def other(x: F, n: gpuc.i32):
     pass
+
+
+@gpuc.func
+def first(a: F) -> gpuc.f32:
+    return a[0]
 
 
 @gpuc.kernel
@@ -298,7 +308,7 @@ def test_invalid_frontend_ir_is_reported_located_when_a_pass_fails(
     from xdsl.dialects.builtin import IntegerAttr, i32
 
     from gpuc.python import values
-    from gpuc.transforms.resolve_deferred import ResolveDeferred
+    from gpuc.transforms.convert_foreign_to_gpuc import ConvertForeignToGpuc
 
     source = HEADER + "@gpuc.kernel\ndef k(x: F):\n    x[0] = 2.5\n"
     module = load(tmp_path, "wrong", source)
@@ -306,7 +316,8 @@ def test_invalid_frontend_ir_is_reported_located_when_a_pass_fails(
     def crash(self: object, ctx: object, op: object) -> None:
         raise RuntimeError("a pass crashed")
 
-    monkeypatch.setattr(ResolveDeferred, "apply", crash)
+    # The import runs as its own passes (ImportForeign.passes()).
+    monkeypatch.setattr(ConvertForeignToGpuc, "apply", crash)
     with pytest.raises(RuntimeError, match="a pass crashed"):
         gpuc.compile(module.k, "ptx", cache=False)  # type: ignore[attr-defined]
     real = values.constant_attr

@@ -7,7 +7,7 @@ callee through the per-module symbol table in `symbols.py`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from xdsl.dialects.builtin import (
@@ -476,38 +476,64 @@ class CallIndirectOp(IRDLOperation):
     # !gpuc.funcptr signature, which no constraint reads without checking it.
     @classmethod
     def parse(cls, parser: Parser) -> CallIndirectOp:
-        fp = parser.parse_unresolved_operand()
-        args = parser.parse_comma_separated_list(
-            parser.Delimiter.PAREN, parser.parse_unresolved_operand
+        callee, args, attrs = parse_indirect_call(
+            parser,
+            lambda t: t.signature if isinstance(t, FuncPtrType) else None,
+            "a !gpuc.funcptr type",
         )
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        ptr = parser.parse_type()
-        if not isinstance(ptr, FuncPtrType):
-            parser.raise_error(f"expected a !gpuc.funcptr type, got {ptr}", pos)
-        inputs = ptr.signature.inputs.data
-        if len(inputs) != len(args):
-            parser.raise_error(
-                f"{len(args)} arguments given but {ptr} takes {len(inputs)}", pos
-            )
-        op = cls(
-            parser.resolve_operand(fp, ptr), parser.resolve_operands(args, inputs, pos)
-        )
+        op = cls(callee, args)
         op.attributes |= attrs
         return op
 
     def print(self, printer: Printer) -> None:
+        print_indirect_call(printer, self.callee, self.arguments, self.attributes)
+
+
+def parse_indirect_call(
+    parser: Parser,
+    signature: Callable[[Attribute], FunctionType | None],
+    expected: str,
+) -> tuple[SSAValue, Sequence[SSAValue], dict[str, Attribute]]:
+    """`%f(%a, ...) {attrs} : T`, an indirect call's syntax (gpuc's and
+    MLIR's func.call_indirect): the callee and the arguments, typed by T's
+    `signature` (None where T is not `expected`), and the attributes."""
+    callee = parser.parse_unresolved_operand()
+    args = parser.parse_comma_separated_list(
+        parser.Delimiter.PAREN, parser.parse_unresolved_operand
+    )
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    pos = parser.pos
+    t = parser.parse_type()
+    found = signature(t)
+    if found is None:
+        parser.raise_error(f"expected {expected}, got {t}", pos)
+    inputs = found.inputs.data
+    if len(inputs) != len(args):
+        parser.raise_error(
+            f"{len(args)} arguments given but {t} takes {len(inputs)}", pos
+        )
+    resolved = parser.resolve_operands(args, inputs, pos)
+    return parser.resolve_operand(callee, t), resolved, attrs
+
+
+def print_indirect_call(
+    printer: Printer,
+    callee: SSAValue,
+    args: Sequence[SSAValue],
+    attributes: dict[str, Attribute],
+) -> None:
+    """What `parse_indirect_call` reads."""
+    printer.print_string(" ")
+    printer.print_operand(callee)
+    printer.print_string("(")
+    printer.print_list(args, printer.print_operand)
+    printer.print_string(")")
+    if attributes:
         printer.print_string(" ")
-        printer.print_operand(self.callee)
-        printer.print_string("(")
-        printer.print_list(self.arguments, printer.print_operand)
-        printer.print_string(")")
-        if self.attributes:
-            printer.print_string(" ")
-            printer.print_attr_dict(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.callee.type)
+        printer.print_attr_dict(attributes)
+    printer.print_string(" : ")
+    printer.print_attribute(callee.type)
 
 
 class LaunchShaped(Protocol):

@@ -116,34 +116,41 @@ class FunctionCalls(Statements):
         return DeferredJob(fn, JobAttr(Role.HELPER, inline, generator, params))
 
     def function_address(self, node: ast.Call) -> Value:
-        """`gpuc.address(f, **job)`: `gpuc.deferred_addr`, to be called."""
-        from xdsl.dialects.builtin import FunctionType
-
+        """`gpuc.address(f, **job)`: `gpuc.deferred_addr`, to be called. A
+        function taking arrays is addressed as its variant for arrays in
+        global memory (its signature holds their memrefs, which the import
+        expands as a direct call's)."""
         from gpuc.dialects.deferred import DeferredAddrOp
         from gpuc.python.types import ArrayType
 
         job = self.deferred_job(node)
-        params = job.fn.parameters()
-        if any(isinstance(t, ArrayType) for _, t, _ in params):
-            raise self.error(
-                f"gpuc.address() takes functions of scalars; {job.fn.name} takes "
-                "an array (call it, or gpuc.deferred it)"
-            )
-        result = job.fn.result_type()
-        symbol, _ = self.unit.device(job.fn, (), self.source.where(node))
-        signature = FunctionType.from_lists(
-            [t.mlir() for _, t, _ in params], [result.mlir()] if result else []
-        )
+        arrays = [t for _, t, _ in job.fn.parameters() if isinstance(t, ArrayType)]
+        where = self.source.where(node)
+        symbol, _ = self.unit.device(job.fn, ("global",) * len(arrays), where)
+        signature = self.unit.function_type(symbol)
         op = self.emit(DeferredAddrOp(symbol, job.job, signature))
         return PyObj(FunctionAddress(op.results[0], job.fn))
 
     def indirect_call(self, address: FunctionAddress, node: ast.Call) -> Value:
+        from gpuc.dialects.attrs import FuncPtrType
         from gpuc.dialects.functions import CallIndirectOp
 
         if node.keywords:
             raise self.error("keyword arguments are not supported in kernel calls")
         args = [self.expr(a) for a in node.args]
+        params = address.fn.parameters()
+        for (pname, _, _), arg, given in zip(params, args, node.args, strict=False):
+            if isinstance(arg, ArrayValue) and arg.space != "global":
+                raise self.error(
+                    f"argument '{pname}' of {address.fn.name}() is a {arg.space} "
+                    "array; a function called through its gpuc.address() takes "
+                    "arrays in global memory (call it directly instead)",
+                    given,
+                )
         symbol, result, operands = self.callee(address.fn, args)
+        ptr = address.ssa.type
+        assert isinstance(ptr, FuncPtrType)
+        assert [o.type for o in operands] == list(ptr.signature.inputs.data)
         op = self.emit(CallIndirectOp(address.ssa, operands))
         return Scalar(op.results[0], result) if result else Const(0)
 

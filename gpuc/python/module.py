@@ -14,7 +14,7 @@ from gpuc.python.source import KernelError, Where
 
 if TYPE_CHECKING:
     from xdsl.dialects import func
-    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.dialects.builtin import FunctionType, ModuleOp
 
     from gpuc.python.decorators import DeviceFunction, KernelFunction, PyFunction
     from gpuc.python.types import DType
@@ -72,6 +72,13 @@ class ModuleBuilder:
         self.functions.append(FunctionCompiler(self, fn).compile(symbol, spaces, {}))
         self.active.pop()
         return self.symbols[key]
+
+    def function_type(self, symbol: str) -> FunctionType:
+        """The type of compiled function @symbol."""
+        for f in self.functions:
+            if f.sym_name.data == symbol:
+                return f.function_type
+        raise AssertionError(f"@{symbol} is not compiled")
 
     def module(self) -> ModuleOp:
         from xdsl.dialects.builtin import ModuleOp

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    FunctionType,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -34,7 +35,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineMap
 
-from gpuc.dialects.attrs import AddressSpace, AddressSpaceAttr, AtomicKind, PtrType
+from gpuc.dialects.attrs import (
+    AddressSpace,
+    AddressSpaceAttr,
+    AtomicKind,
+    FuncPtrType,
+    PtrType,
+)
 from gpuc.dialects.foreign.gpu import GPUAddressSpace, GPUAddressSpaceAttr
 
 SPACE_BY_KEYWORD = {
@@ -186,11 +193,27 @@ def dynamic_layout_count(t: MemRefType) -> int:
 
 
 def expand_type(t: Attribute) -> list[Attribute]:
-    """The parameter types a value of type `t` is passed as."""
+    """The parameter types a value of type `t` is passed as (a function
+    pointer's, or a function value's: the pointer to its function with
+    memrefs expanded)."""
+    if isinstance(t, FuncPtrType):
+        return [FuncPtrType(expand_signature(t.signature))]
+    if isinstance(t, FunctionType):  # func.constant's value
+        return [FuncPtrType(expand_signature(t))]
     if not isinstance(t, MemRefType):
         return [t]
     extra = len(dynamic_dims(t)) + dynamic_layout_count(t)
     return [pointer_type(t), *(IndexType() for _ in range(extra))]
+
+
+def expand_signature(signature: FunctionType) -> FunctionType:
+    """`signature` as the import passes its values: each memref parameter as
+    its pointer and dynamic sizes, strides and offset (function pointers'
+    signatures too), a direct call's convention, which an indirect call of
+    a function with memref parameters follows."""
+    inputs = [e for t in signature.inputs.data for e in expand_type(t)]
+    outputs = [e for t in signature.outputs.data for e in expand_type(t)]
+    return FunctionType.from_lists(inputs, outputs)
 
 
 def memref_params(

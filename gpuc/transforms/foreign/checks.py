@@ -15,6 +15,7 @@ from xdsl.dialects import func, gpu, memref
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseArrayBase,
+    FunctionType,
     IndexType,
     IntAttr,
     IntegerType,
@@ -29,7 +30,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from gpuc.diagnostics import made_of
-from gpuc.dialects.attrs import AddressSpace
+from gpuc.dialects.attrs import AddressSpace, FuncPtrType
 from gpuc.dialects.foreign.affine import AFFINE_OPS
 from gpuc.dialects.foreign.amdgpu import AMDGPU_OPS, BUFFER_OP_NAMES
 from gpuc.dialects.foreign.gpu import AllReduceOp
@@ -96,7 +97,13 @@ MEMREF_OPS = (
     "memref.expand_shape",
     "memref.collapse_shape",
 )
-FUNC_OPS = ("func.func", "func.call", "func.return")
+FUNC_OPS = (
+    "func.func",
+    "func.call",
+    "func.return",
+    "func.constant",
+    "func.call_indirect",
+)
 SUPPORTED = {
     "gpu": GPU_OPS,
     "memref": MEMREF_OPS,
@@ -128,6 +135,10 @@ MEMREF_USES = {
     # A deferred job's arguments are passed as a call's are.
     "gpuc.deferred_call": None,
     "gpuc.deferred_launch": None,
+    # An indirect call passes memrefs as a direct call does (its pointer's
+    # signature is expanded alike, bare_pointers.expand_signature).
+    "gpuc.call_indirect": None,
+    "func.call_indirect": None,
     **dict.fromkeys(BUFFER_OP_NAMES, "memref"),
     **MEMREF_OPERANDS,
 }
@@ -187,6 +198,25 @@ def type_problem(t: Attribute) -> str | None:
     if isinstance(t, MemRefType):
         problem: str | None = memref_problem(t)
         return problem
+    if isinstance(t, FuncPtrType | FunctionType):
+        return _signature_problem(t)
+    return None
+
+
+def _signature_problem(t: FuncPtrType | FunctionType) -> str | None:
+    """Why the import cannot expand the memrefs of function pointer type `t`
+    (or of a function value's type, func.constant's)."""
+    signature = t.signature if isinstance(t, FuncPtrType) else t
+    what = "function pointer" if isinstance(t, FuncPtrType) else "function value"
+    for result in signature.outputs.data:
+        if isinstance(result, MemRefType | UnrankedMemRefType):
+            return (
+                f"{what} type {t} returns a memref; functions cannot "
+                "return memrefs, write through a memref parameter instead"
+            )
+    for param in (*signature.inputs.data, *signature.outputs.data):
+        if (problem := type_problem(param)) is not None:
+            return f"{what} type {t}: {problem}"
     return None
 
 

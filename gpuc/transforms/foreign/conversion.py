@@ -12,25 +12,34 @@ from typing import NoReturn
 from xdsl.dialects import func, gpu, memref
 from xdsl.dialects.builtin import (
     DenseArrayBase,
+    FunctionType,
     MemRefType,
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
     i32,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
 
 from gpuc.diagnostics import ORIGINS, OpError, format_op_diagnostic
-from gpuc.dialects.attrs import Dim, InlineHint, Role
+from gpuc.dialects.attrs import Dim, FuncPtrType, InlineHint, Role
 from gpuc.dialects.deferred import DeferredCallOp, DeferredLaunchOp
+from gpuc.dialects.foreign.func import CallIndirectOp as FuncCallIndirectOp
+from gpuc.dialects.foreign.func import ConstantOp as FuncConstantOp
 from gpuc.dialects.foreign.gpu import AllReduceOp as GPUAllReduceOp
 from gpuc.dialects.foreign.gpu import ShuffleOp as GPUShuffleOp
 from gpuc.dialects.foreign.gpu import (
     SubgroupReduceOp as GPUSubgroupReduceOp,
 )
 from gpuc.dialects.foreign.gpu_printf import PrintfOp as GPUPrintfOp
-from gpuc.dialects.functions import CallOp, FuncOp, ReturnOp
+from gpuc.dialects.functions import (
+    CallIndirectOp,
+    CallOp,
+    FuncAddrOp,
+    FuncOp,
+    ReturnOp,
+)
 from gpuc.dialects.index import (
     BarrierOp,
     BlockDimOp,
@@ -55,7 +64,11 @@ from gpuc.dialects.symbols import symbol_name
 from gpuc.kernel_params import MEMREF_LAYOUTS_ATTR, MEMREF_PARAMS_ATTR
 from gpuc.transforms.foreign.all_reduce import gpuc_kind, lower_all_reduce
 from gpuc.transforms.foreign.amdgpu_buffers import convert_amdgpu_op
-from gpuc.transforms.foreign.bare_pointers import expand_type, memref_params
+from gpuc.transforms.foreign.bare_pointers import (
+    expand_signature,
+    expand_type,
+    memref_params,
+)
 from gpuc.transforms.foreign.checks import (
     ForeignFuncOp,
     Problem,
@@ -171,6 +184,22 @@ def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
         callee = op.callee.root_reference.data
         args = memory.operands(op.arguments, op)
         replace_located(op, CallOp(callee, args, op.res.types))
+    elif isinstance(op, FuncConstantOp):
+        assert op.callee is not None  # verified
+        signature = expand_signature(op.result.type)
+        replace_located(op, FuncAddrOp(op.callee.root_reference.data, signature))
+    elif isinstance(op, FuncCallIndirectOp):
+        # The callee's type becomes a !gpuc.funcptr once every function
+        # value is retyped (retype_function_pointers).
+        args = memory.operands(op.args, op)
+        indirect = CallIndirectOp.create(
+            operands=[op.callee, *args], result_types=list(op.results_.types)
+        )
+        replace_located(op, indirect)
+    elif isinstance(op, CallIndirectOp) and any(
+        isinstance(a.type, MemRefType) for a in op.arguments
+    ):
+        op.operands = [op.callee, *memory.operands(op.arguments, op)]
     elif isinstance(op, DeferredCallOp | DeferredLaunchOp) and any(
         isinstance(a.type, MemRefType) for a in job_arguments(op)
     ):
@@ -208,6 +237,32 @@ def convert_body_op(op: Operation, memory: FunctionMemory) -> None:
         replace_located(op, SUBGROUP_INDEX_OPS[type(op)]())
 
 
+def retype_function_pointers(region: Region) -> None:
+    """Give each function pointer value in `region` whose signature holds
+    memrefs (from gpuc.deferred_addr or gpuc.func_addr, through block
+    arguments and structured control flow) its expanded signature, and each
+    function value (func.constant's) its !gpuc.funcptr type."""
+
+    def retype(value: SSAValue) -> None:
+        t = value.type
+        if (
+            isinstance(t, FuncPtrType | FunctionType)
+            and (new := expand_type(t)[0]) != t
+        ):
+            Rewriter.replace_value_with_new_type(value, new)
+
+    for block in region.blocks:
+        for arg in block.args:
+            retype(arg)
+    for op in region.walk():
+        for value in op.results:
+            retype(value)
+        for inner in op.regions:
+            for block in inner.blocks:
+                for arg in block.args:
+                    retype(arg)
+
+
 def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> None:
     """Replace `op` by a gpuc.func with the same body, memrefs as pointers."""
     name = symbol_name(op)
@@ -228,12 +283,13 @@ def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> 
             convert_body_op(inner, memory)
         memory.finish()
         retype_fragments(body)
-    signature = op.function_type
-    inputs = [t for param in signature.inputs.data for t in expand_type(param)]
+        retype_function_pointers(body)
+    given = op.function_type
+    signature = expand_signature(given)
     hints = [h for a, h in INLINE_HINT_ATTRS.items() if a in op.attributes]
     new = FuncOp(
         name,
-        (inputs, signature.outputs.data),
+        (signature.inputs.data, signature.outputs.data),
         role,
         body,
         visibility=visibility.data if isinstance(visibility, StringAttr) else None,
@@ -252,7 +308,7 @@ def convert_function(op: ForeignFuncOp, globals: dict[str, memref.GlobalOp]) -> 
         assert not isinstance(size, str), size  # checks.py reported it
         if size is not None:
             new.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, size)
-    if role is Role.KERNEL and (records := memref_params(signature.inputs.data)):
+    if role is Role.KERNEL and (records := memref_params(given.inputs.data)):
         shapes, layouts = records
         new.attributes[MEMREF_PARAMS_ATTR] = shapes
         if layouts is not None:

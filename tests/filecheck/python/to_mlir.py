@@ -63,3 +63,23 @@ def signed_zeros(x: Array[f32, 1]):
 # CHECK:         arith.constant -0.000000e+00 : f32
 # CHECK:         arith.constant 0.000000e+00 : f32
 print(gpuc.to_mlir(signed_zeros))
+
+
+@gpuc.func
+def head(x: Array[f32, 1], k: i32) -> f32:
+    return x[k]
+
+
+@gpuc.kernel
+def via_address(x: Array[f32, 1], out: Array[f32, 1]):
+    f = gpuc.address(head, inline="never")
+    out[0] = f(x, i32(1))
+
+
+# gpuc.address of a function of arrays: the pointer's signature is the
+# function's own, each array a memref and its offset, shape and strides.
+# CHECK-LABEL: func.func private @head(%x: memref<?xf32>, %x_offset: index, %x_shape0: index, %x_stride0: index, %k: i32) -> f32
+# CHECK-LABEL: func.func @via_address(
+# CHECK:         %[[F:.*]] = gpuc.deferred_addr @head #gpuc.job<helper, no_inline> : !gpuc.funcptr<(memref<?xf32>, index, index, index, i32) -> f32>
+# CHECK:         gpuc.call_indirect %[[F]](%x, %x_offset, %x_shape0, %{{.*}}, %{{.*}}) : !gpuc.funcptr<(memref<?xf32>, index, index, index, i32) -> f32>
+print(gpuc.to_mlir(via_address))
