@@ -116,6 +116,23 @@ def test_the_asserts_a_launch_reports_are_the_records(tmp_path: Path) -> None:
     )
 
 
+def test_the_reported_asserts_travel_with_the_signature(tmp_path: Path) -> None:
+    """The record's `errors` reach `KernelSignature.asserts` and survive its
+    JSON form (`KernelSignature.to_json`)."""
+    from gpuc.api import signature
+    from gpuc.runtime.args import KernelSignature
+
+    path = tmp_path / "ids.mlir"
+    path.write_text(ASSERTING)
+    c = run(str(path), make_options("spirv", {}), stop_after="dialect")
+    assert c.module is not None
+    sig = signature(kernel_infos(c.module)["ids"])
+    assert sig.asserts == (
+        (1, f"{path}:5:3: assertion failed: the id is below the limit"),
+    )
+    assert KernelSignature.from_json(sig.to_json()) == sig
+
+
 def names_in(node: ast.AST) -> set[str]:
     """Every name `node` references or imports."""
     found: set[str] = set()

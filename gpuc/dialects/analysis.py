@@ -154,8 +154,9 @@ def _compute_facts(graph: CallGraph) -> ModuleFacts:
 def kernel_facts(
     module: ModuleOp, kernels: Iterable[str] | None = None
 ) -> dict[str, KernelFacts]:
-    """Per kernel: whether it uses barriers, its static shared size and
-    whether it reaches an assert, all from the one call graph."""
+    """Per kernel: whether it uses barriers, its static shared size, the
+    asserts it reports through an error record, whether it prints and uses
+    matrix fragments, all from the one call graph."""
     facts = module_facts(module)
     graph = call_graph(module)
     asserting = (
@@ -163,6 +164,7 @@ def kernel_facts(
         if ASSERT in graph.op_names
         else set()
     )
+    held = assert_ids_by_function(graph) if asserting else {}
     printing = (
         graph.reaching(graph.holding([ASSERT, PRINTF]))
         if not graph.op_names.isdisjoint([ASSERT, PRINTF])
@@ -179,7 +181,7 @@ def kernel_facts(
         name: KernelFacts(
             name in facts.barrier,
             facts.kernel_shared_bytes[name],
-            reported_asserts(graph, name, asserting) if name in asserting else (),
+            reported_asserts(graph, name, asserting, held) if name in asserting else (),
             name in printing,
             name in fragments,
         )
@@ -188,11 +190,12 @@ def kernel_facts(
 
 
 def reported_asserts(
-    graph: CallGraph, kernel: str, asserting: set[str]
+    graph: CallGraph, kernel: str, asserting: set[str], held: dict[str, list[int]]
 ) -> tuple[int, ...]:
     """The ids of the asserts `kernel` reports through its error record:
-    those held by it and by the functions of `asserting` (the ones passing
-    the record on) it calls through them."""
+    those held (`held`: function -> its assert ids) by it and by the
+    functions of `asserting` (the ones passing the record on) it calls
+    through them."""
     reached = {kernel}
     work = [kernel]
     while work:
@@ -200,11 +203,18 @@ def reported_asserts(
             if callee in asserting and callee not in reached:
                 reached.add(callee)
                 work.append(callee)
-    return tuple(
-        i
-        for i, op in enumerate(graph.ops_named(ASSERT), 1)
-        if top_level_function(op, graph.module) in reached
-    )
+    return tuple(sorted(i for name in reached for i in held.get(name, ())))
+
+
+def assert_ids_by_function(graph: CallGraph) -> dict[str, list[int]]:
+    """Top-level function -> the ids (gpuc/asserts.py: module order, from 1)
+    of the asserts it holds."""
+    held: dict[str, list[int]] = {}
+    for i, op in enumerate(graph.ops_named(ASSERT), 1):
+        name = top_level_function(op, graph.module)
+        if name is not None:
+            held.setdefault(name, []).append(i)
+    return held
 
 
 def top_level_function(op: Operation, module: ModuleOp) -> str | None:
