@@ -115,8 +115,9 @@ def test_environment_and_api(
     )
     assert hit.cache == "hit"
     dumped = files(tmp_path / "api" / "saxpy")
-    assert "11-form-work-groups.mlir" in expected_names("obj", "native")
-    assert dumped["15-emit.obj"] == mod.artefact == hit.artefact
+    names = expected_names("obj", "native")
+    assert any(name.endswith("-form-work-groups.mlir") for name in names)
+    assert dumped[names[-1]] == mod.artefact == hit.artefact
 
 
 def test_internal_error_writes_a_reproducer(
