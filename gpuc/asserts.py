@@ -3,11 +3,13 @@
 for the first; 0 in the error record means none failed), and a message that
 names its source location. The lowering writes the id of the first failing
 assert into the kernel's error record; the executor turns it back into the
-message with the table `kernel_infos` gives every kernel that takes one.
+message with the kernel's finalization record (`errors`: the id and message
+of each assert it can report, written by `with_record` in finalize-kernels),
+which `kernel_infos` reads.
 
 Every failing thread also prints a line in CUDA's format
-(`device_message_format`) on the targets that print. The table is computed
-from the module after the dialect stage, which a cache hit computes again;
+(`device_message_format`) on the targets that print. The record is
+written by the dialect stage, which a cache hit runs again;
 the printed line is part of the artefact, so a module with asserts is keyed
 with its locations (gpuc/cache/compiling.py).
 """
@@ -19,11 +21,12 @@ from typing import TYPE_CHECKING
 from xdsl.dialects.builtin import (
     ArrayAttr,
     CallSiteLoc,
+    DictionaryAttr,
     FileLineColLoc,
     FusedLoc,
     ModuleOp,
     NameLoc,
-    UnitAttr,
+    StringAttr,
 )
 from xdsl.ir import Attribute, Operation
 
@@ -99,11 +102,6 @@ def device_message_format(op: cf.AssertOp) -> str:
     )
 
 
-def assert_table(module: ModuleOp) -> tuple[str, ...]:
-    """The message of each assert, by id - 1."""
-    return tuple(assert_message(op) for op in module_asserts(module))
-
-
 def asserting_functions(module: ModuleOp) -> set[str]:
     """The functions that take the error record: those holding a `cf.assert`,
     and every caller of one. A function whose address is taken gets none (an
@@ -122,10 +120,17 @@ def functions_reaching(module: ModuleOp, *op_names: str) -> set[str]:
     return graph.reaching_directly(graph.holding(op_names))
 
 
-def with_record(record: FinalizedAttr, facts: KernelFacts) -> FinalizedAttr:
+def with_record(
+    record: FinalizedAttr, facts: KernelFacts, module: ModuleOp
+) -> FinalizedAttr:
     """`record` with `errors` set if the kernel takes the error record (on
-    the targets that report asserts through one: gpuc/targets/error_record.py)."""
+    the targets that report asserts through one: gpuc/targets/error_record.py):
+    the id and message of each assert it can report there, which is all the
+    launch knows of them (`KernelInfo.asserts`)."""
     if not facts.asserts:
         return record
-    errors = record.parameters[:7], UnitAttr(), record.parameters[8:]
-    return FinalizedAttr.new((*errors[0], errors[1], *errors[2]))
+    ops = module_asserts(module)
+    errors = DictionaryAttr(
+        {str(i): StringAttr(assert_message(ops[i - 1])) for i in facts.asserts}
+    )
+    return FinalizedAttr.new((*record.parameters[:7], errors, *record.parameters[8:]))

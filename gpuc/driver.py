@@ -76,9 +76,10 @@ class KernelInfo:
     memref_shapes: tuple[ArrayShape, ...] = ()
     """Parameters the import made from memrefs: pointer position, dimensions
     and strided layout (gpuc.kernel_params)."""
-    asserts: tuple[str, ...] = ()
-    """For a kernel that takes the error record (ptx, spirv): the module's
-    assert messages by id - 1 (gpuc/asserts.py)."""
+    asserts: tuple[tuple[int, str], ...] = ()
+    """For a kernel that takes the error record (ptx, spirv, amdgpu): the
+    asserts it can report there, (id, message) by id (its record's `errors`;
+    gpuc/asserts.py). Non-empty: the launch passes it an error record."""
     prints: bool = False
     """The kernel reaches a gpuc.printf or a cf.assert, whose failing threads
     print (its record's `prints`)."""
@@ -410,10 +411,8 @@ def _run(
 
 def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
     """The finalized kernels, from their records (in module order)."""
-    from gpuc.asserts import assert_table
     from gpuc.kernel_params import memref_shapes, read_only_params
 
-    table: tuple[str, ...] | None = None
     infos: dict[str, KernelInfo] = {}
     for op in module.ops:
         if not isinstance(op, FuncOp):
@@ -435,14 +434,10 @@ def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
             record.block_size,
             read_only_params(op),
             memref_shapes(op),
+            record.assert_messages,
+            record.reaches_print,
+            record.uses_fragments,
         )
-        if record.takes_errors:
-            table = assert_table(module) if table is None else table
-            infos[name] = replace(infos[name], asserts=table)
-        if record.reaches_print:
-            infos[name] = replace(infos[name], prints=True)
-        if record.uses_fragments:
-            infos[name] = replace(infos[name], uses_fragments=True)
     return infos
 
 

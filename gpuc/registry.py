@@ -49,6 +49,7 @@ PASSES: dict[str, str] = {
     "finalize-kernels": "gpuc.transforms.finalize_kernels:FinalizeKernels",
     "verify-target": "gpuc.transforms.verify_target:VerifyTarget",
     "form-work-groups": "gpuc.targets.native.form_work_groups:FormWorkGroups",
+    "plan-printing": "gpuc.targets.spirv.plan_printing:PlanPrinting",
     "gpuc-pipeline": "gpuc.transforms.gpuc_pipeline:GpucPipeline",
 }
 

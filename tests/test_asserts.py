@@ -205,7 +205,7 @@ def test_amdgpu_takes_the_record_and_the_hip_executor_reads_it(
     monkeypatch.setattr(hip, "_runtime", lambda: runtime)
     m, path = compiled(tmp_path, ASSERTING, "amdgpu", "ids.mlir")
     assert m.signatures["ids"].asserts == (
-        f"{path}:5:3: assertion failed: the id is below the limit",
+        (1, f"{path}:5:3: assertion failed: the id is below the limit"),
     )
     ex = hip.HipExecutor(m.artefact, m.signatures)
     out = np.full(128, -1, np.int32)

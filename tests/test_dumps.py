@@ -57,16 +57,18 @@ def test_every_stage_on_a_miss_and_on_a_hit(
     assert main([*args, "--dump-dir", str(tmp_path / "hit"), "-v"]) == 0
     assert "cache hit" in capsys.readouterr().err
     miss, hit = files(tmp_path / "miss" / "saxpy"), files(tmp_path / "hit" / "saxpy")
-    names = expected_names(ext)
+    names = expected_names(ext, target)
     assert sorted(miss) == sorted(hit) == sorted([*names, "stages.txt"])
     for name in names:
         assert miss[name] == hit[name], name
     assert hit[names[-1]] == out.read_bytes()  # the artefact is what -o got
-    assert b"gpuc.entrypoints" in hit["09-verify-target.mlir"]
-    assert b"define" in hit["12-optimize.ll"]
+    named = {name.split("-", 1)[1].split(".")[0]: name for name in names}
+    assert b"gpuc.entrypoints" in hit[named["verify-target"]]
+    assert b"define" in hit[named["optimize"]]
     manifest = hit["stages.txt"].decode().splitlines()
     assert manifest[0] == "# cache: hit"
-    assert "10-translate.ll\tcache" in manifest and "11-link.ll\treproduced" in manifest
+    assert f"{named['translate']}\tcache" in manifest
+    assert f"{named['link']}\treproduced" in manifest
     assert miss["stages.txt"].decode().startswith("# cache: miss")
 
 
@@ -114,8 +116,8 @@ def test_environment_and_api(
     assert hit.cache == "hit"
     dumped = files(tmp_path / "api" / "saxpy")
     names = expected_names("obj", "native")
-    assert "10-form-work-groups.mlir" in names  # the target's own pass, listed
-    assert dumped["14-emit.obj"] == mod.artefact == hit.artefact
+    assert any(name.endswith("-form-work-groups.mlir") for name in names)
+    assert dumped[names[-1]] == mod.artefact == hit.artefact
 
 
 def test_internal_error_writes_a_reproducer(

@@ -1,17 +1,23 @@
 """What the launch knows of a kernel (`KernelInfo`) comes from its
 finalization record alone: a record edited by hand is what `kernel_infos`
-reports, and the driver asks none of the analyses that made the record."""
+reports and what the launch does (the asserts it reports), and the driver
+asks none of the analyses that made the record."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
+import numpy as np
+import pytest
+from test_native_assert import ASSERTING
 from xdsl.dialects.builtin import ModuleOp
 
+import gpuc
 from gpuc.dialects.attrs import FINALIZED_ATTR, FinalizedAttr
 from gpuc.dialects.functions import FuncOp
 from gpuc.driver import kernel_infos, make_options, run
+from gpuc.runtime.args import LaunchError
 
 ROOT = Path(__file__).resolve().parent.parent
 SAXPY = ROOT / "examples" / "saxpy.mlir"
@@ -27,6 +33,10 @@ ANALYSES = {
     "reaching_directly",
     "finalize_kernel",
     "known_block_size",
+    "assert_table",
+    "module_asserts",
+    "failure_printing",
+    "plan_printing",
 }
 """What decides a kernel's facts (gpuc/dialects/call_graph.py, analysis.py,
 asserts.py, Target.finalize_kernel): finalize-kernels asks them, the launch
@@ -64,6 +74,65 @@ def test_a_record_edited_by_hand_is_what_the_launch_reads() -> None:
     assert "saxpy" not in kernel_infos(module)
 
 
+def test_the_asserts_a_launch_reports_are_the_records(tmp_path: Path) -> None:
+    """On spirv (Intel's OpenCL CPU runtime) the kernel's record lists the
+    asserts it reports; the launch raises the record's message for the id
+    the error record names, and a record that lists no such id makes the
+    launch say the error record was overwritten."""
+    pytest.importorskip("pyopencl")
+    from gpuc.api import signature
+    from gpuc.runtime.opencl import OpenCLExecutor
+
+    path = tmp_path / "ids.mlir"
+    path.write_text(ASSERTING)
+    m = gpuc.compile(str(path), target="spirv", cache=False)
+    kernel = next(op for op in m.result.module.ops if isinstance(op, FuncOp))
+    record = kernel.attributes[FINALIZED_ATTR]
+    assert isinstance(record, FinalizedAttr)
+    message = f"{path}:5:3: assertion failed: the id is below the limit"
+    assert record.assert_messages == ((1, message),)
+    assert kernel_infos(m.result.module)["ids"].asserts == ((1, message),)
+
+    def launch_with(edited: FinalizedAttr) -> str:
+        kernel.attributes[FINALIZED_ATTR] = edited
+        infos = kernel_infos(m.result.module)
+        ex = OpenCLExecutor(m.artefact, {k: signature(i) for k, i in infos.items()})
+        out = np.full(128, -1, np.int32)
+        ex.launch("ids", (2,), (64,), (out, np.int32(1 << 30)))  # passes
+        assert np.array_equal(out, np.arange(128, dtype=np.int32))
+        with pytest.raises(LaunchError) as info:
+            ex.launch("ids", (2,), (64,), (out, np.int32(70)))
+        return str(info.value)
+
+    by_hand = FinalizedAttr(
+        "ids", cconv="spir_kernel", errors={1: "the record's own words"}, prints=True
+    )
+    assert ": the record's own words; the failing thread" in launch_with(by_hand)
+    elsewhere = FinalizedAttr(
+        "ids", cconv="spir_kernel", errors={2: "another assert"}, prints=True
+    )
+    assert "names assert 1, which the kernel cannot report (its asserts: [2])" in (
+        launch_with(elsewhere)
+    )
+
+
+def test_the_reported_asserts_travel_with_the_signature(tmp_path: Path) -> None:
+    """The record's `errors` reach `KernelSignature.asserts` and survive its
+    JSON form (`KernelSignature.to_json`)."""
+    from gpuc.api import signature
+    from gpuc.runtime.args import KernelSignature
+
+    path = tmp_path / "ids.mlir"
+    path.write_text(ASSERTING)
+    c = run(str(path), make_options("spirv", {}), stop_after="dialect")
+    assert c.module is not None
+    sig = signature(kernel_infos(c.module)["ids"])
+    assert sig.asserts == (
+        (1, f"{path}:5:3: assertion failed: the id is below the limit"),
+    )
+    assert KernelSignature.from_json(sig.to_json()) == sig
+
+
 def names_in(node: ast.AST) -> set[str]:
     """Every name `node` references or imports."""
     found: set[str] = set()
@@ -78,9 +147,8 @@ def names_in(node: ast.AST) -> set[str]:
 
 
 def test_the_driver_asks_no_analysis_for_a_kernel_fact() -> None:
-    """kernel_infos reads records (and the module's assert messages by id,
-    the error record's table), and nothing in the driver decides a kernel
-    fact again."""
+    """kernel_infos reads records, the asserts a kernel reports included,
+    and nothing in the driver decides a kernel fact again."""
     tree = ast.parse((ROOT / "gpuc" / "driver.py").read_text())
     assert not names_in(tree) & ANALYSES
     infos = next(
@@ -95,7 +163,6 @@ def test_the_driver_asks_no_analysis_for_a_kernel_fact() -> None:
         for alias in node.names
     }
     assert imported <= {
-        ("gpuc.asserts", "assert_table"),
         ("gpuc.kernel_params", "memref_shapes"),
         ("gpuc.kernel_params", "read_only_params"),
     }

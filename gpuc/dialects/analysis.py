@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     VectorType,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 
 from gpuc.dialects.attrs import FuncPtrType, PtrType
 from gpuc.dialects.call_graph import ASSERT, PRINTF, CallGraph, call_graph
@@ -39,10 +39,12 @@ class KernelFacts:
     """The kernel reaches a `gpuc.barrier` or a subgroup collective, maybe
     through helpers."""
     static_shared_bytes: int
-    asserts: bool = False
-    """The kernel holds a `cf.assert` or calls a function that does, directly
-    (`CallGraph.reaching_directly`): it takes the error record on the targets
-    that report asserts through one."""
+    asserts: tuple[int, ...] = ()
+    """The ids (gpuc/asserts.py) of the `cf.assert`s the kernel can report
+    through an error record: those it holds and those of the functions it
+    calls directly that take the record too (`CallGraph.reaching_directly`;
+    an address-taken function's asserts trap). Non-empty: it takes the error
+    record on the targets that report asserts through one."""
     prints: bool = False
     """The kernel reaches a `gpuc.printf` or a `cf.assert` (whose failing
     threads print), maybe through helpers or an indirect call."""
@@ -152,8 +154,9 @@ def _compute_facts(graph: CallGraph) -> ModuleFacts:
 def kernel_facts(
     module: ModuleOp, kernels: Iterable[str] | None = None
 ) -> dict[str, KernelFacts]:
-    """Per kernel: whether it uses barriers, its static shared size and
-    whether it reaches an assert, all from the one call graph."""
+    """Per kernel: whether it uses barriers, its static shared size, the
+    asserts it reports through an error record, whether it prints and uses
+    matrix fragments, all from the one call graph."""
     facts = module_facts(module)
     graph = call_graph(module)
     asserting = (
@@ -161,6 +164,7 @@ def kernel_facts(
         if ASSERT in graph.op_names
         else set()
     )
+    held = assert_ids_by_function(graph) if asserting else {}
     printing = (
         graph.reaching(graph.holding([ASSERT, PRINTF]))
         if not graph.op_names.isdisjoint([ASSERT, PRINTF])
@@ -177,12 +181,51 @@ def kernel_facts(
         name: KernelFacts(
             name in facts.barrier,
             facts.kernel_shared_bytes[name],
-            name in asserting,
+            reported_asserts(graph, name, asserting, held) if name in asserting else (),
             name in printing,
             name in fragments,
         )
         for name in names
     }
+
+
+def reported_asserts(
+    graph: CallGraph, kernel: str, asserting: set[str], held: dict[str, list[int]]
+) -> tuple[int, ...]:
+    """The ids of the asserts `kernel` reports through its error record:
+    those held (`held`: function -> its assert ids) by it and by the
+    functions of `asserting` (the ones passing the record on) it calls
+    through them."""
+    reached = {kernel}
+    work = [kernel]
+    while work:
+        for callee in graph.callees.get(work.pop(), ()):
+            if callee in asserting and callee not in reached:
+                reached.add(callee)
+                work.append(callee)
+    return tuple(sorted(i for name in reached for i in held.get(name, ())))
+
+
+def assert_ids_by_function(graph: CallGraph) -> dict[str, list[int]]:
+    """Top-level function -> the ids (gpuc/asserts.py: module order, from 1)
+    of the asserts it holds."""
+    held: dict[str, list[int]] = {}
+    for i, op in enumerate(graph.ops_named(ASSERT), 1):
+        name = top_level_function(op, graph.module)
+        if name is not None:
+            held.setdefault(name, []).append(i)
+    return held
+
+
+def top_level_function(op: Operation, module: ModuleOp) -> str | None:
+    """The name of the module's function holding `op`, if one does."""
+    current: Operation | None = op
+    while current is not None:
+        parent = current.parent_op()
+        if parent is module:
+            return current.sym_name.data if isinstance(current, FuncOp) else None
+        current = parent
+    return None
 
 
 def call_cycle(module: ModuleOp) -> list[str] | None:

@@ -449,8 +449,31 @@ class TargetAttr(ParametrizedAttribute):
         printer.print_string(">")
 
 
-FINALIZED_FLAGS = ("state", "launch_entry", "errors", "barrier", "prints", "fragments")
-"""The `#gpuc.finalized` fields that are flags, in their printed order."""
+FINALIZED_FLAGS = ("state", "launch_entry", "barrier", "prints", "fragments")
+"""The `#gpuc.finalized` fields that are flags, in their printed order (after
+`cconv`; `errors` is printed between `launch_entry` and `barrier`)."""
+
+
+def _parse_assert_messages(parser: AttrParser) -> DictionaryAttr:
+    """`{1 = "message", 3 = "message"}`: assert ids and their messages."""
+    entries: dict[str, Attribute] = {}
+
+    def entry() -> None:
+        pos = parser.pos
+        id_ = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        if id_ < 1:
+            parser.raise_error(
+                f"assert id {id_} in #gpuc.finalized errors: ids start at 1", pos
+            )
+        if str(id_) in entries:
+            parser.raise_error(
+                f"assert {id_} given twice in #gpuc.finalized errors", pos
+            )
+        parser.parse_punctuation("=")
+        entries[str(id_)] = StringAttr(parser.parse_str_literal())
+
+    parser.parse_comma_separated_list(parser.Delimiter.BRACES, entry)
+    return DictionaryAttr(entries)
 
 
 @irdl_attr_definition
@@ -465,8 +488,11 @@ class FinalizedAttr(ParametrizedAttribute):
     - `state`: it takes the target's hidden kernel-state pointer first (the
       native target's);
     - `launch_entry`: the target wraps it in a launch entry named `symbol`;
-    - `errors`: it takes the error record first, through which its failing
-      asserts are reported (ptx, spirv, amdgpu: gpuc/targets/error_record.py);
+    - `errors = {id = "message", ...}`: it takes the error record first,
+      through which its failing asserts are reported (ptx, spirv, amdgpu:
+      gpuc/targets/error_record.py); the entries are the asserts it can
+      report there, by their module-wide id (gpuc/asserts.py), each with the
+      message the launch raises when the record names it;
     - `barrier`: it reaches a `gpuc.barrier` (maybe through helpers);
     - `prints`: it reaches a `gpuc.printf` or a `cf.assert` (whose failing
       threads print), maybe through helpers: its launch reads what it prints;
@@ -484,7 +510,7 @@ class FinalizedAttr(ParametrizedAttribute):
     barrier: UnitAttr | NoneAttr
     shared: IntAttr
     block: ArrayAttr[IntAttr] | NoneAttr
-    errors: UnitAttr | NoneAttr
+    errors: DictionaryAttr | NoneAttr
     prints: UnitAttr | NoneAttr
     fragments: UnitAttr | NoneAttr
 
@@ -498,7 +524,7 @@ class FinalizedAttr(ParametrizedAttribute):
         barrier: bool = False,
         shared: int = 0,
         block: Sequence[int] | None = None,
-        errors: bool = False,
+        errors: Mapping[int, str] | None = None,
         prints: bool = False,
         fragments: bool = False,
     ):
@@ -513,7 +539,9 @@ class FinalizedAttr(ParametrizedAttribute):
             flag(barrier),
             IntAttr(shared),
             ArrayAttr([IntAttr(d) for d in block]) if block is not None else NoneAttr(),
-            flag(errors),
+            DictionaryAttr({str(i): StringAttr(m) for i, m in errors.items()})
+            if errors
+            else NoneAttr(),
             flag(prints),
             flag(fragments),
         )
@@ -532,6 +560,22 @@ class FinalizedAttr(ParametrizedAttribute):
                 f"#gpuc.finalized block = {list(block)}: give x, y and z, each "
                 "at least 1"
             )
+        if isinstance(self.errors, DictionaryAttr):
+            if not self.errors.data:
+                raise VerifyException(
+                    "#gpuc.finalized errors = {}: a kernel that takes the error "
+                    "record reports at least one assert through it"
+                )
+            for key, message in self.errors.data.items():
+                if not key.isdigit() or int(key) < 1:
+                    raise VerifyException(
+                        f"#gpuc.finalized errors: assert id {key!r} is not a "
+                        "positive integer"
+                    )
+                if not isinstance(message, StringAttr):
+                    raise VerifyException(
+                        f"#gpuc.finalized errors: assert {key} needs a message string"
+                    )
         if self.has_launch_entry and not self.takes_state:
             raise VerifyException(
                 "#gpuc.finalized launch_entry without state: a launch entry "
@@ -552,7 +596,20 @@ class FinalizedAttr(ParametrizedAttribute):
 
     @property
     def takes_errors(self) -> bool:
-        return isinstance(self.errors, UnitAttr)
+        return isinstance(self.errors, DictionaryAttr)
+
+    @property
+    def assert_messages(self) -> tuple[tuple[int, str], ...]:
+        """The asserts the kernel reports through its error record: (id,
+        message) in id order; empty where it takes none."""
+        if not isinstance(self.errors, DictionaryAttr):
+            return ()
+        entries = (
+            (int(key), message.data)
+            for key, message in self.errors.data.items()
+            if isinstance(message, StringAttr)
+        )
+        return tuple(sorted(entries))
 
     @property
     def reaches_print(self) -> bool:
@@ -596,12 +653,15 @@ class FinalizedAttr(ParametrizedAttribute):
                     lambda: IntAttr(parser.parse_integer(allow_boolean=False)),
                 )
                 values[key] = ArrayAttr(dims)
+            elif key == "errors":
+                parser.parse_punctuation("=")
+                values[key] = _parse_assert_messages(parser)
             elif key in FINALIZED_FLAGS:
                 values[key] = UnitAttr()
             else:
                 parser.raise_error(
                     f"unknown field '{key}' in #gpuc.finalized; expected symbol, "
-                    f"cconv, {', '.join(FINALIZED_FLAGS)}, shared or block",
+                    f"cconv, errors, {', '.join(FINALIZED_FLAGS)}, shared or block",
                     pos,
                 )
         parser.parse_punctuation(">")
@@ -627,6 +687,12 @@ class FinalizedAttr(ParametrizedAttribute):
             printer.print_string(", cconv = ")
             printer.print_string_literal(self.cconv.data)
         for key in FINALIZED_FLAGS:
+            if key == "barrier" and (messages := self.assert_messages):
+                printer.print_string(", errors = {")
+                for i, (id_, message) in enumerate(messages):
+                    printer.print_string(f"{', ' if i else ''}{id_} = ")
+                    printer.print_string_literal(message)
+                printer.print_string("}")
             if isinstance(getattr(self, key), UnitAttr):
                 printer.print_string(f", {key}")
         printer.print_string(f", shared = {self.shared.data}")

@@ -153,10 +153,11 @@ class KernelSignature:
     any other is refused, since the compiler may have relied on it."""
     shapes: tuple[ArrayShape, ...] = ()
     """The pointer parameters imported from memrefs, with their sizes."""
-    asserts: tuple[str, ...] = ()
-    """The module's assert messages by id - 1, for a kernel that takes the
-    error record as hidden parameter 0 (ptx, spirv: gpuc/runtime/error_record.py);
-    empty for every other kernel."""
+    asserts: tuple[tuple[int, str], ...] = ()
+    """The asserts a kernel that takes the error record as hidden parameter 0
+    can report there (ptx, spirv, amdgpu: gpuc/runtime/error_record.py), as
+    (id, message) from its finalization record's `errors`; empty for every
+    other kernel."""
     prints: bool = False
     """The module prints (gpuc.printf): the executor flushes the runtime's
     output after a launch."""
@@ -178,7 +179,7 @@ class KernelSignature:
             "symbol": self.launch_symbol,
             "block_size": list(self.block_size) if self.block_size else None,
             "shapes": [shape.to_json() for shape in self.shapes],
-            "asserts": list(self.asserts),
+            "asserts": [[id_, message] for id_, message in self.asserts],
             "prints": self.prints,
             "uses_fragments": self.uses_fragments,
         }
@@ -193,7 +194,7 @@ class KernelSignature:
             str(data.get("symbol", "")),
             tuple(data["block_size"]) if data.get("block_size") else None,
             tuple(ArrayShape.from_json(s) for s in data.get("shapes", ())),
-            tuple(str(m) for m in data.get("asserts", ())),
+            tuple((int(i), str(m)) for i, m in data.get("asserts", ())),
             bool(data.get("prints", False)),
             bool(data.get("uses_fragments", False)),
         )

@@ -29,21 +29,25 @@ def fresh() -> np.ndarray[Any, np.dtype[np.uint32]]:
     return np.zeros(WORDS, np.uint32)
 
 
-def check(name: str, asserts: tuple[str, ...], record: np.ndarray[Any, Any]) -> None:
-    """Raise the LaunchError the record reports, if it reports one."""
+def check(
+    name: str, asserts: tuple[tuple[int, str], ...], record: np.ndarray[Any, Any]
+) -> None:
+    """Raise the LaunchError the record reports, if it reports one; `asserts`
+    are the kernel's (id, message) pairs (`KernelSignature.asserts`)."""
     failed = int(record[ID])
     if not failed:
         return
-    if not 1 <= failed <= len(asserts):
+    message = dict(asserts).get(failed)
+    if message is None:
         raise LaunchError(
             f"kernel '{name}': its error record names assert {failed}, which the "
-            f"module does not have ({len(asserts)} asserts): the record was "
-            "overwritten"
+            f"kernel cannot report (its asserts: {sorted(dict(asserts))}): the "
+            "record was overwritten"
         )
     block = tuple(int(v) for v in record[BLOCK : BLOCK + 3])
     thread = tuple(int(v) for v in record[THREAD : THREAD + 3])
     raise LaunchError(
-        f"kernel '{name}': block {block}, thread {thread}: {asserts[failed - 1]}; "
+        f"kernel '{name}': block {block}, thread {thread}: {message}; "
         "the failing thread returned there (the first failure is reported)"
     )
 

@@ -488,7 +488,9 @@ class RecordingTarget(Target):
     def finalize_kernel(self, kernel: FuncOp, facts: KernelFacts) -> FinalizedAttr:
         from gpuc.asserts import with_record
 
-        return with_record(super().finalize_kernel(kernel, facts), facts)
+        module = kernel.parent_op()
+        assert isinstance(module, ModuleOp)  # finalize-kernels' schedule
+        return with_record(super().finalize_kernel(kernel, facts), facts, module)
 
     def assert_failed(self, fl: FunctionLowering, op: cf.AssertOp) -> bool:
         from gpuc.targets.error_record import record_failure

@@ -16,8 +16,9 @@ at its next call once any had failed).
 
 Kernels and helpers that hold an assert, or call one that does, take the
 record (`asserting_functions`), helpers the flag too, after it; a kernel's
-finalization record says so (`errors`, gpuc/asserts.py's `with_record`),
-which is what the executors read (`KernelInfo.asserts`).
+finalization record says so, with the id and message of each assert it can
+report (`errors`, gpuc/asserts.py's `with_record`), which is all the
+executors read (`KernelInfo.asserts`).
 """
 
 from __future__ import annotations

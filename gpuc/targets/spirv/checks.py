@@ -96,7 +96,7 @@ def check_printing_helpers(module: ModuleOp) -> None:
     """LLVM 22's SPIR-V back-end takes printf only in a kernel: in a function
     of its own it stops, asking for SPV_EXT_relaxed_printf_string_address_space.
     So every helper that prints (itself or by a call) is inlined into its
-    kernel (`finish_function`), and a `no_inline` one is a diagnostic."""
+    kernel (plan-printing), and a `no_inline` one is a diagnostic."""
     from gpuc.asserts import functions_reaching
 
     if PRINTF not in call_graph(module).op_names:

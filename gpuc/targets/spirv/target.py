@@ -17,17 +17,14 @@ output change between compiles of the same input.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
-from gpuc.asserts import ASSERT, PRINTF
 from gpuc.diagnostics import OpError
-from gpuc.dialects.attrs import AddressSpace, InlineHint
-from gpuc.dialects.call_graph import CallGraph, call_graph
+from gpuc.dialects.attrs import AddressSpace
 from gpuc.dialects.functions import FuncOp
 from gpuc.targets.base import RecordingTarget
 from gpuc.targets.common import LLVM_MATH
@@ -38,6 +35,7 @@ from gpuc.targets.spirv.lane_matrices import LaneMatrices
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
     from llvmlite import ir
+    from xdsl.passes import ModulePass
 
     from gpuc.dialects.attrs import MemoryOrder
     from gpuc.dialects.fence import FenceScope
@@ -191,9 +189,22 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
         opencl_printf(fl, text, values)
 
     def prints_failure(self, fl: FunctionLowering) -> bool:
-        """Whether a failing assert of `fl`'s function prints its line:
-        printf only in kernels (`failure_printing`)."""
-        return fl.func.sym_name.data in failure_printing(fl.ml.module)
+        """Whether a failing assert of `fl`'s function prints its line, as
+        decided before the lowering: a kernel's record says `prints`, a
+        helper is marked by plan-printing (printf only in kernels)."""
+        from gpuc.targets.spirv.plan_printing import PRINTS_FAILURES_ATTR
+
+        record = fl.ml.records.get(fl.func.sym_name.data)
+        if record is not None:
+            return record.reaches_print
+        return PRINTS_FAILURES_ATTR in fl.func.attributes
+
+    def dialect_passes(self) -> tuple[ModulePass, ...]:
+        """plan-printing: which helpers print, so are inlined into their
+        kernels, decided in the IR (gpuc/targets/spirv/plan_printing.py)."""
+        from gpuc.targets.spirv.plan_printing import PlanPrinting
+
+        return (PlanPrinting(),)
 
     def subgroup_index(self, fl: FunctionLowering, kind: str) -> ir.Value:
         """The sub-group built-in variables, through LLVM's SPIR-V intrinsics."""
@@ -349,9 +360,6 @@ class SPIRVTarget(LaneMatrices, RecordingTarget):
         from gpuc.targets.error_record import name_record
 
         name_record(ml, func, fn)
-        if not func.is_kernel and func.sym_name.data in printing(ml):
-            # printf only in kernels (check_printing_helpers)
-            fn.attributes.add("alwaysinline")
         record = ml.records.get(func.sym_name.data)
         block = record.block_size if record is not None else None
         if block is not None:
@@ -455,57 +463,3 @@ def space_function_metadata(fn: ir.Function) -> None:
         return " ".join(f"!{k} {v.get_reference()}" for k, v in fn.metadata.items())
 
     fn._stringify_metadata = attachments  # noqa: SLF001
-
-
-_printing: weakref.WeakKeyDictionary[ModuleLowering, set[str]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def printing(ml: ModuleLowering) -> set[str]:
-    """The functions of `ml`'s module that print, themselves or by a call."""
-    found = _printing.get(ml)
-    if found is None:
-        from gpuc.asserts import functions_reaching
-
-        found = _printing[ml] = functions_reaching(ml.module, PRINTF) | (
-            failure_printing(ml.module) & functions_reaching(ml.module, ASSERT)
-        )
-    return found
-
-
-_failure_printing: weakref.WeakKeyDictionary[CallGraph, set[str]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def failure_printing(module: ModuleOp) -> set[str]:
-    """The functions whose failing asserts print their line (gpuc/asserts.py):
-    kernels, and helpers that are not no_inline called only from such
-    functions, so that inlined (`printing`) every printf lands in a kernel.
-    Computed once per call graph."""
-    graph = call_graph(module)
-    found = _failure_printing.get(graph)
-    if found is None:
-        found = _failure_printing[graph] = _failure_printing_of(graph)
-    return found
-
-
-def _failure_printing_of(graph: CallGraph) -> set[str]:
-    funcs = graph.funcs
-    if graph.address_taken or graph.indirect_callers:
-        return {n for n, f in funcs.items() if f.is_kernel}
-    callers = graph.callers
-    found = {
-        n
-        for n, f in funcs.items()
-        if f.is_kernel or f.inline_hint is not InlineHint.NO_INLINE
-    }
-    # Drop, callers first, every helper some caller outside the set calls.
-    work = sorted(n for n in found if not funcs[n].is_kernel)
-    while work:
-        name = work.pop()
-        if name in found and not callers.get(name, set()) <= found:
-            found.discard(name)
-            work.extend(sorted(c for c in graph.callees.get(name, ()) if c in found))
-    return found

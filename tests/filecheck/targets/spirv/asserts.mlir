@@ -1,5 +1,6 @@
 // A cf.assert on spirv: the kernel takes the error record first (`errors` in
-// its finalization record); the failing thread claims it with a
+// its finalization record, with the id and message of each assert it can
+// report); the failing thread claims it with a
 // compare-exchange of word 0 from 0 to the assert's id, writes its block and
 // thread index if it won, and returns (a helper with a zero result, after
 // setting the thread's own failure flag, which its caller tests after the
@@ -7,7 +8,7 @@
 // RUN: gpuc-opt %s -p 'gpuc-pipeline{target=spirv}' | FileCheck %s --check-prefix=RECORD
 // RUN: gpuc-opt %s -t 'llvm{target=spirv stage=link}' | FileCheck %s
 
-// RECORD: gpuc.func @k(%p: !gpuc.ptr<i32, global>, %n: i32) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "k", cconv = "spir_kernel", errors, prints, shared = 0>}
+// RECORD: gpuc.func @k(%p: !gpuc.ptr<i32, global>, %n: i32) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "k", cconv = "spir_kernel", errors = {1 = "{{.*}}asserts.mlir:41:3: assertion failed: v must be positive"}, prints, shared = 0>}
 
 // CHECK-LABEL: define internal spir_func i32 @check(ptr addrspace(1) %gpuc.errors, ptr %gpuc.failed, i32 %v)
 // CHECK: assert.fail:
