@@ -29,6 +29,7 @@ from xdsl.context import Context
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import (
     DenseArrayBase,
+    IndexType,
     IntegerAttr,
     ModuleOp,
     StringAttr,
@@ -86,7 +87,8 @@ class Decisions:
     """Ops that contain a barrier or a collective (or are one, or call a
     helper that reaches one): run at the block level."""
     interchanged: set[Operation] = field(default_factory=set[Operation])
-    """Innermost uniform loops over shared memory, run over groups of lanes."""
+    """Innermost loops run over groups of lanes: uniform ones over shared
+    memory, and block-stride ones (`block_strided`)."""
     regions: dict[Operation, int] = field(default_factory=dict[Operation, int])
     """The thread loop each op of a level block that runs per thread is in."""
     once: set[Operation] = field(default_factory=set[Operation])
@@ -127,26 +129,46 @@ def find_structural(func: FuncOp, barrier_helpers: set[str]) -> set[Operation]:
     return found
 
 
-def interchangeable(
-    op: Operation, uniformity: Uniformity, structural: set[Operation]
-) -> bool:
-    """An innermost scf.for with uniform bounds that reads shared memory,
-    inside split ops only: one loop over the threads per iteration."""
+def _innermost_at_level(op: Operation, structural: set[Operation]) -> bool:
+    """`op` is an scf.for that is not split, inside split ops only, whose
+    body has no regions and calls nothing."""
     if not isinstance(op, scf.ForOp) or op in structural:
-        return False
-    if any(uniformity.is_varying(v) for v in (op.lb, op.ub, op.step)):
         return False
     parent = op.parent_op()
     while parent is not None and not isinstance(parent, FuncOp):
         if parent not in structural:
             return False
         parent = parent.parent_op()
-    if any(
+    return not any(
         inner.regions or isinstance(inner, CallOp | CallIndirectOp)
         for inner in op.body.block.ops
-    ):
+    )
+
+
+def interchangeable(
+    op: Operation, uniformity: Uniformity, structural: set[Operation]
+) -> bool:
+    """An innermost scf.for with uniform bounds that reads shared memory,
+    inside split ops only: one loop over the threads per iteration."""
+    if not isinstance(op, scf.ForOp) or not _innermost_at_level(op, structural):
+        return False
+    if any(uniformity.is_varying(v) for v in (op.lb, op.ub, op.step)):
         return False
     return reads_shared(op)
+
+
+def block_strided(
+    op: Operation, uniformity: Uniformity, structural: set[Operation]
+) -> bool:
+    """An innermost scf.for from a thread-dependent lower bound to a uniform
+    bound by a uniform step (`for j in range(t, n, BLOCK)`), inside split ops
+    only: run over groups of lanes, each iteration for all lanes of a group
+    (the lanes then vectorize; each thread's iterations keep their order)."""
+    if not isinstance(op, scf.ForOp) or not _innermost_at_level(op, structural):
+        return False
+    if op.lb not in uniformity.thread_dependent or op.lb.type != IndexType():
+        return False
+    return not any(uniformity.is_varying(v) for v in (op.ub, op.step))
 
 
 class Recompute:
@@ -302,7 +324,10 @@ def decide(
 
     first = classify(structural)
     interchanged = {op for op in body.walk() if interchangeable(op, first, structural)}
-    d = Decisions(classify(structural | interchanged), structural, interchanged)
+    strided = {op for op in body.walk() if block_strided(op, first, structural)}
+    d = Decisions(
+        classify(structural | interchanged), structural, interchanged | strided
+    )
     check_reached(body, d, barrier_helpers)
     _partition(body, d, Recompute(d))
     return d

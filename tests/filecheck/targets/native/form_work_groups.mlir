@@ -93,6 +93,29 @@ gpuc.func @lanes(%p: !gpuc.ptr<f32, global>) kernel {
 
 // -----
 
+// A loop from the thread index by the block size (`for j in range(t, n,
+// block)`) after a barrier runs over groups of lanes too, each lane from its
+// own first j; its iteration variable varies with the thread.
+// CHECK-LABEL: gpuc.func @block_stride
+// CHECK: %r = scf.for %j = %t to %n step %bx iter_args(%acc = %zero) -> (f32) {
+// CHECK: } {gpuc.wg.varying = array<i64: 0>, gpuc.wg.thread = array<i64: 0>, gpuc.wg.varying_args = array<i64: 0, 1>, gpuc.wg.thread_args = array<i64: 0, 1>, gpuc.wg.run = "lanes"}
+// CHECK-NEXT: gpuc.store %r, %p[%t] {gpuc.wg.region = 1 : i64}
+gpuc.func @block_stride(%p: !gpuc.ptr<f32, global>, %n: index) kernel {
+  %zero = arith.constant 0.0 : f32
+  %t = gpuc.thread_id x
+  %bx = gpuc.block_dim x
+  gpuc.barrier
+  %r = scf.for %j = %t to %n step %bx iter_args(%acc = %zero) -> (f32) {
+    %x = gpuc.load %p[%j] : !gpuc.ptr<f32, global>
+    %s = arith.addf %acc, %x : f32
+    scf.yield %s : f32
+  }
+  gpuc.store %r, %p[%t] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+
+// -----
+
 // A helper reaching a barrier is split at its call; its body is decided per
 // call site when the kernel is lowered.
 // CHECK-LABEL: gpuc.func private @sync
