@@ -219,6 +219,20 @@ def test_a_uniform_loop_over_shared_memory(
 
 
 @pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(("block", "u"), [(256, 255), (256, 0), (40, 17), (7, 9)])
+def test_a_test_for_one_thread_amid_a_region(target: str, block: int, u: int) -> None:
+    blocks = 3
+    x = rng("one_thread", block, u).standard_normal(blocks * block).astype(np.float32)
+    out = np.full_like(x, np.nan)
+    last = np.full(blocks, np.nan, np.float32)
+    module(target)["one_thread"][(blocks,), (block,)](x, out, last, u)
+    rows = x.reshape(blocks, block)
+    np.testing.assert_array_equal(out, (2 * np.roll(rows, -1, axis=1)).ravel())
+    want = rows[:, u] if u < block else np.full(blocks, np.nan, np.float32)
+    np.testing.assert_array_equal(last, want)
+
+
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize(
     ("block", "n", "off"),
     [

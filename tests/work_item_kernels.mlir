@@ -379,6 +379,37 @@ gpuc.func @lanes(%x: !gpuc.ptr<f32, global>, %out: !gpuc.ptr<f32, global>,
   gpuc.return
 }
 
+// one_thread: after a barrier, each thread loads w = x[block, (t + 1) % bx]
+// from shared memory; in the middle of that region, thread u (if any) writes
+// its own x and the block's row sum of shared memory into last[block]; then
+// out[g] = w + w. w, loaded before the `t == u` test and used after it,
+// must survive the test (the native target runs it as a thread loop of its
+// own, for thread u only).
+gpuc.func @one_thread(%x: !gpuc.ptr<f32, global>, %out: !gpuc.ptr<f32, global>,
+                      %last: !gpuc.ptr<f32, global>, %u: index) kernel {
+  %c1 = arith.constant 1 : index
+  %s = gpuc.shared_alloc 256 : !gpuc.ptr<f32, shared>
+  %t = gpuc.thread_id x
+  %bx = gpuc.block_dim x
+  %b = gpuc.block_id x
+  %base = arith.muli %b, %bx : index
+  %g = arith.addi %base, %t : index
+  %v = gpuc.load %x[%g] : !gpuc.ptr<f32, global>
+  gpuc.store %v, %s[%t] : !gpuc.ptr<f32, shared>
+  gpuc.barrier
+  %t1 = arith.addi %t, %c1 : index
+  %n = arith.remui %t1, %bx : index
+  %w = gpuc.load %s[%n] : !gpuc.ptr<f32, shared>
+  %is = arith.cmpi eq, %u, %t : index
+  scf.if %is {
+    %mine = gpuc.load %s[%t] : !gpuc.ptr<f32, shared>
+    gpuc.store %mine, %last[%b] : !gpuc.ptr<f32, global>
+  }
+  %w2 = arith.addf %w, %w : f32
+  gpuc.store %w2, %out[%g] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+
 // strided: block-stride loops after a barrier (`for j in range(t + off, n,
 // block_dim)`), which the native target runs for groups of x lanes, each
 // lane with its own first j and trip count: per block b (a row of n floats

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from xdsl.context import Context
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     DenseArrayBase,
     IndexType,
@@ -42,9 +42,15 @@ from xdsl.traits import IsTerminator
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.analysis import INDIRECT, module_facts
-from gpuc.dialects.attrs import FINALIZED_ATTR, AddressSpace, FinalizedAttr, PtrType
+from gpuc.dialects.attrs import (
+    FINALIZED_ATTR,
+    AddressSpace,
+    Dim,
+    FinalizedAttr,
+    PtrType,
+)
 from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncOp
-from gpuc.dialects.index import BarrierOp
+from gpuc.dialects.index import BarrierOp, ThreadIdOp
 from gpuc.dialects.memory import AtomicRMWOp, LoadOp
 from gpuc.dialects.subgroup import COLLECTIVE_OPS
 from gpuc.targets.native.uniformity import (
@@ -228,6 +234,43 @@ def level_ops(block: Block) -> list[Operation]:
     return ops
 
 
+def one_thread_if(
+    op: Operation, pending: list[Operation], d: Decisions, recompute: Recompute
+) -> bool:
+    """An scf.if without results or else on `thread_id x == u` (u uniform)
+    whose operands from the region before it (`pending`) are all recomputed:
+    a thread loop of its own, which the lowering runs for thread u only
+    instead of testing every thread (a vector loop would test the lanes and
+    store through a scatter)."""
+    if not isinstance(op, scf.IfOp) or op.results or op.false_region.blocks:
+        return False
+    cond = op.cond
+    if not isinstance(cond, OpResult) or not isinstance(cond.op, arith.CmpiOp):
+        return False
+    cmp = cond.op
+    if cmp.predicate.value.data != 0:  # eq
+        return False
+    sides = [cmp.lhs, cmp.rhs]
+    xs = [v for v in sides if is_thread_x(v)]
+    if len(xs) != 1 or any(d.uniformity.is_varying(v) for v in sides if v not in xs):
+        return False
+    before = walked(pending)
+    return all(
+        recompute(operand)
+        for inner in op.walk()
+        for operand in inner.operands
+        if isinstance(operand, OpResult) and operand.op in before
+    )
+
+
+def is_thread_x(value: SSAValue) -> bool:
+    return (
+        isinstance(value, OpResult)
+        and isinstance(value.op, ThreadIdOp)
+        and value.op.dimension.data == Dim.X
+    )
+
+
 def _partition(block: Block, d: Decisions, recompute: Recompute) -> None:
     """Number the thread loops of `block` (and of the split ops in it) in
     emission order, and find the values each leaves in context storage."""
@@ -258,6 +301,10 @@ def _partition(block: Block, d: Decisions, recompute: Recompute) -> None:
                         _partition(inner, d, recompute)
         elif runs_once(op, d.uniformity):
             d.once.add(op)
+        elif one_thread_if(op, pending, d, recompute):
+            close()
+            pending.append(op)
+            close()
         else:
             pending.append(op)
     close()

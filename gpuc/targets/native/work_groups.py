@@ -31,9 +31,8 @@ from xdsl.dialects import arith, scf
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from gpuc.diagnostics import OpError, nearest_source_loc
-from gpuc.dialects.attrs import Dim
 from gpuc.dialects.functions import CallOp, FuncOp
-from gpuc.dialects.index import BarrierOp, ThreadIdOp
+from gpuc.dialects.index import BarrierOp
 from gpuc.dialects.subgroup import (
     COLLECTIVE_OPS,
     BallotOp,
@@ -48,6 +47,7 @@ from gpuc.targets.native.common import WorkGroupFunction, counted_loop, error_me
 from gpuc.targets.native.form_work_groups import (
     FORMED,
     decide,
+    is_thread_x,
     level_ops,
     read,
     walked,
@@ -469,7 +469,7 @@ class WorkGroupLowering(WorkGroupFunction):
         kind = names.get(predicate)
         if kind in ("sgt", "ugt"):  # u > t is t < u
             lhs, rhs, kind = rhs, lhs, "slt" if kind == "sgt" else "ult"
-        if kind is None or not _is_thread_x(lhs):
+        if kind is None or not is_thread_x(lhs):
             return None
         if self.uniformity.is_varying(rhs) or rhs not in self.values:
             return None
@@ -1030,14 +1030,6 @@ def stepped_loop(
     i.add_incoming(b.add(i, step, flags=["nsw"]), b.block)
     b.branch(head)
     b.position_at_end(done)
-
-
-def _is_thread_x(value: SSAValue) -> bool:
-    return (
-        isinstance(value, OpResult)
-        and isinstance(value.op, ThreadIdOp)
-        and value.op.dimension.data == Dim.X
-    )
 
 
 def _defined_values(block: Block) -> list[SSAValue]:
