@@ -218,6 +218,53 @@ def test_a_uniform_loop_over_shared_memory(
     assert_close(out, terms.sum(axis=0).ravel(), k * scale)
 
 
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(("block", "u"), [(256, 255), (256, 0), (40, 17), (7, 9)])
+def test_a_test_for_one_thread_amid_a_region(target: str, block: int, u: int) -> None:
+    blocks = 3
+    x = rng("one_thread", block, u).standard_normal(blocks * block).astype(np.float32)
+    out = np.full_like(x, np.nan)
+    last = np.full(blocks, np.nan, np.float32)
+    module(target)["one_thread"][(blocks,), (block,)](x, out, last, u)
+    rows = x.reshape(blocks, block)
+    np.testing.assert_array_equal(out, (2 * np.roll(rows, -1, axis=1)).ravel())
+    want = rows[:, u] if u < block else np.full(blocks, np.nan, np.float32)
+    np.testing.assert_array_equal(last, want)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(
+    ("block", "n", "off"),
+    [
+        (16, 1000, 0),
+        (40, 1000, 0),
+        (256, 1000, 0),
+        (256, 100, 0),
+        (33, 70, 5),
+        (7, 3, 2),
+    ],
+)
+def test_block_stride_loops(target: str, block: int, n: int, off: int) -> None:
+    blocks = 3
+    x = rng("strided", block, n, off).standard_normal(blocks * n).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    out = np.full(blocks * block, np.nan, np.float32)
+    module(target)["strided"][(blocks,), (block,)](x, y, out, n, off)
+    rows = x.reshape(blocks, n).astype(np.float64)
+    scale = rows[:, :1]
+    want_y = rows + scale
+    untouched = np.arange(n) < off
+    want_y[:, untouched] = np.nan
+    np.testing.assert_array_equal(y.reshape(blocks, n), want_y.astype(np.float32))
+    terms = np.zeros((blocks, block))
+    bounds = np.zeros((blocks, block))
+    for t in range(block):
+        js = np.arange(t + off, n, block)
+        terms[:, t] = (rows[:, js] * scale).sum(axis=1)
+        bounds[:, t] = np.abs(rows[:, js] * scale).sum(axis=1) * max(1, len(js))
+    assert_close(out, terms.ravel(), bounds.ravel() + 1e-30)
+
+
 @pytest.mark.parametrize("block", [1, 31, 96, 1000])
 def test_lane_id_and_shared_atomics_keep_their_meaning(block: int) -> None:
     """On native a warp is 32 consecutive x indices (docs/native-abi.md); spirv's

@@ -379,6 +379,79 @@ gpuc.func @lanes(%x: !gpuc.ptr<f32, global>, %out: !gpuc.ptr<f32, global>,
   gpuc.return
 }
 
+// one_thread: after a barrier, each thread loads w = x[block, (t + 1) % bx]
+// from shared memory; in the middle of that region, thread u (if any) writes
+// its own x and the block's row sum of shared memory into last[block]; then
+// out[g] = w + w. w, loaded before the `t == u` test and used after it,
+// must survive the test (the native target runs it as a thread loop of its
+// own, for thread u only).
+gpuc.func @one_thread(%x: !gpuc.ptr<f32, global>, %out: !gpuc.ptr<f32, global>,
+                      %last: !gpuc.ptr<f32, global>, %u: index) kernel {
+  %c1 = arith.constant 1 : index
+  %s = gpuc.shared_alloc 256 : !gpuc.ptr<f32, shared>
+  %t = gpuc.thread_id x
+  %bx = gpuc.block_dim x
+  %b = gpuc.block_id x
+  %base = arith.muli %b, %bx : index
+  %g = arith.addi %base, %t : index
+  %v = gpuc.load %x[%g] : !gpuc.ptr<f32, global>
+  gpuc.store %v, %s[%t] : !gpuc.ptr<f32, shared>
+  gpuc.barrier
+  %t1 = arith.addi %t, %c1 : index
+  %n = arith.remui %t1, %bx : index
+  %w = gpuc.load %s[%n] : !gpuc.ptr<f32, shared>
+  %is = arith.cmpi eq, %u, %t : index
+  scf.if %is {
+    %mine = gpuc.load %s[%t] : !gpuc.ptr<f32, shared>
+    gpuc.store %mine, %last[%b] : !gpuc.ptr<f32, global>
+  }
+  %w2 = arith.addf %w, %w : f32
+  gpuc.store %w2, %out[%g] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+
+// strided: block-stride loops after a barrier (`for j in range(t + off, n,
+// block_dim)`), which the native target runs for groups of x lanes, each
+// lane with its own first j and trip count: per block b (a row of n floats
+// of x), out[b * block_dim + t] = the sum of x[b, j] * s over the thread's j,
+// s = the block's first x read through shared memory; and each thread
+// writes y[b, j] = x[b, j] + s at its own j.
+gpuc.func @strided(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                   %out: !gpuc.ptr<f32, global>, %n: index, %off: index) kernel {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %s = gpuc.shared_alloc 1 : !gpuc.ptr<f32, shared>
+  %t = gpuc.thread_id x
+  %bx = gpuc.block_dim x
+  %b = gpuc.block_id x
+  %rowbase = arith.muli %b, %n : index
+  %first = arith.cmpi eq, %t, %c0 : index
+  scf.if %first {
+    %v = gpuc.load %x[%rowbase] : !gpuc.ptr<f32, global>
+    gpuc.store %v, %s[%c0] : !gpuc.ptr<f32, shared>
+  }
+  gpuc.barrier
+  %scale = gpuc.load %s[%c0] : !gpuc.ptr<f32, shared>
+  %lb = arith.addi %t, %off : index
+  %acc = scf.for %j = %lb to %n step %bx iter_args(%a = %zero) -> (f32) {
+    %at = arith.addi %rowbase, %j : index
+    %xj = gpuc.load %x[%at] : !gpuc.ptr<f32, global>
+    %p = arith.mulf %xj, %scale : f32
+    %a2 = arith.addf %a, %p : f32
+    scf.yield %a2 : f32
+  }
+  scf.for %j = %lb to %n step %bx {
+    %at = arith.addi %rowbase, %j : index
+    %xj = gpuc.load %x[%at] : !gpuc.ptr<f32, global>
+    %sum = arith.addf %xj, %scale : f32
+    gpuc.store %sum, %y[%at] : !gpuc.ptr<f32, global>
+  }
+  %ob = arith.muli %b, %bx : index
+  %o = arith.addi %ob, %t : index
+  gpuc.store %acc, %out[%o] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+
 // lanes_and_atomics: each thread adds 1 to a shared counter (an atomic), the
 // block syncs, and out[g] = lane_id * 1000 + the count (the block's threads).
 gpuc.func @lanes_and_atomics(%out: !gpuc.ptr<i32, global>) kernel {

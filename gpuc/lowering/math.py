@@ -1,6 +1,8 @@
 """Translators of the math dialect. Each float op is a C math function; the
 target names the function that computes it (an LLVM intrinsic, libdevice on
-ptx, an OpenCL builtin on spirv, libm on native). Integer ops are intrinsics.
+ptx, an OpenCL builtin on spirv, libm on native but for exp on f32, which
+native defines in the module: gpuc/targets/native/vector_math.py). Integer
+ops are intrinsics.
 A float op on bf16 is the f32 one rounded to bf16 (gpuc.lowering.bf16): exact
 for sqrt, fabs, copysign and the roundings, one more rounding for the rest.
 A float op on f16 is likewise the f32 function rounded to f16, as MLIR's

@@ -26,9 +26,10 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from xdsl.context import Context
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     DenseArrayBase,
+    IndexType,
     IntegerAttr,
     ModuleOp,
     StringAttr,
@@ -41,9 +42,15 @@ from xdsl.traits import IsTerminator
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.analysis import INDIRECT, module_facts
-from gpuc.dialects.attrs import FINALIZED_ATTR, AddressSpace, FinalizedAttr, PtrType
+from gpuc.dialects.attrs import (
+    FINALIZED_ATTR,
+    AddressSpace,
+    Dim,
+    FinalizedAttr,
+    PtrType,
+)
 from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncOp
-from gpuc.dialects.index import BarrierOp
+from gpuc.dialects.index import BarrierOp, ThreadIdOp
 from gpuc.dialects.memory import AtomicRMWOp, LoadOp
 from gpuc.dialects.subgroup import COLLECTIVE_OPS
 from gpuc.targets.native.uniformity import (
@@ -86,7 +93,8 @@ class Decisions:
     """Ops that contain a barrier or a collective (or are one, or call a
     helper that reaches one): run at the block level."""
     interchanged: set[Operation] = field(default_factory=set[Operation])
-    """Innermost uniform loops over shared memory, run over groups of lanes."""
+    """Innermost loops run over groups of lanes: uniform ones over shared
+    memory, and block-stride ones (`block_strided`)."""
     regions: dict[Operation, int] = field(default_factory=dict[Operation, int])
     """The thread loop each op of a level block that runs per thread is in."""
     once: set[Operation] = field(default_factory=set[Operation])
@@ -127,26 +135,46 @@ def find_structural(func: FuncOp, barrier_helpers: set[str]) -> set[Operation]:
     return found
 
 
-def interchangeable(
-    op: Operation, uniformity: Uniformity, structural: set[Operation]
-) -> bool:
-    """An innermost scf.for with uniform bounds that reads shared memory,
-    inside split ops only: one loop over the threads per iteration."""
+def _innermost_at_level(op: Operation, structural: set[Operation]) -> bool:
+    """`op` is an scf.for that is not split, inside split ops only, whose
+    body has no regions and calls nothing."""
     if not isinstance(op, scf.ForOp) or op in structural:
-        return False
-    if any(uniformity.is_varying(v) for v in (op.lb, op.ub, op.step)):
         return False
     parent = op.parent_op()
     while parent is not None and not isinstance(parent, FuncOp):
         if parent not in structural:
             return False
         parent = parent.parent_op()
-    if any(
+    return not any(
         inner.regions or isinstance(inner, CallOp | CallIndirectOp)
         for inner in op.body.block.ops
-    ):
+    )
+
+
+def interchangeable(
+    op: Operation, uniformity: Uniformity, structural: set[Operation]
+) -> bool:
+    """An innermost scf.for with uniform bounds that reads shared memory,
+    inside split ops only: one loop over the threads per iteration."""
+    if not isinstance(op, scf.ForOp) or not _innermost_at_level(op, structural):
+        return False
+    if any(uniformity.is_varying(v) for v in (op.lb, op.ub, op.step)):
         return False
     return reads_shared(op)
+
+
+def block_strided(
+    op: Operation, uniformity: Uniformity, structural: set[Operation]
+) -> bool:
+    """An innermost scf.for from a thread-dependent lower bound to a uniform
+    bound by a uniform step (`for j in range(t, n, BLOCK)`), inside split ops
+    only: run over groups of lanes, each iteration for all lanes of a group
+    (the lanes then vectorize; each thread's iterations keep their order)."""
+    if not isinstance(op, scf.ForOp) or not _innermost_at_level(op, structural):
+        return False
+    if op.lb not in uniformity.thread_dependent or op.lb.type != IndexType():
+        return False
+    return not any(uniformity.is_varying(v) for v in (op.ub, op.step))
 
 
 class Recompute:
@@ -206,6 +234,43 @@ def level_ops(block: Block) -> list[Operation]:
     return ops
 
 
+def one_thread_if(
+    op: Operation, pending: list[Operation], d: Decisions, recompute: Recompute
+) -> bool:
+    """An scf.if without results or else on `thread_id x == u` (u uniform)
+    whose operands from the region before it (`pending`) are all recomputed:
+    a thread loop of its own, which the lowering runs for thread u only
+    instead of testing every thread (a vector loop would test the lanes and
+    store through a scatter)."""
+    if not isinstance(op, scf.IfOp) or op.results or op.false_region.blocks:
+        return False
+    cond = op.cond
+    if not isinstance(cond, OpResult) or not isinstance(cond.op, arith.CmpiOp):
+        return False
+    cmp = cond.op
+    if cmp.predicate.value.data != 0:  # eq
+        return False
+    sides = [cmp.lhs, cmp.rhs]
+    xs = [v for v in sides if is_thread_x(v)]
+    if len(xs) != 1 or any(d.uniformity.is_varying(v) for v in sides if v not in xs):
+        return False
+    before = walked(pending)
+    return all(
+        recompute(operand)
+        for inner in op.walk()
+        for operand in inner.operands
+        if isinstance(operand, OpResult) and operand.op in before
+    )
+
+
+def is_thread_x(value: SSAValue) -> bool:
+    return (
+        isinstance(value, OpResult)
+        and isinstance(value.op, ThreadIdOp)
+        and value.op.dimension.data == Dim.X
+    )
+
+
 def _partition(block: Block, d: Decisions, recompute: Recompute) -> None:
     """Number the thread loops of `block` (and of the split ops in it) in
     emission order, and find the values each leaves in context storage."""
@@ -236,6 +301,10 @@ def _partition(block: Block, d: Decisions, recompute: Recompute) -> None:
                         _partition(inner, d, recompute)
         elif runs_once(op, d.uniformity):
             d.once.add(op)
+        elif one_thread_if(op, pending, d, recompute):
+            close()
+            pending.append(op)
+            close()
         else:
             pending.append(op)
     close()
@@ -302,7 +371,10 @@ def decide(
 
     first = classify(structural)
     interchanged = {op for op in body.walk() if interchangeable(op, first, structural)}
-    d = Decisions(classify(structural | interchanged), structural, interchanged)
+    strided = {op for op in body.walk() if block_strided(op, first, structural)}
+    d = Decisions(
+        classify(structural | interchanged), structural, interchanged | strided
+    )
     check_reached(body, d, barrier_helpers)
     _partition(body, d, Recompute(d))
     return d

@@ -283,7 +283,19 @@ class NativeTarget(Target):
 
         llvm_fence(fl, "singlethread" if scope.value == "block" else "", ordering)
 
+    def math_function(self, name: str, ty: ir.Type) -> str:
+        """exp on f32 is gpuc's, defined in the module so that LLVM vectorizes
+        it (gpuc/targets/native/vector_math.py); the rest are the base's."""
+        from gpuc.targets.native.vector_math import FUNCTIONS
+
+        if str(ty) == "float" and name in FUNCTIONS:
+            return FUNCTIONS[name]
+        return super().math_function(name, ty)
+
     def finish_module(self, ml: ModuleLowering) -> None:
+        from gpuc.targets.native.vector_math import define
+
+        define(ml)
         for name, record in ml.records.items():
             if record.has_launch_entry:
                 launch_entry(ml, ml.funcs[name], ml.functions[name], record)

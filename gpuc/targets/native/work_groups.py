@@ -12,7 +12,8 @@ across a barrier is kept per thread in the block's context storage, one array
 of `threads` elements per value. An innermost `scf.for` with uniform bounds
 that reads shared memory is split the same way (one loop over the threads per
 iteration): tiled kernels read their tiles along the thread index, which then
-vectorizes.
+vectorizes. So is an innermost block-stride `scf.for` (`for j in range(t,
+n, BLOCK)`), each lane of a group from its own first j.
 
 A barrier under a condition computed from the thread index is a diagnostic;
 a condition that turns out to differ between the threads of a block at run
@@ -30,9 +31,8 @@ from xdsl.dialects import arith, scf
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from gpuc.diagnostics import OpError, nearest_source_loc
-from gpuc.dialects.attrs import Dim
 from gpuc.dialects.functions import CallOp, FuncOp
-from gpuc.dialects.index import BarrierOp, ThreadIdOp
+from gpuc.dialects.index import BarrierOp
 from gpuc.dialects.subgroup import (
     COLLECTIVE_OPS,
     BallotOp,
@@ -47,6 +47,7 @@ from gpuc.targets.native.common import WorkGroupFunction, counted_loop, error_me
 from gpuc.targets.native.form_work_groups import (
     FORMED,
     decide,
+    is_thread_x,
     level_ops,
     read,
     walked,
@@ -112,8 +113,8 @@ class WorkGroupLowering(WorkGroupFunction):
         entry = self.fn.entry_basic_block
         before = len(entry.instructions)
         slot = super().alloca(ty, name, zeroed, align)
-        prologue = getattr(self, "prologue", None)
-        if prologue is not None and prologue.block is entry:
+        prologue = self.prologue
+        if prologue.block is entry:
             prologue._anchor += len(entry.instructions) - before  # noqa: SLF001
         return slot
 
@@ -306,15 +307,18 @@ class WorkGroupLowering(WorkGroupFunction):
         loop over those lanes. The lane loop has a constant trip count, so
         LLVM unrolls it, keeps each lane's loop-carried values in registers
         across iterations and vectorizes the lanes (a tiled kernel's inner
-        product then runs as vector FMAs on registers). The x that do not
-        fill a group run the loop per thread, as any region does."""
+        product then runs as vector FMAs on registers). A block-stride loop
+        (its lower bound varies) runs as many iterations as the group's
+        longest lane, each lane's body only while its own `lb + k * step` is
+        below the bound. The x that do not fill a group run the loop per
+        thread, as any region does."""
         body = op.body.block
         iv_arg, *iter_args = body.args
         if not all(self.uniformity.is_varying(a) for a in iter_args):
             self.emit_structural(op)
             return
         b = self.builder
-        lb, ub, step = (self.values[v] for v in (op.lb, op.ub, op.step))
+        ub, step = self.values[op.ub], self.values[op.step]
         slots = [self.slot_for(r) for r in op.results]
         terminator = body.last_op
         assert terminator is not None
@@ -353,19 +357,51 @@ class WorkGroupLowering(WorkGroupFunction):
 
             counted_loop(b, zero, lanes, lane, "lane")
 
+        # A block-stride loop (its lower bound differs between the lanes):
+        # iteration k of each lane is lb + k * step, run if below ub; the
+        # group runs as many iterations as its longest lane.
+        strided = self.uniformity.is_varying(op.lb)
+        trips = self.alloca(I64, "lanes.trips") if strided else None
+        one = ir.Constant(I64, 1)
+        # scf.for's step is positive (any other loops forever there).
+        divisor = b.select(b.icmp_signed("<", step, one), one, step) if strided else one
+
+        def lane_lb(linear: ir.Value) -> ir.Value:
+            if not strided:
+                return self.values[op.lb]
+            return self.materialize(op.lb, linear, bound)
+
         def group(g: ir.Value, y: ir.Value, z: ir.Value) -> None:
             x0 = b.mul(g, lanes, flags=["nuw", "nsw"])
+            if trips is not None:
+                b.store(zero, trips)
 
             def start(linear: ir.Value) -> None:
                 values = [self.materialize(v, linear, bound) for v in op.iter_args]
                 for slot, value in zip(slots, values, strict=True):
                     b.store(value, self._element(slot, linear))
+                if trips is not None:
+                    first = lane_lb(linear)
+                    count = b.add(b.udiv(b.sub(b.sub(ub, first), one), divisor), one)
+                    count = b.select(b.icmp_signed("<", first, ub), count, zero)
+                    most = b.load(trips, typ=I64)
+                    b.store(
+                        b.select(b.icmp_unsigned("<", most, count), count, most), trips
+                    )
 
             lane_loop(x0, y, z, start)
 
             def iteration(j: ir.Value) -> None:
                 def step_lane(linear: ir.Value) -> None:
-                    self.values[iv_arg] = j
+                    here = j
+                    if strided:
+                        here = b.add(lane_lb(linear), b.mul(j, step))
+                        taken = b.icmp_signed("<", here, ub)
+                        then = b.append_basic_block("lane.step")
+                        skip = b.append_basic_block("lane.skip")
+                        b.cbranch(taken, then, skip)
+                        b.position_at_end(then)
+                    self.values[iv_arg] = here
                     for arg, slot in zip(iter_args, slots, strict=True):
                         self.values[arg] = b.load(
                             self._element(slot, linear), typ=slot.type
@@ -379,10 +415,16 @@ class WorkGroupLowering(WorkGroupFunction):
                     for slot, value in zip(slots, results, strict=True):
                         b.store(value, self._element(slot, linear))
                     bound.extend(r for inner in inside for r in inner.results)
+                    if strided:
+                        b.branch(skip)
+                        b.position_at_end(skip)
 
                 lane_loop(x0, y, z, step_lane)
 
-            stepped_loop(b, lb, ub, step, iteration)
+            if trips is None:
+                stepped_loop(b, self.values[op.lb], ub, step, iteration)
+            else:
+                counted_loop(b, zero, b.load(trips, typ=I64), iteration, "lanes.k")
 
         counted_loop(
             b,
@@ -427,7 +469,7 @@ class WorkGroupLowering(WorkGroupFunction):
         kind = names.get(predicate)
         if kind in ("sgt", "ugt"):  # u > t is t < u
             lhs, rhs, kind = rhs, lhs, "slt" if kind == "sgt" else "ult"
-        if kind is None or not _is_thread_x(lhs):
+        if kind is None or not is_thread_x(lhs):
             return None
         if self.uniformity.is_varying(rhs) or rhs not in self.values:
             return None
@@ -988,14 +1030,6 @@ def stepped_loop(
     i.add_incoming(b.add(i, step, flags=["nsw"]), b.block)
     b.branch(head)
     b.position_at_end(done)
-
-
-def _is_thread_x(value: SSAValue) -> bool:
-    return (
-        isinstance(value, OpResult)
-        and isinstance(value.op, ThreadIdOp)
-        and value.op.dimension.data == Dim.X
-    )
 
 
 def _defined_values(block: Block) -> list[SSAValue]:

@@ -93,6 +93,63 @@ gpuc.func @lanes(%p: !gpuc.ptr<f32, global>) kernel {
 
 // -----
 
+// A loop from the thread index by the block size (`for j in range(t, n,
+// block)`) after a barrier runs over groups of lanes too, each lane from its
+// own first j; its iteration variable varies with the thread.
+// CHECK-LABEL: gpuc.func @block_stride
+// CHECK: %r = scf.for %j = %t to %n step %bx iter_args(%acc = %zero) -> (f32) {
+// CHECK: } {gpuc.wg.varying = array<i64: 0>, gpuc.wg.thread = array<i64: 0>, gpuc.wg.varying_args = array<i64: 0, 1>, gpuc.wg.thread_args = array<i64: 0, 1>, gpuc.wg.run = "lanes"}
+// CHECK-NEXT: gpuc.store %r, %p[%t] {gpuc.wg.region = 1 : i64}
+gpuc.func @block_stride(%p: !gpuc.ptr<f32, global>, %n: index) kernel {
+  %zero = arith.constant 0.0 : f32
+  %t = gpuc.thread_id x
+  %bx = gpuc.block_dim x
+  gpuc.barrier
+  %r = scf.for %j = %t to %n step %bx iter_args(%acc = %zero) -> (f32) {
+    %x = gpuc.load %p[%j] : !gpuc.ptr<f32, global>
+    %s = arith.addf %acc, %x : f32
+    scf.yield %s : f32
+  }
+  gpuc.store %r, %p[%t] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+
+// -----
+
+// An scf.if on `thread_id x == u` (u uniform) gets a thread loop of its own,
+// which the lowering runs for thread u only, when what it reads from before
+// it is recomputed; a value loaded before it and used after it (%w) is then
+// spilled. One that reads such a loaded value (%y) stays in its region.
+// CHECK-LABEL: gpuc.func @one_thread
+// CHECK: %w = gpuc.load %p[%t] {gpuc.wg.varying = array<i64: 0>, gpuc.wg.spill = array<i64: 0>, gpuc.wg.region = 1 : i64}
+// CHECK-NEXT: %is = arith.cmpi eq, %t, %u {{.*}}gpuc.wg.region = 1 : i64}
+// CHECK-NEXT: scf.if %is {
+// CHECK-NEXT: gpuc.store %one, %p[%t]
+// CHECK-NEXT: }{gpuc.wg.region = 2 : i64}
+// CHECK-NEXT: gpuc.store %w, %p[%u] {gpuc.wg.region = 3 : i64}
+// CHECK-NEXT: %y = gpuc.load %p[%t] {gpuc.wg.varying = array<i64: 0>, gpuc.wg.region = 3 : i64}
+// CHECK-NEXT: scf.if %is {
+// CHECK-NEXT: gpuc.store %y, %p[%u]
+// CHECK-NEXT: }{gpuc.wg.region = 3 : i64}
+gpuc.func @one_thread(%p: !gpuc.ptr<f32, global>, %u: index) kernel {
+  %one = arith.constant 1.0 : f32
+  %t = gpuc.thread_id x
+  gpuc.barrier
+  %w = gpuc.load %p[%t] : !gpuc.ptr<f32, global>
+  %is = arith.cmpi eq, %t, %u : index
+  scf.if %is {
+    gpuc.store %one, %p[%t] : !gpuc.ptr<f32, global>
+  }
+  gpuc.store %w, %p[%u] : !gpuc.ptr<f32, global>
+  %y = gpuc.load %p[%t] : !gpuc.ptr<f32, global>
+  scf.if %is {
+    gpuc.store %y, %p[%u] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+
+// -----
+
 // A helper reaching a barrier is split at its call; its body is decided per
 // call site when the kernel is lowered.
 // CHECK-LABEL: gpuc.func private @sync
