@@ -513,8 +513,10 @@ def parse_indirect_call(
         parser.raise_error(
             f"{len(args)} arguments given but {t} takes {len(inputs)}", pos
         )
-    resolved = parser.resolve_operands(args, inputs, pos)
-    return parser.resolve_operand(callee, t), resolved, attrs
+    # The callee first: a pointer used with another type than it has is the
+    # mismatch to report, at the pointer, before its arguments.
+    pointer = parser.resolve_operand(callee, t)
+    return pointer, parser.resolve_operands(args, inputs, pos), attrs
 
 
 def print_indirect_call(
