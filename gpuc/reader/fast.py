@@ -416,16 +416,23 @@ def _no_attributes(r: _Reader) -> None:
         raise Decline
 
 
+def _one_type(r: _Reader, *values: SSAValue) -> Attribute:
+    """The `: T` after an op's operands (no attributes before it), which every
+    one of `values` has."""
+    _no_attributes(r)
+    r.expect(":")
+    type = r.type()
+    if any(value.type != type for value in values):
+        raise Decline  # mistyped: the full parser says where
+    return type
+
+
 def _binary(name: str) -> Rule:
     def rule(r: _Reader) -> Operation:
         lhs = r.operand()
         r.expect(",")
         rhs = r.operand()
-        _no_attributes(r)
-        r.expect(":")
-        type = r.type()
-        if lhs.type != type or rhs.type != type:
-            raise Decline
+        type = _one_type(r, lhs, rhs)
         return _make(r, name, (lhs, rhs), (type,))
 
     return rule
@@ -434,12 +441,7 @@ def _binary(name: str) -> Rule:
 def _unary(name: str) -> Rule:
     def rule(r: _Reader) -> Operation:
         value = r.operand()
-        _no_attributes(r)
-        r.expect(":")
-        type = r.type()
-        if value.type != type:
-            raise Decline
-        return _make(r, name, (value,), (type,))
+        return _make(r, name, (value,), (_one_type(r, value),))
 
     return rule
 
@@ -447,11 +449,7 @@ def _unary(name: str) -> Rule:
 def _cast(name: str) -> Rule:
     def rule(r: _Reader) -> Operation:
         value = r.operand()
-        _no_attributes(r)
-        r.expect(":")
-        source = r.type()
-        if value.type != source:
-            raise Decline
+        _one_type(r, value)
         r.expect("to")
         return _make(r, name, (value,), (r.type(),))
 
@@ -469,10 +467,7 @@ def _compare(name: str, predicates: Sequence[str]) -> Rule:
         lhs = r.operand()
         r.expect(",")
         rhs = r.operand()
-        r.expect(":")
-        type = r.type()
-        if lhs.type != type or rhs.type != type:
-            raise Decline
+        type = _one_type(r, lhs, rhs)
         props: dict[str, Attribute] = {"predicate": IntegerAttr(predicate, 64)}
         return _make(r, name, (lhs, rhs), (_result_i1(type),), props)
 
@@ -515,12 +510,7 @@ def _select(r: _Reader) -> Operation:
     lhs = r.operand()
     r.expect(",")
     rhs = r.operand()
-    _no_attributes(r)
-    r.expect(":")
-    type = r.type()
-    if lhs.type != type or rhs.type != type:
-        raise Decline
-    return _make(r, "arith.select", (cond, lhs, rhs), (type,))
+    return _make(r, "arith.select", (cond, lhs, rhs), (_one_type(r, lhs, rhs),))
 
 
 def _region_with_yield(r: _Reader) -> Region:
