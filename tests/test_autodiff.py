@@ -445,6 +445,49 @@ def test_a_guarded_kernel_derivative_is_one_guarded_if() -> None:
     assert isinstance(guard.next_op, ReturnOp)
 
 
+AXPBY = """
+gpuc.func @axpby(%a: f32, %b: f32, %x: !gpuc.ptr<f32, global>,
+                 %y: !gpuc.ptr<f32, global>, %n: i32) kernel {
+  %i = gpuc.global_id x
+  %n_index = arith.index_cast %n : i32 to index
+  %in = arith.cmpi slt, %i, %n_index : index
+  scf.if %in {
+    %xi = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+    %yi = gpuc.load %y[%i] : !gpuc.ptr<f32, global>
+    %ax = arith.mulf %a, %xi : f32
+    %by = arith.mulf %b, %yi : f32
+    %r = arith.addf %ax, %by : f32
+    gpuc.store %r, %y[%i] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+"""
+
+
+@pytest.mark.parametrize("blocks", [5, 9])
+def test_derivative_kernel_block_sums_with_threads_past_the_bound(blocks: int) -> None:
+    # Native runs the derivative kernel's guarded body for the threads below
+    # the bound only (signed `global_id x < n`), and sums both scalar
+    # adjoints in vector lanes (regrouped adds): a partial last block, and
+    # blocks wholly past n (blocks = 9), add nothing for those threads.
+    rng = np.random.default_rng(zlib.crc32(f"{BASE_SEED}:axpby:{blocks}".encode()))
+    n = 300
+    mod = gpuc.autodiff.reverse(AXPBY, "axpby", target="native")
+    a, b = (np.float32(rng.standard_normal()) for _ in range(2))
+    x, y, w = (rng.standard_normal(n).astype(np.float32) for _ in range(3))
+    dx0, da0, db0 = (rng.standard_normal(k).astype(np.float32) for k in (n, 1, 1))
+    y_out, dx, dy = y.copy(), dx0.copy(), w.copy()
+    da, db = da0.copy(), db0.copy()
+    mod["axpby_reverse"][blocks, 64](a, b, x, dx, y_out, dy, np.int32(n), da, db)
+    w64, x64, y64 = (v.astype(np.float64) for v in (w, x, y))
+    tol = dict(rtol=1e-5, atol=1e-5 * n)
+    np.testing.assert_allclose(y_out, a * x64 + b * y64, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dx, dx0 + a * w64, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dy, b * w64, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(da, da0 + w64 @ x64, **tol)
+    np.testing.assert_allclose(db, db0 + w64 @ y64, **tol)
+
+
 def test_an_invariant_shadow_update_leaves_its_loop() -> None:
     # dx[i] is updated in every reversed iteration: summed in a loop-carried
     # value and added once after the loop; dw[k] stays an atomic per

@@ -388,6 +388,15 @@ def check_atomic_pointer(ptr_type: PtrType) -> None:
         )
 
 
+REGROUPED = "gpuc.regrouped"
+"""A unit attribute on a float `gpuc.atomic_rmw add` whose adds may be grouped
+in any way, not only in some order of the threads' adds: a block's sum that
+gpuc makes itself (a derivative kernel's scalar adjoints,
+gpuc/transforms/deferred_kernels.py). Where the target makes it a plain
+read-modify-write (native's shared memory), the add is `reassoc`, so a
+vectorized thread loop sums it in vector lanes."""
+
+
 @irdl_op_definition
 class AtomicRMWOp(IRDLOperation):
     """`%old = gpuc.atomic_rmw add %p[%i], %v [seq_cst] : !gpuc.ptr<i32, global>`.

@@ -14,6 +14,7 @@ from xdsl.ir import Operation, SSAValue
 from gpuc.dialects.analysis import alloc_layout, element_bytes
 from gpuc.dialects.attrs import AddressSpace, AtomicKind, MemoryOrder
 from gpuc.dialects.memory import (
+    REGROUPED,
     AddrSpaceCastOp,
     AtomicCmpXchgOp,
     AtomicRMWOp,
@@ -197,7 +198,11 @@ def translate_atomic_rmw(op: AtomicRMWOp, fl: FunctionLowering) -> None:
         b = fl.builder
         old = b.load(ptr, typ=value.type)
         tag_space(fl, old, op.ptr)
-        tag_space(fl, b.store(PLAIN_SHARED[kind](b, old, value), ptr), op.ptr)
+        if kind == "fadd" and REGROUPED in op.attributes:
+            new = b.fadd(old, value, flags=["reassoc", "nsz"])
+        else:
+            new = PLAIN_SHARED[kind](b, old, value)
+        tag_space(fl, b.store(new, ptr), op.ptr)
         fl.set(op, old)
         return
     scoped = scope(fl) + ordering

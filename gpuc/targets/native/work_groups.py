@@ -47,6 +47,7 @@ from gpuc.targets.native.common import WorkGroupFunction, counted_loop, error_me
 from gpuc.targets.native.form_work_groups import (
     FORMED,
     decide,
+    is_global_x,
     is_thread_x,
     level_ops,
     read,
@@ -450,9 +451,10 @@ class WorkGroupLowering(WorkGroupFunction):
         self, ops: list[Operation]
     ) -> tuple[tuple[ir.Value, ir.Value], scf.IfOp] | None:
         """If all `ops` do is `scf.if (thread_id.x < u) { ... }` (or `== u`,
-        `u` uniform, no else, no results; the other ops pure, computing the
-        condition), the x range for which it holds and the `scf.if`: the loop
-        then runs only those threads, the body without the test."""
+        or `global_id.x < u`; `u` uniform, no else, no results; the other ops
+        pure, computing the condition), the x range for which it holds and the
+        `scf.if`: the loop then runs only those threads, the body without the
+        test."""
         ifs = [op for op in ops if isinstance(op, scf.IfOp)]
         if len(ifs) != 1 or ifs[0].results or ifs[0].false_region.blocks:
             return None
@@ -469,7 +471,8 @@ class WorkGroupLowering(WorkGroupFunction):
         kind = names.get(predicate)
         if kind in ("sgt", "ugt"):  # u > t is t < u
             lhs, rhs, kind = rhs, lhs, "slt" if kind == "sgt" else "ult"
-        if kind is None or not is_thread_x(lhs):
+        global_x = kind in ("slt", "ult") and is_global_x(lhs)
+        if kind is None or not (is_thread_x(lhs) or global_x):
             return None
         if self.uniformity.is_varying(rhs) or rhs not in self.values:
             return None
@@ -479,6 +482,18 @@ class WorkGroupLowering(WorkGroupFunction):
             return None
         bx = self.block_values[("block_dim", 0)]
         zero = ir.Constant(I64, 0)
+        if global_x:
+            # global_id x = block_id x * block_dim x + thread_id x (no wrap,
+            # as the lowering of gpuc.global_id says), below the bound for
+            # thread ids below bound - first: none where the bound is at or
+            # below the block's first id.
+            first = b.mul(self.block_values[("block_id", 0)], bx, flags=["nuw", "nsw"])
+            below = (b.icmp_signed if kind == "slt" else b.icmp_unsigned)(
+                "<", first, bound
+            )
+            left = b.sub(bound, first)
+            end = b.select(b.icmp_unsigned("<", left, bx), left, bx)
+            return (zero, b.select(below, end, zero)), guarded
 
         def clamp(v: ir.Value) -> ir.Value:
             if kind == "slt" or kind == "eq":

@@ -68,14 +68,15 @@ gpuc.func private @inner(%a: f32) -> f32 helper {
 
 // A kernel's reverse derivative, launched by the host as @scale_grad: the
 // shadow of each float pointer follows it; the adjoint of the float scalar
-// is summed over the block in shared memory, then added into one more
+// is summed over the block in shared memory (in any grouping: regrouped),
+// then added into one more
 // pointer once per block. A load's adjoint is added to the shadow atomically
 // unless the launch is one-dimensional (each thread its own element).
 // CHECK-LABEL: gpuc.func @scale_grad(%0: f32, %1: !gpuc.ptr<f32, global>, %2: !gpuc.ptr<f32, global>, %3: !gpuc.ptr<f32, global>, %4: !gpuc.ptr<f32, global>, %5: !gpuc.ptr<f32, global>) kernel {
 // CHECK-NEXT:    %6 = gpuc.shared_alloc 1 : !gpuc.ptr<f32, shared>
 // CHECK:         gpuc.barrier
 // CHECK-NEXT:    %17 = gpuc.call @scale.helper.autodiff.mode_reverse(%0, %1, %2, %3, %4) : (f32, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>) -> f32
-// CHECK-NEXT:    %18 = gpuc.atomic_rmw add %6, %17 : !gpuc.ptr<f32, shared>
+// CHECK-NEXT:    %18 = gpuc.atomic_rmw add %6, %17 {gpuc.regrouped} : !gpuc.ptr<f32, shared>
 // CHECK-NEXT:    gpuc.barrier
 // CHECK-NEXT:    scf.if %15 {
 // CHECK-NEXT:      %19 = gpuc.load %6 : !gpuc.ptr<f32, shared>
