@@ -488,6 +488,93 @@ def test_derivative_kernel_block_sums_with_threads_past_the_bound(blocks: int) -
     np.testing.assert_allclose(db, db0 + w64 @ y64, **tol)
 
 
+def _stencil_adjoint(w: np.ndarray, nx: int, ny: int) -> np.ndarray:
+    """d(sum w * out)/d(in) for examples/stencil2d.mlir, by numpy (float64):
+    each interior point's weight scattered to the inputs it reads."""
+    w = w.reshape(ny, nx).astype(np.float64)
+    g = w.copy()
+    g[1:-1, 1:-1] = 0.0
+    inner = w[1:-1, 1:-1]
+    for dy, dx, coefficient in (
+        (0, 0, 0.5),
+        (0, -1, 0.125),
+        (0, 1, 0.125),
+        (-1, 0, 0.125),
+        (1, 0, 0.125),
+    ):
+        g[1 + dy : ny - 1 + dy, 1 + dx : nx - 1 + dx] += coefficient * inner
+    return g.ravel()
+
+
+def test_shadows_summed_by_several_os_threads() -> None:
+    # Above the native executor's split threshold, with 4 OS threads: the
+    # shadows the derivatives only add into (stencil2d's din, matmul's dA
+    # and dB) are summed parameters, each OS thread but the first adding
+    # into a zeroed copy that is added into the array after the launch.
+    # Shadows start random (adjoints are added into them), outputs poisoned.
+    rng = np.random.default_rng(zlib.crc32(f"{BASE_SEED}:summed".encode()))
+    nx, ny = 200, 190
+    stencil = gpuc.autodiff.reverse(
+        ROOT / "examples" / "stencil2d.mlir", "stencil2d", target="native"
+    )
+    sig = stencil.signatures["stencil2d_reverse"]
+    assert [p.summed for p in sig.params] == [False, True, False, False, False, False]
+    stencil.executor.workers = 4
+    field, w, din0 = (rng.standard_normal(nx * ny).astype(np.float32) for _ in range(3))
+    out, din, dout = np.full_like(field, np.nan), din0.copy(), w.copy()
+    grid = (((nx + 15) // 16, (ny + 15) // 16), (16, 16))
+    stencil["stencil2d_reverse"][grid](
+        field, din, out, dout, np.int32(nx), np.int32(ny)
+    )
+    np.testing.assert_allclose(din, din0 + _stencil_adjoint(w, nx, ny), atol=1e-5)
+    np.testing.assert_array_equal(dout, 0)  # the store's adjoint read it
+    assert not np.isnan(out).any()
+    # In checked mode the adds stay atomic, into the caller's array only.
+    checked = gpuc.autodiff.reverse(
+        ROOT / "examples" / "stencil2d.mlir", "stencil2d", target="native", checked=True
+    )
+    checked.executor.workers = 4
+    din, dout = din0.copy(), w.copy()
+    checked["stencil2d_reverse"][grid](
+        field, din, out, dout, np.int32(nx), np.int32(ny)
+    )
+    np.testing.assert_allclose(din, din0 + _stencil_adjoint(w, nx, ny), atol=1e-5)
+
+    m, n, k = 200, 190, 40
+    matmul = gpuc.autodiff.reverse(
+        ROOT / "examples" / "matmul.mlir", "matmul", target="native"
+    )
+    sig = matmul.signatures["matmul_reverse"]
+    assert [p.summed for p in sig.params[:6]] == [
+        False,
+        True,
+        False,
+        True,
+        False,
+        False,
+    ]
+    matmul.executor.workers = 4
+    a, b = (rng.standard_normal(s).astype(np.float32) for s in (m * k, k * n))
+    wc, da0, db0 = (
+        rng.standard_normal(s).astype(np.float32) for s in (m * n, m * k, k * n)
+    )
+    c, da, db, dc = (
+        np.full(m * n, np.nan, np.float32),
+        da0.copy(),
+        db0.copy(),
+        wc.copy(),
+    )
+    grid = (((n + 15) // 16, (m + 15) // 16), (16, 16))
+    sizes = (np.int32(m), np.int32(n), np.int32(k))
+    matmul["matmul_reverse"][grid](a, da, b, db, c, dc, *sizes)
+    W, A, B = wc.reshape(m, n).astype(np.float64), a.reshape(m, k), b.reshape(k, n)
+    np.testing.assert_allclose(
+        c, (A.astype(np.float64) @ B).ravel(), rtol=1e-4, atol=1e-4
+    )
+    np.testing.assert_allclose(da, da0 + (W @ B.T).ravel(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(db, db0 + (A.T @ W).ravel(), rtol=1e-4, atol=1e-4)
+
+
 def test_an_invariant_shadow_update_leaves_its_loop() -> None:
     # dx[i] is updated in every reversed iteration: summed in a loop-carried
     # value and added once after the loop; dw[k] stays an atomic per

@@ -194,7 +194,7 @@ def translate_atomic_rmw(op: AtomicRMWOp, fl: FunctionLowering) -> None:
         fl.target.block_owns_shared
         and ptr_type_of(op.ptr).address_space == AddressSpace.SHARED
         and kind in PLAIN_SHARED
-    ):
+    ) or (kind == "fadd" and fl.target.adds_privately(fl, op)):
         b = fl.builder
         old = b.load(ptr, typ=value.type)
         tag_space(fl, old, op.ptr)

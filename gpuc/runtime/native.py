@@ -270,14 +270,19 @@ def _worker_ir(kernel: str, entry: str, arg_types: Sequence[str]) -> str:
     """A pthread start routine: its index is the low bits of its pointer to the
     control block. It waits at the gate, then claims chunks of blocks and runs
     each by calling the kernel's launch entry `entry` on its own record with
-    the argument slots unpacked, until no chunk is left; then it drops its
+    its own row of argument slots unpacked (they differ where a summed
+    parameter gets a private copy), until no chunk is left; then it drops its
     reference to the control block."""
-    loads: list[str] = []
+    row_bytes = _slots_per_worker(len(arg_types)) * ARG_SLOT_BYTES
+    loads: list[str] = [
+        f"  %own = mul i64 %index, {row_bytes}",
+        "  %wargs = getelementptr i8, ptr %args, i64 %own",
+    ]
     call_args = ["ptr %rec"]
     for i, ty in enumerate(arg_types):
         slot = f"%s{i}"
         loads.append(
-            f"  {slot} = getelementptr i8, ptr %args, i64 {i * ARG_SLOT_BYTES}"
+            f"  {slot} = getelementptr i8, ptr %wargs, i64 {i * ARG_SLOT_BYTES}"
         )
         if ty == "i1":  # stored as a byte by the host
             loads.append(f"  %b{i} = load i8, ptr {slot}")
@@ -480,10 +485,14 @@ def _defines(module: Any, symbol: str) -> bool:
     return True
 
 
+def _slots_per_worker(count: int) -> int:
+    return max(1, count)
+
+
 def _argument_slots(values: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.uint64]]:
     """One 8-byte slot per argument, as the workers load them: an array's
     address, or a scalar's bytes (numpy scalars of the parameter's type)."""
-    slots = np.zeros(max(1, len(values)), np.uint64)
+    slots = np.zeros(_slots_per_worker(len(values)), np.uint64)
     raw = slots.view(np.uint8)
     for i, value in enumerate(values):
         if isinstance(value, np.ndarray):
@@ -492,6 +501,13 @@ def _argument_slots(values: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.uint64
             data = value.tobytes()
             raw[i * ARG_SLOT_BYTES : i * ARG_SLOT_BYTES + len(data)] = list(data)
     return slots
+
+
+def _private_copies_fit(value: Any) -> bool:
+    """Whether a summed parameter's argument is an array whose buffer a
+    zeroed copy of the same layout stands for (C-contiguous, so the copy
+    covers whatever the kernel indexes)."""
+    return isinstance(value, np.ndarray) and bool(value.flags.c_contiguous)
 
 
 def _libc() -> ctypes.CDLL:
@@ -683,6 +699,17 @@ class NativeExecutor:
         )
         values = with_shared_offsets(launch)
         groups = self._groups(launch.blocks, launch.threads)
+        summed = (
+            [
+                i
+                for i, param in enumerate(launch.sig.params)
+                if param.summed and param.space is not None
+            ]
+            if name not in self._checked
+            else []
+        )
+        if summed and not all(_private_copies_fit(values[i]) for i in summed):
+            groups = 1  # one OS thread adds into the caller's buffers itself
         direct = self._entries[name]
         if groups == 1 and direct is not None:
             self._run_here(direct, name, launch, values)
@@ -690,7 +717,15 @@ class NativeExecutor:
         shared_bytes = _shared_bytes(launch)
         shared_stride = -(-max(shared_bytes, 1) // ALIGN) * ALIGN
         # The JIT code points into these buffers; they live until after the join.
-        slots = _argument_slots(values)
+        row = _argument_slots(values)
+        slots = np.tile(row, groups)
+        copies: list[tuple[np.ndarray[Any, Any], list[np.ndarray[Any, Any]]]] = []
+        for i in summed if groups > 1 else []:
+            array = values[i]
+            private = [np.zeros_like(array) for _ in range(groups - 1)]
+            for group, copy in enumerate(private, 1):
+                slots[group * len(row) + i] = copy.ctypes.data
+            copies.append((array, private))
         records, records_at = _aligned(groups * RECORD_BYTES)
         shared, shared_at = _aligned(groups * shared_stride)
 
@@ -733,6 +768,9 @@ class NativeExecutor:
             with self._reaping:
                 self._unjoined.append((records, groups))
             self._reap()
+        for array, private in copies:
+            for copy in private:
+                np.add(array, copy, out=array)
         failed = view[:, RECORD.word("error")]
         if failed.any():
             # The lowest failing block of those that ran.

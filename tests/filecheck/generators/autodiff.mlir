@@ -103,15 +103,16 @@ gpuc.func @scale(%a: f32, %x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>
 // The single-writer rule (docs/autodiff.md): %c = y * w + x with x < w
 // guarded is injective in (x, y), so the adjoints into %din are plain
 // read-add-writes where the launch's z extent is 1 (tested once, at the
-// function's start); %dnb, read at a neighbour too, gets atomic adds.
+// function's start); %dnb, read at a neighbour too, gets atomic adds, which
+// are regrouped (an adjoint is a sum in any grouping).
 // CHECK-LABEL: gpuc.func private @rows.helper.autodiff.mode_reverse
 // CHECK-NEXT:    %[[GZ:.*]] = gpuc.grid_dim z
 // CHECK-NEXT:    %[[BZ:.*]] = gpuc.block_dim z
 // CHECK-NEXT:    %[[EZ:.*]] = arith.muli %[[GZ]], %[[BZ]] : index
 // CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-NEXT:    %[[IS:.*]] = arith.cmpi eq, %[[EZ]], %[[ONE]] : index
-// CHECK:         gpuc.atomic_rmw add %dnb[%{{.*}}], %{{.*}} : !gpuc.ptr<f32, global>
-// CHECK-NEXT:    gpuc.atomic_rmw add %dnb[%[[C:.*]]], %{{.*}} : !gpuc.ptr<f32, global>
+// CHECK:         gpuc.atomic_rmw add %dnb[%{{.*}}], %{{[^ ]*}} {gpuc.regrouped} : !gpuc.ptr<f32, global>
+// CHECK-NEXT:    gpuc.atomic_rmw add %dnb[%[[C:.*]]], %{{[^ ]*}} {gpuc.regrouped} : !gpuc.ptr<f32, global>
 // CHECK-NEXT:    scf.if %[[IS]] {
 // CHECK-NEXT:      %[[OLD:.*]] = gpuc.load %din[%[[C]]] : !gpuc.ptr<f32, global>
 // CHECK-NEXT:      %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}} fastmath<nsz> : f32
