@@ -720,9 +720,14 @@ class NativeExecutor:
         row = _argument_slots(values)
         slots = np.tile(row, groups)
         copies: list[tuple[np.ndarray[Any, Any], list[np.ndarray[Any, Any]]]] = []
+        spares = self._spare_copies()
         for i in summed if groups > 1 else []:
             array = values[i]
-            private = [np.zeros_like(array) for _ in range(groups - 1)]
+            key = (array.shape, array.dtype.str)
+            kept = spares.get(key, [])
+            private = [
+                kept.pop() if kept else np.zeros_like(array) for _ in range(groups - 1)
+            ]
             for group, copy in enumerate(private, 1):
                 slots[group * len(row) + i] = copy.ctypes.data
             copies.append((array, private))
@@ -768,9 +773,16 @@ class NativeExecutor:
             with self._reaping:
                 self._unjoined.append((records, groups))
             self._reap()
+        kept: dict[tuple[Any, ...], list[np.ndarray[Any, Any]]] = {}
         for array, private in copies:
             for copy in private:
                 np.add(array, copy, out=array)
+                copy.fill(0)
+            kept.setdefault((array.shape, array.dtype.str), []).extend(private)
+        if copies:
+            # Zeroed again for this thread's next launch, with the same shapes:
+            # filling them costs less than the page faults of fresh ones.
+            self._local.spares = kept
         failed = view[:, RECORD.word("error")]
         if failed.any():
             # The lowest failing block of those that ran.
@@ -778,6 +790,15 @@ class NativeExecutor:
             group = int(rows[np.argmin(view[rows, RECORD.word("error_block")])])
             _report(name, launch, view[group])
         del records, shared, slots, buffers
+
+    def _spare_copies(self) -> dict[tuple[Any, ...], list[np.ndarray[Any, Any]]]:
+        """The zeroed private copies this Python thread's last launch with
+        summed parameters kept, by shape and dtype (taken by this launch)."""
+        spares: dict[tuple[Any, ...], list[np.ndarray[Any, Any]]] = getattr(
+            self._local, "spares", {}
+        )
+        self._local.spares = {}
+        return spares
 
     def _reap(self, wait: bool = False) -> None:
         """Join the threads of earlier launches that have ended (all of them,
