@@ -724,9 +724,10 @@ class NativeExecutor:
         for i in summed if groups > 1 else []:
             array = values[i]
             key = (array.shape, array.dtype.str)
-            kept = spares.get(key, [])
+            spare = spares.get(key, [])
             private = [
-                kept.pop() if kept else np.zeros_like(array) for _ in range(groups - 1)
+                spare.pop() if spare else np.zeros_like(array)
+                for _ in range(groups - 1)
             ]
             for group, copy in enumerate(private, 1):
                 slots[group * len(row) + i] = copy.ctypes.data
