@@ -41,6 +41,7 @@ from gpuc.dialects.subgroup import (
     VoteOp,
 )
 from gpuc.lowering.context import ModuleLowering, translator_for
+from gpuc.lowering.memory import tag_context
 from gpuc.lowering.subgroup import lane_first, lane_step, shuffle_source
 from gpuc.targets.native.abi import STATE, WARP
 from gpuc.targets.native.common import WorkGroupFunction, counted_loop, error_message
@@ -102,6 +103,8 @@ class WorkGroupLowering(WorkGroupFunction):
         self._calls: list[str] = []
         self.prologue = ir.IRBuilder()
         self._context: ir.Value | None = None
+        self._context_elements: set[int] = set()
+        """The ids of the context storage addresses `_element` made."""
         self._threads: ir.Value | None = None
 
     # -- the target's view ---------------------------------------------------
@@ -184,6 +187,7 @@ class WorkGroupLowering(WorkGroupFunction):
         self.spills = decided.spills
         self.emit_block(entry)
         self.builder.ret_void()
+        self._tag_context_accesses()
         self.prologue.branch(body)
         size = ir.GlobalVariable(self.ml.llvm, I64, context_bytes_symbol(self.fn.name))
         size.global_constant = True
@@ -615,9 +619,27 @@ class WorkGroupLowering(WorkGroupFunction):
         return Slot(base, ty)
 
     def _element(self, slot: Slot, linear: ir.Value) -> ir.Value:
-        return self.builder.gep(
+        at = self.builder.gep(
             slot.base, [linear], inbounds=True, source_etype=slot.type
         )
+        self._context_elements.add(id(at))
+        return at
+
+    def _tag_context_accesses(self) -> None:
+        """Tell LLVM that context storage (the function's own allocation)
+        aliases neither global nor shared memory (`tag_context`), so that
+        values read from it need not be read again after a store to a
+        tile (matmul's reversed tile loop then vectorizes across lanes)."""
+        for block in self.fn.blocks:
+            for inst in block.instructions:
+                if isinstance(inst, ir.LoadInstr):
+                    at = inst.operands[0]
+                elif isinstance(inst, ir.StoreInstr):
+                    at = inst.operands[1]
+                else:
+                    continue
+                if id(at) in self._context_elements:
+                    tag_context(self, inst)
 
     def copy(self, targets: Sequence[Slot], sources: Sequence[SSAValue]) -> None:
         """Every thread's `sources` into `targets` (all read, then all written,
