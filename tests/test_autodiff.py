@@ -581,6 +581,19 @@ def test_shadows_summed_by_several_os_threads() -> None:
     np.testing.assert_allclose(db, db0 + (A.T @ W).ravel(), rtol=1e-4, atol=1e-4)
 
 
+def test_reversed_tile_loop_vectorizes_across_lanes() -> None:
+    # matmul's reversed inner loop adds into the shadow tiles: native runs
+    # it over groups of lanes and keeps LLVM from vectorizing it across its
+    # iterations (gathers from the tiles, scatters into the shadow tiles).
+    from gpuc.autodiff import derivative_module
+
+    module = derivative_module(ROOT / "examples" / "matmul.mlir", "matmul", "reverse")
+    ir = compile_module(module, "native", cache=False).llvm_ir
+    body = ir[ir.index("define void @__gpuc_launch_matmul_reverse") :]
+    body = body[: body.index("\n}\n")]
+    assert "masked.scatter" not in body and "masked.gather" not in body
+
+
 def test_an_invariant_shadow_update_leaves_its_loop() -> None:
     # dx[i] is updated in every reversed iteration: summed in a loop-carried
     # value and added once after the loop; dw[k] stays an atomic per

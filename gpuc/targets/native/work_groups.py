@@ -33,6 +33,7 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 from gpuc.diagnostics import OpError, nearest_source_loc
 from gpuc.dialects.functions import CallOp, FuncOp
 from gpuc.dialects.index import BarrierOp
+from gpuc.dialects.memory import AtomicCmpXchgOp, AtomicRMWOp, StoreOp
 from gpuc.dialects.subgroup import (
     COLLECTIVE_OPS,
     BallotOp,
@@ -44,7 +45,12 @@ from gpuc.lowering.context import ModuleLowering, translator_for
 from gpuc.lowering.memory import tag_context
 from gpuc.lowering.subgroup import lane_first, lane_step, shuffle_source
 from gpuc.targets.native.abi import STATE, WARP
-from gpuc.targets.native.common import WorkGroupFunction, counted_loop, error_message
+from gpuc.targets.native.common import (
+    WorkGroupFunction,
+    counted_loop,
+    error_message,
+    set_loop_hints,
+)
 from gpuc.targets.native.form_work_groups import (
     FORMED,
     decide,
@@ -61,6 +67,7 @@ I8 = ir.IntType(8)
 PTR = ir.PointerType()
 X_LOOP_HINTS = (("llvm.loop.interleave.count", 1),)
 FOLD_HINTS = (("llvm.loop.vectorize.width", 1),)
+WRITES = (StoreOp, AtomicRMWOp, AtomicCmpXchgOp)
 LANES = 16
 """Threads of a row that `emit_lanes` runs together (a vector of f32 on
 AVX-512, two on AVX2)."""
@@ -340,6 +347,7 @@ class WorkGroupLowering(WorkGroupFunction):
                     and operand not in used
                 ):
                     used.append(operand)
+        writes = any(isinstance(o, WRITES) for o in inside)
         zero = ir.Constant(I64, 0)
         lanes = ir.Constant(I64, LANES)
         bx, by, bz = (self.block_values[("block_dim", d)] for d in range(3))
@@ -427,7 +435,11 @@ class WorkGroupLowering(WorkGroupFunction):
                 lane_loop(x0, y, z, step_lane)
 
             if trips is None:
-                stepped_loop(b, self.values[op.lb], ub, step, iteration)
+                # A body that writes memory (a reversed tile loop adding into
+                # shadow tiles) is vectorized across the lanes (SLP), not
+                # across iterations, whose stores would be scatters.
+                hints = FOLD_HINTS if writes else ()
+                stepped_loop(b, self.values[op.lb], ub, step, iteration, hints)
             else:
                 counted_loop(b, zero, b.load(trips, typ=I64), iteration, "lanes.k")
 
@@ -1051,8 +1063,10 @@ def stepped_loop(
     ub: ir.Value,
     step: ir.Value,
     body: Callable[[ir.Value], None],
+    hints: Sequence[tuple[str, int]] = (),
 ) -> None:
-    """`for (i = lb; i < ub; i += step) body(i)`, signed, as scf.for."""
+    """`for (i = lb; i < ub; i += step) body(i)`, signed, as scf.for; `hints`
+    as `counted_loop`'s."""
     before = b.block
     head = b.append_basic_block("steps.head")
     loop = b.append_basic_block("steps.body")
@@ -1065,7 +1079,9 @@ def stepped_loop(
     b.position_at_end(loop)
     body(i)
     i.add_incoming(b.add(i, step, flags=["nsw"]), b.block)
-    b.branch(head)
+    latch = b.branch(head)
+    if hints:
+        set_loop_hints(latch, hints)
     b.position_at_end(done)
 
 
