@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     AttrConstraint,
@@ -543,3 +543,17 @@ class AddrSpaceCastOp(IRDLOperation):
             raise VerifyException(
                 f"cannot cast {src} to {dst} directly; cast to or from generic"
             )
+
+
+def derived_from(ptr: SSAValue) -> SSAValue:
+    """The pointer `ptr` is made from by `gpuc.offset` and
+    `gpuc.addrspace_cast` (itself if neither makes it)."""
+    while isinstance(ptr, OpResult):
+        op = ptr.op
+        if isinstance(op, OffsetOp):
+            ptr = op.ptr
+        elif isinstance(op, AddrSpaceCastOp):
+            ptr = op.source
+        else:
+            break
+    return ptr

@@ -22,6 +22,7 @@ from gpuc.dialects.memory import (
     OffsetOp,
     SharedAllocOp,
     StoreOp,
+    derived_from,
     ptr_type_of,
 )
 from gpuc.lowering import bf16
@@ -169,16 +170,9 @@ def tag_context(fl: FunctionLowering, access: ir.Instruction) -> None:
 def shared_allocation(ptr: SSAValue) -> SharedAllocOp | None:
     """The `gpuc.shared_alloc` `ptr` points into, through `gpuc.offset` and
     `gpuc.addrspace_cast`, if that is where it comes from."""
-    while isinstance(ptr, OpResult):
-        op = ptr.op
-        if isinstance(op, SharedAllocOp):
-            return op
-        if isinstance(op, OffsetOp):
-            ptr = op.ptr
-        elif isinstance(op, AddrSpaceCastOp):
-            ptr = op.source
-        else:
-            return None
+    source = derived_from(ptr)
+    if isinstance(source, OpResult) and isinstance(source.op, SharedAllocOp):
+        return source.op
     return None
 
 

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import weakref
 
-from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
+from xdsl.ir import BlockArgument, Operation
 
 from gpuc.dialects.functions import FuncOp
-from gpuc.dialects.memory import REGROUPED, AddrSpaceCastOp, OffsetOp
+from gpuc.dialects.memory import REGROUPED, derived_from
 from gpuc.kernel_params import summed_params
 from gpuc.lowering.context import FunctionLowering
 from gpuc.targets.native.faults import is_checked
@@ -45,26 +45,13 @@ def summed(kernel: FuncOp) -> frozenset[int]:
     return found
 
 
-def parameter_of(ptr: SSAValue) -> BlockArgument | None:
-    """The function parameter `ptr` is derived from by `gpuc.offset` and
-    `gpuc.addrspace_cast`, if any."""
-    while isinstance(ptr, OpResult):
-        op = ptr.op
-        if isinstance(op, OffsetOp):
-            ptr = op.ptr
-        elif isinstance(op, AddrSpaceCastOp):
-            ptr = op.source
-        else:
-            return None
-    assert isinstance(ptr, BlockArgument)
-    return ptr
-
-
 def adds_privately(fl: FunctionLowering, op: Operation) -> bool:
     if REGROUPED not in op.attributes or not fl.func.is_kernel:
         return False
-    ptr = op.operands[0]
-    param = parameter_of(ptr)
-    if param is None or param.block is not fl.func.body.blocks.first:
+    param = derived_from(op.operands[0])
+    if (
+        not isinstance(param, BlockArgument)
+        or param.block is not fl.func.body.blocks.first
+    ):
         return False
     return param.index in summed(fl.func) and not is_checked(fl.ml.module)
