@@ -594,6 +594,45 @@ def test_reversed_tile_loop_vectorizes_across_lanes() -> None:
     assert "masked.scatter" not in body and "masked.gather" not in body
 
 
+DROPS_DA = (
+    example("saxpy")
+    + """
+gpuc.func @saxpy_xy(%a: f32, %x: !gpuc.ptr<f32, global>,
+                    %dx: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                    %dy: !gpuc.ptr<f32, global>, %n: i32) kernel {
+  %da = gpuc.deferred_call @saxpy(%a, %x, %dx, %y, %dy, %n)
+      #gpuc.job<helper, generator = "autodiff" {mode = "reverse", always_inline}>
+      : (f32, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>,
+         !gpuc.ptr<f32, global>, i32) -> f32
+  gpuc.return
+}
+"""
+)
+
+
+def test_a_dropped_scalar_adjoint_leaves_a_thread_guard() -> None:
+    # The derivative's guard yields da, which this kernel drops: native
+    # still runs only the threads below n (no masked loads or stores), and
+    # the threads past it (a partial block, a block wholly past n) do nothing.
+    ir = compile_module(DROPS_DA, "native", cache=False).llvm_ir
+    body = ir[ir.index("define void @__gpuc_launch_saxpy_xy") :]
+    body = body[: body.index("\n}\n")]
+    assert "masked" not in body
+    rng = np.random.default_rng(zlib.crc32(f"{BASE_SEED}:drops_da".encode()))
+    n = 300
+    a = np.float32(rng.standard_normal())
+    x, y, w, dx0 = (rng.standard_normal(n).astype(np.float32) for _ in range(4))
+    y_out, dx, dy = y.copy(), dx0.copy(), w.copy()
+    gpuc.compile(DROPS_DA, "native")["saxpy_xy"][6, 64](
+        a, x, dx, y_out, dy, np.int32(n)
+    )
+    np.testing.assert_allclose(
+        y_out, a * x.astype(np.float64) + y, rtol=1e-5, atol=1e-6
+    )
+    np.testing.assert_allclose(dx, dx0 + a * w.astype(np.float64), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(dy, w)
+
+
 def test_an_invariant_shadow_update_leaves_its_loop() -> None:
     # dx[i] is updated in every reversed iteration: summed in a loop-carried
     # value and added once after the loop; dw[k] stays an atomic per
