@@ -78,7 +78,9 @@ def mapper(op: Operation, env: Env) -> dict[SSAValue, SSAValue]:
 
 
 def free_floats(op: Operation) -> list[SSAValue]:
-    """Floating-point values defined outside `op` and used inside it."""
+    """Floating-point values defined outside `op` and used inside it, but
+    constants (their adjoints go nowhere: a loop carrying them would only
+    cost a value per thread kept across barriers)."""
     inside = {id(o) for o in op.walk()}
     seen: dict[SSAValue, None] = {}
     for nested in op.walk():
@@ -91,9 +93,14 @@ def free_floats(op: Operation) -> list[SSAValue]:
                 if isinstance(owner, Operation)
                 else owner.parent_op() is not None and id(owner.parent_op()) in inside
             )
-            if is_float(v.type) and not defined_inside:
+            if is_float(v.type) and not defined_inside and not is_constant(v):
                 seen[v] = None
     return list(seen)
+
+
+def is_constant(v: SSAValue) -> bool:
+    """`v` is an `arith.constant`: it has no adjoint to keep."""
+    return isinstance(v.owner, arith.ConstantOp)
 
 
 def _generated(op: Operation) -> bool:
@@ -131,7 +138,7 @@ class PrimalSweep:
     # -- helpers ------------------------------------------------------------
 
     def accumulate(self, adj: Adj, v: SSAValue, term: SSAValue, b: Emitter) -> None:
-        if not is_float(v.type):
+        if not is_float(v.type) or is_constant(v):
             return
         adj[v] = b.accumulate(adj.get(v), term)
 
