@@ -633,6 +633,21 @@ def test_a_dropped_scalar_adjoint_leaves_a_thread_guard() -> None:
     np.testing.assert_array_equal(dy, w)
 
 
+def test_guarded_index_arithmetic_is_recomputed_not_cached() -> None:
+    # matmul's tile loads compute their indices (row * k + col) inside
+    # guards: the adjoint sweep computes them again instead of reading them
+    # from the guards' caches, so no scf.if yields an index (on native, an
+    # index read back from a value kept per thread hides that it is affine
+    # in the thread index, and the shadow updates it addresses stay scalar).
+    from xdsl.dialects import scf
+    from xdsl.dialects.builtin import IndexType
+
+    made = _reverse_job(ROOT / "examples" / "matmul.mlir", "matmul")
+    ifs = [op for op in made.walk() if isinstance(op, scf.IfOp)]
+    assert ifs
+    assert not any(isinstance(r.type, IndexType) for op in ifs for r in op.results)
+
+
 def test_an_invariant_shadow_update_leaves_its_loop() -> None:
     # dx[i] is updated in every reversed iteration: summed in a loop-carried
     # value and added once after the loop; dw[k] stays an atomic per
