@@ -28,12 +28,21 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import Float32Type, Float64Type
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from gpuc.diagnostics import OpError, nearest_source_loc
+from gpuc.dialects.attrs import AddressSpace, AtomicKind, Dim
 from gpuc.dialects.functions import CallOp, FuncOp
-from gpuc.dialects.index import BarrierOp
-from gpuc.dialects.memory import AtomicCmpXchgOp, AtomicRMWOp, StoreOp
+from gpuc.dialects.index import BarrierOp, GlobalIdOp, LaneIdOp, ThreadIdOp
+from gpuc.dialects.memory import (
+    REGROUPED,
+    AtomicCmpXchgOp,
+    AtomicRMWOp,
+    LoadOp,
+    StoreOp,
+    ptr_type_of,
+)
 from gpuc.dialects.subgroup import (
     COLLECTIVE_OPS,
     BallotOp,
@@ -42,7 +51,7 @@ from gpuc.dialects.subgroup import (
     VoteOp,
 )
 from gpuc.lowering.context import ModuleLowering, translator_for
-from gpuc.lowering.memory import tag_context
+from gpuc.lowering.memory import shared_allocation, tag_context, tag_space
 from gpuc.lowering.subgroup import lane_first, lane_step, shuffle_source
 from gpuc.targets.native.abi import STATE, WARP
 from gpuc.targets.native.common import (
@@ -68,6 +77,7 @@ PTR = ir.PointerType()
 X_LOOP_HINTS = (("llvm.loop.interleave.count", 1),)
 FOLD_HINTS = (("llvm.loop.vectorize.width", 1),)
 WRITES = (StoreOp, AtomicRMWOp, AtomicCmpXchgOp)
+ACCESSES = (LoadOp, *WRITES)
 LANES = 16
 """Threads of a row that `emit_lanes` runs together (a vector of f32 on
 AVX-512, two on AVX2)."""
@@ -348,6 +358,24 @@ class WorkGroupLowering(WorkGroupFunction):
                 ):
                     used.append(operand)
         writes = any(isinstance(o, WRITES) for o in inside)
+        strided = self.uniformity.is_varying(op.lb)
+        pooled: list[AtomicRMWOp] = (
+            []
+            if strided or not self.target.block_owns_shared
+            else [
+                o
+                for o in body_ops
+                if isinstance(o, AtomicRMWOp) and _poolable(o, body_ops, iv_arg)
+            ]
+        )
+        pools = [
+            (
+                add,
+                self.alloca(ir.ArrayType(self.type(add.value.type), LANES), "pool"),
+                self.alloca(I64, "pool.at") if add.index is not None else None,
+            )
+            for add in pooled
+        ]
         zero = ir.Constant(I64, 0)
         lanes = ir.Constant(I64, LANES)
         bx, by, bz = (self.block_values[("block_dim", d)] for d in range(3))
@@ -373,7 +401,6 @@ class WorkGroupLowering(WorkGroupFunction):
         # A block-stride loop (its lower bound differs between the lanes):
         # iteration k of each lane is lb + k * step, run if below ub; the
         # group runs as many iterations as its longest lane.
-        strided = self.uniformity.is_varying(op.lb)
         trips = self.alloca(I64, "lanes.trips") if strided else None
         one = ir.Constant(I64, 1)
         # scf.for's step is positive (any other loops forever there).
@@ -423,7 +450,19 @@ class WorkGroupLowering(WorkGroupFunction):
                     for value in used:
                         self.materialize(value, linear, bound)
                     for inner in body_ops:
-                        self.translate_op(inner)
+                        pool = next((p for p in pools if p[0] is inner), None)
+                        if pool is None:
+                            self.translate_op(inner)
+                            continue
+                        add, values, at = pool
+                        assert self.thread is not None
+                        lane = b.sub(self.thread[0], x0)
+                        ty = self.type(add.value.type)
+                        slot = b.gep(values, [lane], inbounds=True, source_etype=ty)
+                        b.store(self.values[add.value], slot)
+                        if at is not None:
+                            assert add.index is not None
+                            b.store(self.values[add.index], at)
                     results = [self.values[v] for v in yielded]
                     for slot, value in zip(slots, results, strict=True):
                         b.store(value, self._element(slot, linear))
@@ -433,6 +472,8 @@ class WorkGroupLowering(WorkGroupFunction):
                         b.position_at_end(skip)
 
                 lane_loop(x0, y, z, step_lane)
+                for add, values, at in pools:
+                    self._flush_pool(add, values, at)
 
             if trips is None:
                 # A body that writes memory (a reversed tile loop adding into
@@ -523,6 +564,29 @@ class WorkGroupLowering(WorkGroupFunction):
             end = b.select(b.icmp_signed("<", bound, zero), zero, end)
             return (begin, end), guarded
         return (zero, clamp(bound)), guarded
+
+    def _flush_pool(
+        self, add: AtomicRMWOp, values: ir.Value, at: ir.Value | None
+    ) -> None:
+        """Add the sum of a group's lanes' contributions to a pooled add
+        (`_poolable`) once, at the address they all add to."""
+        b = self.builder
+        ty = self.type(add.value.type)
+        vector = ir.VectorType(ty, LANES)
+        reduce = self.ml.intrinsic(
+            f"llvm.vector.reduce.fadd.v{LANES}{ty.intrinsic_name}", ty, [ty, vector]
+        )
+        lanes = b.load(values, typ=vector)
+        total = b.call(reduce, [ir.Constant(ty, -0.0), lanes], fastmath=REGROUPING)
+        base = self.values[add.ptr]
+        where = (
+            base
+            if at is None
+            else b.gep(base, [b.load(at, typ=I64)], inbounds=True, source_etype=ty)
+        )
+        old = b.load(where, typ=ty)
+        tag_space(self, old, add.ptr)
+        tag_space(self, b.store(b.fadd(old, total, flags=REGROUPING), where), add.ptr)
 
     def _unbind(self, values: list[SSAValue]) -> None:
         """Forget values bound inside a thread loop that has ended."""
@@ -1055,6 +1119,64 @@ class WorkGroupLowering(WorkGroupFunction):
         assert terminator is not None
         self._carry_back(slots, phis, list(terminator.operands), head)
         b.position_at_end(done)
+
+
+REGROUPING = ("reassoc", "nsz")
+
+
+def _poolable(op: AtomicRMWOp, body: list[Operation], iv: SSAValue) -> bool:
+    """Whether `op`, in the body of a loop run over groups of lanes, is a
+    regrouped float add into shared memory that the lanes of a group may
+    make together: the address is the same for every lane (it does not
+    depend on the thread's x, nor on anything read from memory), and nothing
+    else in the body touches that allocation, so no lane sees another's
+    add before the group's is made (matmul's reversed tile loop: each lane
+    of a row adds to `da_tile[ty * 16 + j]`). The lanes then store their
+    values side by side and the group adds their sum once (`_flush_pool`)."""
+    if not (
+        op.kind.data == AtomicKind.ADD
+        and REGROUPED in op.attributes
+        and not op.result.uses
+        and isinstance(op.value.type, Float32Type | Float64Type)
+        and ptr_type_of(op.ptr).address_space == AddressSpace.SHARED
+    ):
+        return False
+    alloc = shared_allocation(op.ptr)
+    if alloc is None or _defined_in(op.ptr, walked(body)):
+        return False
+    for other in walked(body):
+        if other is op or not isinstance(other, ACCESSES):
+            continue
+        ptr = other.operands[0]
+        space = ptr_type_of(ptr).address_space
+        if space == AddressSpace.SHARED and shared_allocation(ptr) in (alloc, None):
+            return False
+        if space == AddressSpace.GENERIC:
+            return False
+    return op.index is None or not _depends_on_x(op.index, iv)
+
+
+def _depends_on_x(value: SSAValue, iv: SSAValue, depth: int = 16) -> bool:
+    """Whether `value` may differ between the lanes of a group: it is (made
+    from) thread or global index x, a lane index, a block argument other
+    than `iv`, or anything but pure ops (memory may differ per lane)."""
+    if value is iv:
+        return False
+    if isinstance(value, BlockArgument):
+        parent = value.block.parent_op()
+        return not isinstance(parent, FuncOp)
+    op = value.op if isinstance(value, OpResult) else None
+    if op is None or depth == 0:
+        return True
+    if isinstance(op, ThreadIdOp | GlobalIdOp):
+        return op.dimension.data == Dim.X
+    if (
+        isinstance(op, (LaneIdOp, *COLLECTIVE_OPS))
+        or op.regions
+        or not computes_only(op)
+    ):
+        return True
+    return any(_depends_on_x(o, iv, depth - 1) for o in op.operands)
 
 
 def stepped_loop(
