@@ -29,7 +29,8 @@ gpuc.func @rows(%in: !gpuc.ptr<f32, global>, %out: !gpuc.ptr<f32, global>) kerne
   %c64 = arith.constant 64 : index
   %zero = arith.constant 0.0 : f32
   %tile = gpuc.shared_alloc 64 : !gpuc.ptr<f32, shared>
-  %acc = gpuc.shared_alloc 16 : !gpuc.ptr<f32, shared>
+  %acc = gpuc.shared_alloc 32 : !gpuc.ptr<f32, shared>
+  %spare = gpuc.shared_alloc 64 : !gpuc.ptr<f32, shared>
   %tx = gpuc.thread_id x
   %ty = gpuc.thread_id y
   %bx = gpuc.block_id x
@@ -71,6 +72,10 @@ gpuc.func @rows(%in: !gpuc.ptr<f32, global>, %out: !gpuc.ptr<f32, global>) kerne
 }
 """
 READ_ACC = "%r = gpuc.load %acc[%k] : !gpuc.ptr<f32, shared>"
+# acc[16 + k]: the same allocation (nothing reads it), so no pooling.
+WRITE_ACC = """%k16 = arith.addi %k, %c16 : index
+    gpuc.store %p, %acc[%k16] : !gpuc.ptr<f32, shared>"""
+WRITE_SPARE = "gpuc.store %p, %spare[%slot] : !gpuc.ptr<f32, shared>"
 
 
 def _pooled(source: str) -> bool:
@@ -82,10 +87,14 @@ def _pooled(source: str) -> bool:
     return _poolable(add, body, loop.body.block.args[0])
 
 
-@pytest.mark.parametrize("read", ["", READ_ACC], ids=["pooled", "also-read"])
-def test_a_shared_sum_at_one_address_per_row(read: str) -> None:
-    source = ROWS.replace("READ", read)
-    assert _pooled(source) == (not read)
+@pytest.mark.parametrize(
+    ("extra", "pooled"),
+    [("", True), (WRITE_SPARE, True), (READ_ACC, False), (WRITE_ACC, False)],
+    ids=["pooled", "other-tile-written", "also-read", "also-written"],
+)
+def test_a_shared_sum_at_one_address_per_row(extra: str, pooled: bool) -> None:
+    source = ROWS.replace("READ", extra)
+    assert _pooled(source) == pooled
     blocks = 3
     rng = np.random.default_rng()
     x = rng.standard_normal(blocks * 64).astype(np.float32)

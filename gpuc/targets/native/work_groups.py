@@ -33,7 +33,7 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from gpuc.diagnostics import OpError, nearest_source_loc
 from gpuc.dialects.attrs import AddressSpace, AtomicKind, Dim
-from gpuc.dialects.functions import CallOp, FuncOp
+from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncOp
 from gpuc.dialects.index import BarrierOp, GlobalIdOp, LaneIdOp, ThreadIdOp
 from gpuc.dialects.memory import (
     REGROUPED,
@@ -1145,9 +1145,11 @@ def _poolable(op: AtomicRMWOp, body: list[Operation], iv: SSAValue) -> bool:
     if alloc is None or _defined_in(op.ptr, walked(body)):
         return False
     for other in walked(body):
+        if isinstance(other, CallOp | CallIndirectOp):
+            return False  # the callee may touch the allocation
         if other is op or not isinstance(other, ACCESSES):
             continue
-        ptr = other.operands[0]
+        ptr = other.ptr
         space = ptr_type_of(ptr).address_space
         if space == AddressSpace.SHARED and shared_allocation(ptr) in (alloc, None):
             return False
