@@ -13,9 +13,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from xdsl.dialects.builtin import (
-    AnyFloat,
     ArrayAttr,
     DenseArrayBase,
+    Float32Type,
+    Float64Type,
     IntAttr,
     IntegerAttr,
     NoneAttr,
@@ -78,8 +79,8 @@ def read_only_params(kernel: FuncOp) -> tuple[bool, ...]:
 def only_summed_into(pointer: SSAValue) -> bool:
     """Whether `pointer` is used (itself or through `gpuc.offset` and
     `gpuc.addrspace_cast`) at least once, and only as the address of a
-    `gpuc.regrouped` float atomic add whose old value nothing reads: the
-    kernel only ever adds into its buffer, and in any grouping."""
+    `gpuc.regrouped` f32 or f64 atomic add whose old value nothing reads:
+    the kernel only ever adds into its buffer, and in any grouping."""
     work, added = [pointer], False
     while work:
         value = work.pop()
@@ -94,7 +95,7 @@ def only_summed_into(pointer: SSAValue) -> bool:
                 and op.ptr is value
                 and REGROUPED in op.attributes
                 and op.kind.data == AtomicKind.ADD
-                and isinstance(op.value.type, AnyFloat)
+                and isinstance(op.value.type, Float32Type | Float64Type)
                 and not op.result.uses
             ):
                 added = True

@@ -251,6 +251,47 @@ out:
 """
 
 
+def _private_sum_ir(name: str, ty: str) -> str:
+    """`dst[i] += src[i]; src[i] = 0` for every i < n whose `src[i]` is not
+    zero: a private copy of a summed parameter added into the caller's
+    buffer and zeroed again, touching no element the copy did not add to (a
+    window's buffer spans elements of the array it is cut from, which the
+    kernel never touched and another thread may be writing)."""
+    return f"""
+define void @{name}(ptr noalias %dst, ptr noalias %src, i64 %n) {{
+entry:
+  %empty = icmp eq i64 %n, 0
+  br i1 %empty, label %done, label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %latch ]
+  %ps = getelementptr inbounds {ty}, ptr %src, i64 %i
+  %v = load {ty}, ptr %ps
+  %nz = fcmp une {ty} %v, 0.0
+  br i1 %nz, label %add, label %latch
+add:
+  %pd = getelementptr inbounds {ty}, ptr %dst, i64 %i
+  %d = load {ty}, ptr %pd
+  %s = fadd {ty} %d, %v
+  store {ty} %s, ptr %pd
+  store {ty} 0.0, ptr %ps
+  br label %latch
+latch:
+  %next = add nuw i64 %i, 1
+  %more = icmp ult i64 %next, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}}
+"""
+
+
+PRIVATE_SUMS = {"float32": "__gpuc_sum_f32", "float64": "__gpuc_sum_f64"}
+"""The executor's sums of private copies, by element dtype (what
+`gpuc.kernel_params.summed_params` allows)."""
+_SPAWN_IR += _private_sum_ir(PRIVATE_SUMS["float32"], "float")
+_SPAWN_IR += _private_sum_ir(PRIVATE_SUMS["float64"], "double")
+
+
 def _load_compiler_runtime(llvm: Any) -> None:
     """LLVM lowers some operations to calls into the compiler's runtime
     library (i128 division and remainder: `__divti3`, `__modti3`, ...), which
@@ -506,8 +547,13 @@ def _argument_slots(values: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.uint64
 def _private_copies_fit(value: Any) -> bool:
     """Whether a summed parameter's argument is an array whose buffer a
     zeroed copy of the same layout stands for (C-contiguous, so the copy
-    covers whatever the kernel indexes)."""
-    return isinstance(value, np.ndarray) and bool(value.flags.c_contiguous)
+    covers whatever the kernel indexes) and whose elements the executor can
+    add (`PRIVATE_SUMS`)."""
+    return (
+        isinstance(value, np.ndarray)
+        and bool(value.flags.c_contiguous)
+        and value.dtype.name in PRIVATE_SUMS
+    )
 
 
 def _libc() -> ctypes.CDLL:
@@ -609,6 +655,12 @@ class NativeExecutor:
             self._workers = {
                 name: self._engine.get_function_address(f"__gpuc_worker_{name}")
                 for name in self.kernels
+            }
+            self._private_sums = {
+                dtype: ctypes.CFUNCTYPE(
+                    None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64
+                )(self._engine.get_function_address(symbol))
+                for dtype, symbol in PRIVATE_SUMS.items()
             }
             self._entries = {
                 name: _direct_entry(
@@ -776,9 +828,9 @@ class NativeExecutor:
             self._reap()
         kept: dict[tuple[Any, ...], list[np.ndarray[Any, Any]]] = {}
         for array, private in copies:
+            add = self._private_sums[array.dtype.name]
             for copy in private:
-                np.add(array, copy, out=array)
-                copy.fill(0)
+                add(array.ctypes.data, copy.ctypes.data, array.size)
             kept.setdefault((array.shape, array.dtype.str), []).extend(private)
         if copies:
             # Zeroed again for this thread's next launch, with the same shapes:
