@@ -8,9 +8,10 @@ gradients and times against NVIDIA Warp's CPU adjoints, side by side.
   f32, 16 x 16 shared-memory tiles): the median time of the primal kernel and
   of its reverse derivative (`gpuc.autodiff.reverse`, launched with the same
   grid) on the native executor, wall-clock and the process's CPU time (all
-  its threads). Goal: reverse at most 3x the primal, judged on CPU time,
-  which other processes on a busy machine disturb far less than wall-clock
-  time (both ratios are printed).
+  its threads), the launches taking turns in each round (`median_times`).
+  Goal: reverse at most 3x the primal, judged on CPU time, which other
+  processes on a busy machine disturb far less than wall-clock time (both
+  ratios are printed).
 - With `--warp-python`, the interpreter of an environment with numpy and
   warp-lang (`python -m venv W && W/bin/pip install numpy warp-lang`), the
   same functions are differentiated by Warp's CPU adjoint kernels
@@ -43,22 +44,38 @@ import gpuc.autodiff  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def median_time(
-    run: Callable[[], None], prepare: Callable[[], None], rounds: int
-) -> tuple[float, float]:
-    """Medians of the wall-clock time of `run` and of the process's CPU time
-    during it (all threads: what the launch cost, whatever else the machine
-    runs meanwhile), after `prepare` (not timed)."""
-    prepare()
-    run()
-    wall, cpu = [], []
-    for _ in range(rounds):
+Timed = tuple[Callable[[], None], Callable[[], None]]
+"""A launch and what prepares its inputs (not timed)."""
+
+
+def median_times(kernels: list[Timed], rounds: int) -> list[tuple[float, float]]:
+    """For each of `kernels`, the medians of the wall-clock time of its launch
+    and of the process's CPU time during it (all threads: what the launch
+    cost, whatever else the machine runs meanwhile). The launches take turns
+    in each round (side by side): each starts from what the others left in
+    the caches, as a primal and its derivative do in a training loop, rather
+    than from its own data (saxpy's primal touches 32 MB, its reverse 64 MB,
+    and the L3 cache here is 32 MB)."""
+    for run, prepare in kernels:
         prepare()
-        start, start_cpu = time.perf_counter(), time.process_time()
         run()
-        cpu.append(time.process_time() - start_cpu)
-        wall.append(time.perf_counter() - start)
-    return statistics.median(wall), statistics.median(cpu)
+    wall: list[list[float]] = [[] for _ in kernels]
+    cpu: list[list[float]] = [[] for _ in kernels]
+    for _ in range(rounds):
+        for k, (run, prepare) in enumerate(kernels):
+            prepare()
+            start, start_cpu = time.perf_counter(), time.process_time()
+            run()
+            cpu[k].append(time.process_time() - start_cpu)
+            wall[k].append(time.perf_counter() - start)
+    return [
+        (statistics.median(w), statistics.median(c))
+        for w, c in zip(wall, cpu, strict=True)
+    ]
+
+
+def nothing() -> None:
+    pass
 
 
 def stencil_grad(w: np.ndarray, nx: int, ny: int) -> np.ndarray:
@@ -129,12 +146,21 @@ def main() -> None:
         dy[:] = w
         da.fill(0)
 
-    t_primal = median_time(
-        lambda: primal["saxpy"][grid](a, x, ys, np.int32(n)), lambda: None, args.rounds
-    )
-    t_rev = median_time(
-        lambda: rev["saxpy_reverse"][grid](a, x, dx, y, dy, np.int32(n), da),
-        saxpy_prepare,
+    # The same job without the block sum of the scalar adjoint da (x's and
+    # y's adjoints only, as Warp's CPU adjoint kernel gives them).
+    arrays = rev_no_scalars(src)
+    t_primal, t_rev, t_arrays = median_times(
+        [
+            (lambda: primal["saxpy"][grid](a, x, ys, np.int32(n)), nothing),
+            (
+                lambda: rev["saxpy_reverse"][grid](a, x, dx, y, dy, np.int32(n), da),
+                saxpy_prepare,
+            ),
+            (
+                lambda: arrays["saxpy_xy"][grid](a, x, dx, y, dy, np.int32(n)),
+                saxpy_prepare,
+            ),
+        ],
         args.rounds,
     )
     saxpy_prepare()
@@ -146,19 +172,11 @@ def main() -> None:
         "grads": {"x": dx.copy(), "y": dy.copy()},
         "check": check,
     }
-    # The same job without the block sum of the scalar adjoint da (x's and
-    # y's adjoints only, as Warp's CPU adjoint kernel gives them).
-    arrays = rev_no_scalars(src)
-    t_rev = median_time(
-        lambda: arrays["saxpy_xy"][grid](a, x, dx, y, dy, np.int32(n)),
-        saxpy_prepare,
-        args.rounds,
-    )
     saxpy_prepare()
     arrays["saxpy_xy"][grid](a, x, dx, y, dy, np.int32(n))
     results["saxpy (x, y)"] = {
         "primal": t_primal,
-        "reverse": t_rev,
+        "reverse": t_arrays,
         "grads": {},
         "check": max(close(dx, a * w), close(dy, w)),
     }
@@ -189,16 +207,21 @@ def main() -> None:
         dfield.fill(0)
         dout[:] = w
 
-    t_primal = median_time(
-        lambda: primal["stencil2d"][grid2](field, out, np.int32(nx), np.int32(ny)),
-        lambda: None,
-        args.rounds,
-    )
-    t_rev = median_time(
-        lambda: rev["stencil2d_reverse"][grid2](
-            field, dfield, out, dout, np.int32(nx), np.int32(ny)
-        ),
-        stencil_prepare,
+    t_primal, t_rev = median_times(
+        [
+            (
+                lambda: primal["stencil2d"][grid2](
+                    field, out, np.int32(nx), np.int32(ny)
+                ),
+                nothing,
+            ),
+            (
+                lambda: rev["stencil2d_reverse"][grid2](
+                    field, dfield, out, dout, np.int32(nx), np.int32(ny)
+                ),
+                stencil_prepare,
+            ),
+        ],
         args.rounds,
     )
     stencil_prepare()
@@ -241,12 +264,14 @@ def main() -> None:
         dB.fill(0)
         dC[:] = w
 
-    t_primal = median_time(
-        lambda: primal["matmul"][grid3](A, B, C, *sizes), lambda: None, args.rounds
-    )
-    t_rev = median_time(
-        lambda: rev["matmul_reverse"][grid3](A, dA, B, dB, C, dC, *sizes),
-        matmul_prepare,
+    t_primal, t_rev = median_times(
+        [
+            (lambda: primal["matmul"][grid3](A, B, C, *sizes), nothing),
+            (
+                lambda: rev["matmul_reverse"][grid3](A, dA, B, dB, C, dC, *sizes),
+                matmul_prepare,
+            ),
+        ],
         args.rounds,
     )
     matmul_prepare()

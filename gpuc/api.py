@@ -36,12 +36,16 @@ if TYPE_CHECKING:
     from gpuc.targets.base import Target
 
 
-def _param(name: str, attr: Attribute, read_only: bool = False) -> Param:
+def _param(
+    name: str, attr: Attribute, read_only: bool = False, summed: bool = False
+) -> Param:
     from gpuc.dialects.attrs import PtrType
     from gpuc.runtime.args import Param
 
     if isinstance(attr, PtrType):
-        return Param(name, str(attr.element), attr.address_space.value, read_only)
+        return Param(
+            name, str(attr.element), attr.address_space.value, read_only, summed
+        )
     return Param(name, str(attr))
 
 
@@ -55,11 +59,12 @@ def signature(info: KernelInfo) -> KernelSignature:
         else [f"arg{i}" for i in range(len(info.params))]
     )
     read_only = info.read_only or (False,) * len(info.params)
+    summed = info.summed or (False,) * len(info.params)
     return KernelSignature(
         info.name,
         tuple(
-            _param(n, t, r)
-            for n, t, r in zip(names, info.params, read_only, strict=True)
+            _param(n, t, r, s)
+            for n, t, r, s in zip(names, info.params, read_only, summed, strict=True)
         ),
         info.uses_barrier,
         info.static_shared_bytes,

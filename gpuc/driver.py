@@ -73,6 +73,9 @@ class KernelInfo:
     read_only: tuple[bool, ...] = ()
     """Per parameter: a pointer the kernel never writes through
     (`gpuc.kernel_params`)."""
+    summed: tuple[bool, ...] = ()
+    """Per parameter: a pointer the kernel only adds into, with regrouped
+    atomic adds (`gpuc.kernel_params.summed_params`)."""
     memref_shapes: tuple[ArrayShape, ...] = ()
     """Parameters the import made from memrefs: pointer position, dimensions
     and strided layout (gpuc.kernel_params)."""
@@ -411,7 +414,7 @@ def _run(
 
 def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
     """The finalized kernels, from their records (in module order)."""
-    from gpuc.kernel_params import memref_shapes, read_only_params
+    from gpuc.kernel_params import memref_shapes, read_only_params, summed_params
 
     infos: dict[str, KernelInfo] = {}
     for op in module.ops:
@@ -433,6 +436,7 @@ def kernel_infos(module: ModuleOp) -> dict[str, KernelInfo]:
             record.shared_bytes,
             record.block_size,
             read_only_params(op),
+            summed_params(op),
             memref_shapes(op),
             record.assert_messages,
             record.reaches_print,

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
+    Float32Type,
+    Float64Type,
     IntAttr,
     IntegerAttr,
     NoneAttr,
@@ -22,9 +24,15 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import SSAValue
 
-from gpuc.dialects.attrs import PtrType
+from gpuc.dialects.attrs import AddressSpace, AtomicKind, PtrType
 from gpuc.dialects.functions import FuncOp
-from gpuc.dialects.memory import AddrSpaceCastOp, LoadOp, OffsetOp
+from gpuc.dialects.memory import (
+    REGROUPED,
+    AddrSpaceCastOp,
+    AtomicRMWOp,
+    LoadOp,
+    OffsetOp,
+)
 
 if TYPE_CHECKING:
     from gpuc.runtime.launch_types import ArrayShape
@@ -64,6 +72,49 @@ def read_only_params(kernel: FuncOp) -> tuple[bool, ...]:
         return tuple(False for _ in kernel.function_type.inputs.data)
     return tuple(
         isinstance(arg.type, PtrType) and only_loaded(arg)
+        for arg in kernel.body.blocks[0].args
+    )
+
+
+def only_summed_into(pointer: SSAValue) -> bool:
+    """Whether `pointer` is used (itself or through `gpuc.offset` and
+    `gpuc.addrspace_cast`) at least once, and only as the address of a
+    `gpuc.regrouped` f32 or f64 atomic add whose old value nothing reads:
+    the kernel only ever adds into its buffer, and in any grouping."""
+    work, added = [pointer], False
+    while work:
+        value = work.pop()
+        for use in value.uses:
+            op = use.operation
+            if isinstance(op, OffsetOp) and op.ptr is value:
+                work.append(op.result)
+            elif isinstance(op, AddrSpaceCastOp):
+                work.append(op.result)
+            elif (
+                isinstance(op, AtomicRMWOp)
+                and op.ptr is value
+                and REGROUPED in op.attributes
+                and op.kind.data == AtomicKind.ADD
+                and isinstance(op.value.type, Float32Type | Float64Type)
+                and not op.result.uses
+            ):
+                added = True
+            else:
+                return False
+    return added
+
+
+def summed_params(kernel: FuncOp) -> tuple[bool, ...]:
+    """Per parameter: a pointer to global memory the kernel only adds into
+    (`only_summed_into`). The native target sums each OS thread's adds into
+    one in a copy of its own and adds the copies into the buffer after the
+    launch (docs/native-abi.md, "Private sums")."""
+    if kernel.is_declaration:
+        return tuple(False for _ in kernel.function_type.inputs.data)
+    return tuple(
+        isinstance(arg.type, PtrType)
+        and arg.type.address_space == AddressSpace.GLOBAL
+        and only_summed_into(arg)
         for arg in kernel.body.blocks[0].args
     )
 

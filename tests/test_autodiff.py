@@ -445,6 +445,209 @@ def test_a_guarded_kernel_derivative_is_one_guarded_if() -> None:
     assert isinstance(guard.next_op, ReturnOp)
 
 
+AXPBY = """
+gpuc.func @axpby(%a: f32, %b: f32, %x: !gpuc.ptr<f32, global>,
+                 %y: !gpuc.ptr<f32, global>, %n: i32) kernel {
+  %i = gpuc.global_id x
+  %n_index = arith.index_cast %n : i32 to index
+  %in = arith.cmpi slt, %i, %n_index : index
+  scf.if %in {
+    %xi = gpuc.load %x[%i] : !gpuc.ptr<f32, global>
+    %yi = gpuc.load %y[%i] : !gpuc.ptr<f32, global>
+    %ax = arith.mulf %a, %xi : f32
+    %by = arith.mulf %b, %yi : f32
+    %r = arith.addf %ax, %by : f32
+    gpuc.store %r, %y[%i] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}
+"""
+
+
+@pytest.mark.parametrize("blocks", [5, 9])
+def test_derivative_kernel_block_sums_with_threads_past_the_bound(blocks: int) -> None:
+    # Native runs the derivative kernel's guarded body for the threads below
+    # the bound only (signed `global_id x < n`), and sums both scalar
+    # adjoints in vector lanes (regrouped adds): a partial last block, and
+    # blocks wholly past n (blocks = 9), add nothing for those threads.
+    rng = np.random.default_rng(zlib.crc32(f"{BASE_SEED}:axpby:{blocks}".encode()))
+    n = 300
+    mod = gpuc.autodiff.reverse(AXPBY, "axpby", target="native")
+    a, b = (np.float32(rng.standard_normal()) for _ in range(2))
+    x, y, w = (rng.standard_normal(n).astype(np.float32) for _ in range(3))
+    dx0, da0, db0 = (rng.standard_normal(k).astype(np.float32) for k in (n, 1, 1))
+    y_out, dx, dy = y.copy(), dx0.copy(), w.copy()
+    da, db = da0.copy(), db0.copy()
+    mod["axpby_reverse"][blocks, 64](a, b, x, dx, y_out, dy, np.int32(n), da, db)
+    w64, x64, y64 = (v.astype(np.float64) for v in (w, x, y))
+    tol = dict(rtol=1e-5, atol=1e-5 * n)
+    np.testing.assert_allclose(y_out, a * x64 + b * y64, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dx, dx0 + a * w64, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dy, b * w64, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(da, da0 + w64 @ x64, **tol)
+    np.testing.assert_allclose(db, db0 + w64 @ y64, **tol)
+
+
+def _stencil_adjoint(w: np.ndarray, nx: int, ny: int) -> np.ndarray:
+    """d(sum w * out)/d(in) for examples/stencil2d.mlir, by numpy (float64):
+    each interior point's weight scattered to the inputs it reads."""
+    w = w.reshape(ny, nx).astype(np.float64)
+    g = w.copy()
+    g[1:-1, 1:-1] = 0.0
+    inner = w[1:-1, 1:-1]
+    for dy, dx, coefficient in (
+        (0, 0, 0.5),
+        (0, -1, 0.125),
+        (0, 1, 0.125),
+        (-1, 0, 0.125),
+        (1, 0, 0.125),
+    ):
+        g[1 + dy : ny - 1 + dy, 1 + dx : nx - 1 + dx] += coefficient * inner
+    return g.ravel()
+
+
+def test_shadows_summed_by_several_os_threads() -> None:
+    # Above the native executor's split threshold, with 4 OS threads: the
+    # shadows the derivatives only add into (stencil2d's din, matmul's dA
+    # and dB) are summed parameters, each OS thread but the first adding
+    # into a zeroed copy that is added into the array after the launch.
+    # Shadows start random (adjoints are added into them), outputs poisoned.
+    rng = np.random.default_rng(zlib.crc32(f"{BASE_SEED}:summed".encode()))
+    nx, ny = 512, 500
+    stencil = gpuc.autodiff.reverse(
+        ROOT / "examples" / "stencil2d.mlir", "stencil2d", target="native"
+    )
+    sig = stencil.signatures["stencil2d_reverse"]
+    assert [p.summed for p in sig.params] == [False, True, False, False, False, False]
+    stencil.executor.workers = 4
+    field, w, din0 = (rng.standard_normal(nx * ny).astype(np.float32) for _ in range(3))
+    out, din, dout = np.full_like(field, np.nan), din0.copy(), w.copy()
+    grid = (((nx + 15) // 16, (ny + 15) // 16), (16, 16))
+    stencil["stencil2d_reverse"][grid](
+        field, din, out, dout, np.int32(nx), np.int32(ny)
+    )
+    np.testing.assert_allclose(din, din0 + _stencil_adjoint(w, nx, ny), atol=1e-5)
+    np.testing.assert_array_equal(dout, 0)  # the store's adjoint read it
+    assert not np.isnan(out).any()
+    # Again: the copies the first launch kept are zero again.
+    din, dout = din0.copy(), w.copy()
+    stencil["stencil2d_reverse"][grid](
+        field, din, out, dout, np.int32(nx), np.int32(ny)
+    )
+    np.testing.assert_allclose(din, din0 + _stencil_adjoint(w, nx, ny), atol=1e-5)
+    # In checked mode the adds stay atomic, into the caller's array only.
+    checked = gpuc.autodiff.reverse(
+        ROOT / "examples" / "stencil2d.mlir", "stencil2d", target="native", checked=True
+    )
+    checked.executor.workers = 4
+    din, dout = din0.copy(), w.copy()
+    checked["stencil2d_reverse"][grid](
+        field, din, out, dout, np.int32(nx), np.int32(ny)
+    )
+    np.testing.assert_allclose(din, din0 + _stencil_adjoint(w, nx, ny), atol=1e-5)
+
+    m, n, k = 200, 190, 40
+    matmul = gpuc.autodiff.reverse(
+        ROOT / "examples" / "matmul.mlir", "matmul", target="native"
+    )
+    sig = matmul.signatures["matmul_reverse"]
+    assert [p.summed for p in sig.params[:6]] == [
+        False,
+        True,
+        False,
+        True,
+        False,
+        False,
+    ]
+    matmul.executor.workers = 4
+    a, b = (rng.standard_normal(s).astype(np.float32) for s in (m * k, k * n))
+    wc, da0, db0 = (
+        rng.standard_normal(s).astype(np.float32) for s in (m * n, m * k, k * n)
+    )
+    c, da, db, dc = (
+        np.full(m * n, np.nan, np.float32),
+        da0.copy(),
+        db0.copy(),
+        wc.copy(),
+    )
+    grid = (((n + 15) // 16, (m + 15) // 16), (16, 16))
+    sizes = (np.int32(m), np.int32(n), np.int32(k))
+    matmul["matmul_reverse"][grid](a, da, b, db, c, dc, *sizes)
+    W, A, B = wc.reshape(m, n).astype(np.float64), a.reshape(m, k), b.reshape(k, n)
+    np.testing.assert_allclose(
+        c, (A.astype(np.float64) @ B).ravel(), rtol=1e-4, atol=1e-4
+    )
+    np.testing.assert_allclose(da, da0 + (W @ B.T).ravel(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(db, db0 + (A.T @ W).ravel(), rtol=1e-4, atol=1e-4)
+
+
+def test_reversed_tile_loop_vectorizes_across_lanes() -> None:
+    # matmul's reversed inner loop adds into the shadow tiles: native runs
+    # it over groups of lanes and keeps LLVM from vectorizing it across its
+    # iterations (gathers from the tiles, scatters into the shadow tiles).
+    from gpuc.autodiff import derivative_module
+
+    module = derivative_module(ROOT / "examples" / "matmul.mlir", "matmul", "reverse")
+    ir = compile_module(module, "native", cache=False).llvm_ir
+    body = ir[ir.index("define void @__gpuc_launch_matmul_reverse") :]
+    body = body[: body.index("\n}\n")]
+    assert "masked.scatter" not in body and "masked.gather" not in body
+
+
+DROPS_DA = (
+    example("saxpy")
+    + """
+gpuc.func @saxpy_xy(%a: f32, %x: !gpuc.ptr<f32, global>,
+                    %dx: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
+                    %dy: !gpuc.ptr<f32, global>, %n: i32) kernel {
+  %da = gpuc.deferred_call @saxpy(%a, %x, %dx, %y, %dy, %n)
+      #gpuc.job<helper, generator = "autodiff" {mode = "reverse", always_inline}>
+      : (f32, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>,
+         !gpuc.ptr<f32, global>, i32) -> f32
+  gpuc.return
+}
+"""
+)
+
+
+def test_a_dropped_scalar_adjoint_leaves_a_thread_guard() -> None:
+    # The derivative's guard yields da, which this kernel drops: native
+    # still runs only the threads below n (no masked loads or stores), and
+    # the threads past it (a partial block, a block wholly past n) do nothing.
+    ir = compile_module(DROPS_DA, "native", cache=False).llvm_ir
+    body = ir[ir.index("define void @__gpuc_launch_saxpy_xy") :]
+    body = body[: body.index("\n}\n")]
+    assert "masked" not in body
+    rng = np.random.default_rng(zlib.crc32(f"{BASE_SEED}:drops_da".encode()))
+    n = 300
+    a = np.float32(rng.standard_normal())
+    x, y, w, dx0 = (rng.standard_normal(n).astype(np.float32) for _ in range(4))
+    y_out, dx, dy = y.copy(), dx0.copy(), w.copy()
+    gpuc.compile(DROPS_DA, "native")["saxpy_xy"][6, 64](
+        a, x, dx, y_out, dy, np.int32(n)
+    )
+    np.testing.assert_allclose(
+        y_out, a * x.astype(np.float64) + y, rtol=1e-5, atol=1e-6
+    )
+    np.testing.assert_allclose(dx, dx0 + a * w.astype(np.float64), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(dy, w)
+
+
+def test_guarded_index_arithmetic_is_recomputed_not_cached() -> None:
+    # matmul's tile loads compute their indices (row * k + col) inside
+    # guards: the adjoint sweep computes them again instead of reading them
+    # from the guards' caches, so no scf.if yields an index (on native, an
+    # index read back from a value kept per thread hides that it is affine
+    # in the thread index, and the shadow updates it addresses stay scalar).
+    from xdsl.dialects import scf
+    from xdsl.dialects.builtin import IndexType
+
+    made = _reverse_job(ROOT / "examples" / "matmul.mlir", "matmul")
+    ifs = [op for op in made.walk() if isinstance(op, scf.IfOp)]
+    assert ifs
+    assert not any(isinstance(r.type, IndexType) for op in ifs for r in op.results)
+
+
 def test_an_invariant_shadow_update_leaves_its_loop() -> None:
     # dx[i] is updated in every reversed iteration: summed in a loop-carried
     # value and added once after the loop; dw[k] stays an atomic per

@@ -173,3 +173,37 @@ def test_wrong_arguments_are_launch_errors() -> None:
         d[4]
     with pytest.raises(OptionError, match="drop the name"):
         gpuc.autodiff.reverse(K.blend, "blend")
+
+
+def test_shadows_of_windows_are_summed_per_os_thread() -> None:
+    # Big enough for native to split the launch over OS threads: a shadow
+    # the derivative only adds into (dy: y is read at two places) is summed
+    # per OS thread, each but the first into a zeroed copy of the buffer the
+    # kernel indexes, added into it after the launch. For arrays that are
+    # windows of bigger ones (strides with gaps), that buffer spans the gaps:
+    # the elements outside the window must stay as they were, bit for bit
+    # (-0.0 included: the sums touch only elements a copy added to), and the
+    # adjoints must be those of contiguous arrays.
+    rng = np.random.default_rng()
+    shape = (190, 200)
+    launch = ((13, 48), (16, 4))
+    a = float(rng.uniform(0.5, 1.5))
+    x, y, w = (rng.uniform(-0.9, 0.9, shape) for _ in range(3))
+    d = gpuc.autodiff.reverse(K.blend, target="native")
+    dx, dy, da = np.zeros(shape), np.zeros(shape), np.zeros(1)
+    out, dout = np.full(shape, np.nan), w.copy()
+    d[launch](a, x, dx, y, dy, out, dout, STEPS, da)
+    big = [rng.standard_normal((190, 400)) for _ in range(4)]
+    bx, bdx, by, bdy = big
+    bdx[:, ::3] = bdy[:, ::3] = -0.0  # a sign the executor must not touch
+    before = [b.copy() for b in big]
+    win = (slice(None), slice(100, 300))
+    bx[win], bdx[win], by[win], bdy[win] = x, 0.0, y, 0.0
+    wda, wout, wdout = np.zeros(1), np.full(shape, np.nan), w.copy()
+    d[launch](a, bx[win], bdx[win], by[win], bdy[win], wout, wdout, STEPS, wda)
+    np.testing.assert_allclose(bdx[win], dx, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(bdy[win], dy, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(wda, da, rtol=1e-12)
+    for b, b0 in zip(big, before, strict=True):
+        b[win] = b0[win]
+        np.testing.assert_array_equal(b.view(np.uint64), b0.view(np.uint64))

@@ -165,4 +165,5 @@ def test_the_driver_asks_no_analysis_for_a_kernel_fact() -> None:
     assert imported <= {
         ("gpuc.kernel_params", "memref_shapes"),
         ("gpuc.kernel_params", "read_only_params"),
+        ("gpuc.kernel_params", "summed_params"),
     }

@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     i64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     AttrConstraint,
@@ -388,6 +388,15 @@ def check_atomic_pointer(ptr_type: PtrType) -> None:
         )
 
 
+REGROUPED = "gpuc.regrouped"
+"""A unit attribute on a float `gpuc.atomic_rmw add` whose adds may be grouped
+in any way, not only in some order of the threads' adds: a block's sum that
+gpuc makes itself (a derivative kernel's scalar adjoints,
+gpuc/transforms/deferred_kernels.py). Where the target makes it a plain
+read-modify-write (native's shared memory), the add is `reassoc`, so a
+vectorized thread loop sums it in vector lanes."""
+
+
 @irdl_op_definition
 class AtomicRMWOp(IRDLOperation):
     """`%old = gpuc.atomic_rmw add %p[%i], %v [seq_cst] : !gpuc.ptr<i32, global>`.
@@ -534,3 +543,17 @@ class AddrSpaceCastOp(IRDLOperation):
             raise VerifyException(
                 f"cannot cast {src} to {dst} directly; cast to or from generic"
             )
+
+
+def derived_from(ptr: SSAValue) -> SSAValue:
+    """The pointer `ptr` is made from by `gpuc.offset` and
+    `gpuc.addrspace_cast` (itself if neither makes it)."""
+    while isinstance(ptr, OpResult):
+        op = ptr.op
+        if isinstance(op, OffsetOp):
+            ptr = op.ptr
+        elif isinstance(op, AddrSpaceCastOp):
+            ptr = op.source
+        else:
+            break
+    return ptr

@@ -9,11 +9,12 @@ mode) sees the address of every load, store and atomic first."""
 from __future__ import annotations
 
 from llvmlite import ir
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, OpResult, SSAValue
 
 from gpuc.dialects.analysis import alloc_layout, element_bytes
 from gpuc.dialects.attrs import AddressSpace, AtomicKind, MemoryOrder
 from gpuc.dialects.memory import (
+    REGROUPED,
     AddrSpaceCastOp,
     AtomicCmpXchgOp,
     AtomicRMWOp,
@@ -21,6 +22,7 @@ from gpuc.dialects.memory import (
     OffsetOp,
     SharedAllocOp,
     StoreOp,
+    derived_from,
     ptr_type_of,
 )
 from gpuc.lowering import bf16
@@ -99,26 +101,79 @@ def alignment(ptr: SSAValue) -> int:
 def tag_space(fl: FunctionLowering, access: ir.Instruction, ptr: SSAValue) -> None:
     """Tell LLVM that a block's shared memory and global memory never alias
     where the target's address spaces cannot say so (native: all are 0, and
-    shared memory is a buffer of the executor's own): alias scopes."""
+    shared memory is a buffer of the executor's own), nor two distinct
+    `gpuc.shared_alloc`s (native places them in one buffer): alias scopes,
+    one for global memory, one per shared allocation an access is traced to
+    (through `gpuc.offset` and `gpuc.addrspace_cast`), one for other shared
+    accesses (which may then alias any allocation), and one for a work-group
+    function's context storage (`tag_context`)."""
     if not fl.target.block_owns_shared:
         return
     space = ptr_type_of(ptr).address_space
     if space not in (AddressSpace.SHARED, AddressSpace.GLOBAL):
         return
+    scopes = _alias_scopes(fl)
+    own: object = space
+    if space == AddressSpace.SHARED:
+        own = shared_allocation(ptr) or space
+    if own is AddressSpace.GLOBAL:
+        others = [scope for key, scope in scopes.items() if key is not own]
+    elif own is AddressSpace.SHARED:  # untraced: may be in any allocation
+        others = [scopes[AddressSpace.GLOBAL], scopes[CONTEXT]]
+    else:  # one allocation: apart from global memory and the other ones
+        others = [
+            scope
+            for key, scope in scopes.items()
+            if key is not own and key is not AddressSpace.SHARED
+        ]
+    module = fl.ml.llvm
+    access.set_metadata("alias.scope", module.add_metadata([scopes[own]]))
+    access.set_metadata("noalias", module.add_metadata(others))
+
+
+def _alias_scopes(fl: FunctionLowering) -> dict[object, ir.NamedValue]:
+    """The module's alias scopes (made once): global memory, untraced shared
+    memory, and each shared allocation of the module."""
     ml = fl.ml
     if not ml.alias_scopes:
         module = ml.llvm
         domain = module.add_metadata([ir.MetaDataString(module, "gpuc.memory")])
-        scopes = {
-            s: module.add_metadata(
-                [module.add_metadata([ir.MetaDataString(module, f"gpuc.{s}"), domain])]
-            )
-            for s in (AddressSpace.SHARED, AddressSpace.GLOBAL)
-        }
-        ml.alias_scopes.update(scopes)
-    other = AddressSpace.GLOBAL if space == AddressSpace.SHARED else AddressSpace.SHARED
-    access.set_metadata("alias.scope", ml.alias_scopes[space])
-    access.set_metadata("noalias", ml.alias_scopes[other])
+
+        def scope(name: str) -> ir.NamedValue:
+            return module.add_metadata([ir.MetaDataString(module, name), domain])
+
+        ml.alias_scopes[AddressSpace.GLOBAL] = scope("gpuc.global")
+        ml.alias_scopes[AddressSpace.SHARED] = scope("gpuc.shared")
+        ml.alias_scopes[CONTEXT] = scope("gpuc.context")
+        allocs = [op for op in ml.module.walk() if isinstance(op, SharedAllocOp)]
+        for n, alloc in enumerate(allocs):
+            ml.alias_scopes[alloc] = scope(f"gpuc.shared.{n}")
+    return ml.alias_scopes
+
+
+CONTEXT = "context"
+"""The alias scope of a work-group function's context storage (native: the
+per-thread values kept across barriers, in memory the function allocates
+itself)."""
+
+
+def tag_context(fl: FunctionLowering, access: ir.Instruction) -> None:
+    """Tell LLVM that `access`, to context storage, aliases neither global
+    nor shared memory."""
+    scopes = _alias_scopes(fl)
+    module = fl.ml.llvm
+    access.set_metadata("alias.scope", module.add_metadata([scopes[CONTEXT]]))
+    others = [scope for key, scope in scopes.items() if key is not CONTEXT]
+    access.set_metadata("noalias", module.add_metadata(others))
+
+
+def shared_allocation(ptr: SSAValue) -> SharedAllocOp | None:
+    """The `gpuc.shared_alloc` `ptr` points into, through `gpuc.offset` and
+    `gpuc.addrspace_cast`, if that is where it comes from."""
+    source = derived_from(ptr)
+    if isinstance(source, OpResult) and isinstance(source.op, SharedAllocOp):
+        return source.op
+    return None
 
 
 @translates(LoadOp)
@@ -193,11 +248,15 @@ def translate_atomic_rmw(op: AtomicRMWOp, fl: FunctionLowering) -> None:
         fl.target.block_owns_shared
         and ptr_type_of(op.ptr).address_space == AddressSpace.SHARED
         and kind in PLAIN_SHARED
-    ):
+    ) or (kind == "fadd" and fl.target.adds_privately(fl, op)):
         b = fl.builder
         old = b.load(ptr, typ=value.type)
         tag_space(fl, old, op.ptr)
-        tag_space(fl, b.store(PLAIN_SHARED[kind](b, old, value), ptr), op.ptr)
+        if kind == "fadd" and REGROUPED in op.attributes:
+            new = b.fadd(old, value, flags=["reassoc", "nsz"])
+        else:
+            new = PLAIN_SHARED[kind](b, old, value)
+        tag_space(fl, b.store(new, ptr), op.ptr)
         fl.set(op, old)
         return
     scoped = scope(fl) + ordering

@@ -75,6 +75,11 @@ class Param:
     read_only: bool = False
     """The kernel never writes through this pointer (the compiler found only
     loads): a read-only array is accepted and nothing is copied back."""
+    summed: bool = False
+    """The kernel only adds into this pointer's buffer, with regrouped atomic
+    adds (`gpuc.kernel_params.summed_params`): the native executor gives each
+    OS thread of a launch but the first a zeroed copy of the buffer to add
+    into, and adds the copies into it after the launch."""
 
     @property
     def kind(self) -> ParamKind:
@@ -124,6 +129,7 @@ class Param:
             "type": self.type_name,
             "space": self.space,
             "read_only": self.read_only,
+            "summed": self.summed,
         }
 
     @staticmethod
@@ -134,6 +140,7 @@ class Param:
             str(data["type"]),
             str(space) if space is not None else None,
             bool(data.get("read_only", False)),
+            bool(data.get("summed", False)),
         )
 
 

@@ -251,6 +251,47 @@ out:
 """
 
 
+def _private_sum_ir(name: str, ty: str) -> str:
+    """`dst[i] += src[i]; src[i] = 0` for every i < n whose `src[i]` is not
+    zero: a private copy of a summed parameter added into the caller's
+    buffer and zeroed again, touching no element the copy did not add to (a
+    window's buffer spans elements of the array it is cut from, which the
+    kernel never touched and another thread may be writing)."""
+    return f"""
+define void @{name}(ptr noalias %dst, ptr noalias %src, i64 %n) {{
+entry:
+  %empty = icmp eq i64 %n, 0
+  br i1 %empty, label %done, label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %latch ]
+  %ps = getelementptr inbounds {ty}, ptr %src, i64 %i
+  %v = load {ty}, ptr %ps
+  %nz = fcmp une {ty} %v, 0.0
+  br i1 %nz, label %add, label %latch
+add:
+  %pd = getelementptr inbounds {ty}, ptr %dst, i64 %i
+  %d = load {ty}, ptr %pd
+  %s = fadd {ty} %d, %v
+  store {ty} %s, ptr %pd
+  store {ty} 0.0, ptr %ps
+  br label %latch
+latch:
+  %next = add nuw i64 %i, 1
+  %more = icmp ult i64 %next, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}}
+"""
+
+
+PRIVATE_SUMS = {"float32": "__gpuc_sum_f32", "float64": "__gpuc_sum_f64"}
+"""The executor's sums of private copies, by element dtype (what
+`gpuc.kernel_params.summed_params` allows)."""
+_SPAWN_IR += _private_sum_ir(PRIVATE_SUMS["float32"], "float")
+_SPAWN_IR += _private_sum_ir(PRIVATE_SUMS["float64"], "double")
+
+
 def _load_compiler_runtime(llvm: Any) -> None:
     """LLVM lowers some operations to calls into the compiler's runtime
     library (i128 division and remainder: `__divti3`, `__modti3`, ...), which
@@ -270,14 +311,19 @@ def _worker_ir(kernel: str, entry: str, arg_types: Sequence[str]) -> str:
     """A pthread start routine: its index is the low bits of its pointer to the
     control block. It waits at the gate, then claims chunks of blocks and runs
     each by calling the kernel's launch entry `entry` on its own record with
-    the argument slots unpacked, until no chunk is left; then it drops its
+    its own row of argument slots unpacked (they differ where a summed
+    parameter gets a private copy), until no chunk is left; then it drops its
     reference to the control block."""
-    loads: list[str] = []
+    row_bytes = _slots_per_worker(len(arg_types)) * ARG_SLOT_BYTES
+    loads: list[str] = [
+        f"  %own = mul i64 %index, {row_bytes}",
+        "  %wargs = getelementptr i8, ptr %args, i64 %own",
+    ]
     call_args = ["ptr %rec"]
     for i, ty in enumerate(arg_types):
         slot = f"%s{i}"
         loads.append(
-            f"  {slot} = getelementptr i8, ptr %args, i64 {i * ARG_SLOT_BYTES}"
+            f"  {slot} = getelementptr i8, ptr %wargs, i64 {i * ARG_SLOT_BYTES}"
         )
         if ty == "i1":  # stored as a byte by the host
             loads.append(f"  %b{i} = load i8, ptr {slot}")
@@ -480,10 +526,14 @@ def _defines(module: Any, symbol: str) -> bool:
     return True
 
 
+def _slots_per_worker(count: int) -> int:
+    return max(1, count)
+
+
 def _argument_slots(values: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.uint64]]:
     """One 8-byte slot per argument, as the workers load them: an array's
     address, or a scalar's bytes (numpy scalars of the parameter's type)."""
-    slots = np.zeros(max(1, len(values)), np.uint64)
+    slots = np.zeros(_slots_per_worker(len(values)), np.uint64)
     raw = slots.view(np.uint8)
     for i, value in enumerate(values):
         if isinstance(value, np.ndarray):
@@ -492,6 +542,18 @@ def _argument_slots(values: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.uint64
             data = value.tobytes()
             raw[i * ARG_SLOT_BYTES : i * ARG_SLOT_BYTES + len(data)] = list(data)
     return slots
+
+
+def _private_copies_fit(value: Any) -> bool:
+    """Whether a summed parameter's argument is an array whose buffer a
+    zeroed copy of the same layout stands for (C-contiguous, so the copy
+    covers whatever the kernel indexes) and whose elements the executor can
+    add (`PRIVATE_SUMS`)."""
+    return (
+        isinstance(value, np.ndarray)
+        and bool(value.flags.c_contiguous)
+        and value.dtype.name in PRIVATE_SUMS
+    )
 
 
 def _libc() -> ctypes.CDLL:
@@ -594,6 +656,12 @@ class NativeExecutor:
                 name: self._engine.get_function_address(f"__gpuc_worker_{name}")
                 for name in self.kernels
             }
+            self._private_sums = {
+                dtype: ctypes.CFUNCTYPE(
+                    None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64
+                )(self._engine.get_function_address(symbol))
+                for dtype, symbol in PRIVATE_SUMS.items()
+            }
             self._entries = {
                 name: _direct_entry(
                     self._engine.get_function_address(sig.launch_symbol),
@@ -683,6 +751,17 @@ class NativeExecutor:
         )
         values = with_shared_offsets(launch)
         groups = self._groups(launch.blocks, launch.threads)
+        summed = (
+            [
+                i
+                for i, param in enumerate(launch.sig.params)
+                if param.summed and param.space is not None
+            ]
+            if name not in self._checked
+            else []
+        )
+        if summed and not all(_private_copies_fit(values[i]) for i in summed):
+            groups = 1  # one OS thread adds into the caller's buffers itself
         direct = self._entries[name]
         if groups == 1 and direct is not None:
             self._run_here(direct, name, launch, values)
@@ -690,7 +769,21 @@ class NativeExecutor:
         shared_bytes = _shared_bytes(launch)
         shared_stride = -(-max(shared_bytes, 1) // ALIGN) * ALIGN
         # The JIT code points into these buffers; they live until after the join.
-        slots = _argument_slots(values)
+        row = _argument_slots(values)
+        slots = np.tile(row, groups)
+        copies: list[tuple[np.ndarray[Any, Any], list[np.ndarray[Any, Any]]]] = []
+        spares = self._spare_copies()
+        for i in summed if groups > 1 else []:
+            array = values[i]
+            key = (array.shape, array.dtype.str)
+            spare = spares.get(key, [])
+            private = [
+                spare.pop() if spare else np.zeros_like(array)
+                for _ in range(groups - 1)
+            ]
+            for group, copy in enumerate(private, 1):
+                slots[group * len(row) + i] = copy.ctypes.data
+            copies.append((array, private))
         records, records_at = _aligned(groups * RECORD_BYTES)
         shared, shared_at = _aligned(groups * shared_stride)
 
@@ -733,6 +826,16 @@ class NativeExecutor:
             with self._reaping:
                 self._unjoined.append((records, groups))
             self._reap()
+        kept: dict[tuple[Any, ...], list[np.ndarray[Any, Any]]] = {}
+        for array, private in copies:
+            add = self._private_sums[array.dtype.name]
+            for copy in private:
+                add(array.ctypes.data, copy.ctypes.data, array.size)
+            kept.setdefault((array.shape, array.dtype.str), []).extend(private)
+        if copies:
+            # Zeroed again for this thread's next launch, with the same shapes:
+            # filling them costs less than the page faults of fresh ones.
+            self._local.spares = kept
         failed = view[:, RECORD.word("error")]
         if failed.any():
             # The lowest failing block of those that ran.
@@ -740,6 +843,15 @@ class NativeExecutor:
             group = int(rows[np.argmin(view[rows, RECORD.word("error_block")])])
             _report(name, launch, view[group])
         del records, shared, slots, buffers
+
+    def _spare_copies(self) -> dict[tuple[Any, ...], list[np.ndarray[Any, Any]]]:
+        """The zeroed private copies this Python thread's last launch with
+        summed parameters kept, by shape and dtype (taken by this launch)."""
+        spares: dict[tuple[Any, ...], list[np.ndarray[Any, Any]]] = getattr(
+            self._local, "spares", {}
+        )
+        self._local.spares = {}
+        return spares
 
     def _reap(self, wait: bool = False) -> None:
         """Join the threads of earlier launches that have ended (all of them,

@@ -415,6 +415,12 @@ class Target(ArgSpecConvertible):
         """Check the `address` `op` is about to access through `ptr`. Default:
         accesses are not checked."""
 
+    def adds_privately(self, fl: FunctionLowering, op: Operation) -> bool:
+        """Whether atomic add `op` adds into memory of this OS thread's own (a
+        summed parameter's private copy, `gpuc.kernel_params.summed_params`),
+        so that it is a plain read-modify-write. Default: no."""
+        return False
+
     def math_function(self, name: str, ty: ir.Type) -> str:
         """The function that computes C math function `name` (`exp`, `erf`, ...)
         on `ty`: an LLVM intrinsic where one exists, else the C library's."""

@@ -14,6 +14,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    UnitAttr,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import Rewriter
@@ -22,7 +23,13 @@ from gpuc.dialects.attrs import AddressSpace, AtomicKind, Dim, PtrType, Role
 from gpuc.dialects.deferred import DeferredCallOp, DeferredKernelOp
 from gpuc.dialects.functions import FuncOp, ReturnOp
 from gpuc.dialects.index import BarrierOp, ThreadIdOp
-from gpuc.dialects.memory import AtomicRMWOp, LoadOp, SharedAllocOp, StoreOp
+from gpuc.dialects.memory import (
+    REGROUPED,
+    AtomicRMWOp,
+    LoadOp,
+    SharedAllocOp,
+    StoreOp,
+)
 
 
 def _first_thread(ops: list[Operation]) -> SSAValue:
@@ -72,10 +79,11 @@ def kernel_of(op: DeferredKernelOp) -> FuncOp:
     call.location = op.location
     ops.append(call)
     if outputs:
-        ops += [
-            AtomicRMWOp(AtomicKind.ADD, s, r)
-            for s, r in zip(sums, call.results, strict=True)
-        ]
+        for s, r in zip(sums, call.results, strict=True):
+            add = AtomicRMWOp(AtomicKind.ADD, s, r)
+            if isinstance(r.type, AnyFloat):
+                add.attributes[REGROUPED] = UnitAttr()
+            ops.append(add)
         ops.append(BarrierOp())
         totals = [LoadOp(s) for s in sums]
         adds = [

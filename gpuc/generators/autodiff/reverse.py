@@ -25,7 +25,7 @@ import functools
 from collections import ChainMap
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType
+from xdsl.dialects.builtin import IndexType, UnitAttr
 from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.ir import Block, Operation, Region, SSAValue
 
@@ -33,6 +33,7 @@ from gpuc.dialects.attrs import AddressSpace, AtomicKind, Dim, PtrType
 from gpuc.dialects.functions import FuncOp, ReturnOp
 from gpuc.dialects.index import BarrierOp, BlockDimOp, DimIndexOp, GridDimOp
 from gpuc.dialects.memory import (
+    REGROUPED,
     AddrSpaceCastOp,
     AtomicCmpXchgOp,
     AtomicRMWOp,
@@ -181,7 +182,7 @@ class Reverse(LoopAdjoints):
         index = self.index(op, env, b)
         free = frozenset() if self.single_writer(op) else self.writers.free_dims(op)
         if free is None:
-            atomic_add = b.op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
+            atomic_add = b.op(regrouped_add(shadow, value, index))
             self.accumulations.add(atomic_add, value, shadow)
             return
         if not free:
@@ -192,7 +193,7 @@ class Reverse(LoopAdjoints):
         plain, atomic = Block(), Block()
         plain_add(shadow, index, value, Emitter(plain))
         Emitter(plain).op(scf.YieldOp())
-        Emitter(atomic).op(AtomicRMWOp(AtomicKind.ADD, shadow, value, index))
+        Emitter(atomic).op(regrouped_add(shadow, value, index))
         Emitter(atomic).op(scf.YieldOp())
         shared = root_of(op.ptr)[1] == AddressSpace.SHARED
         cond = self.one_thread(tuple(sorted(free)), shared)
@@ -349,6 +350,18 @@ class Reverse(LoopAdjoints):
 
 
 NO_SIGNED_ZEROS = arith.FastMathFlagsAttr([FastMathFlag.NO_SIGNED_ZEROS])
+
+
+def regrouped_add(
+    shadow: SSAValue, value: SSAValue, index: SSAValue | None
+) -> AtomicRMWOp:
+    """shadow[index] += value, atomically; `gpuc.regrouped`: an adjoint is a
+    sum of its contributions in no particular order or grouping (the native
+    target adds a launch's into one copy of the shadow per OS thread, and
+    sums the copies after it: gpuc/targets/native/private_sums.py)."""
+    add = AtomicRMWOp(AtomicKind.ADD, shadow, value, index)
+    add.attributes[REGROUPED] = UnitAttr()
+    return add
 
 
 def plain_add(

@@ -78,7 +78,9 @@ def mapper(op: Operation, env: Env) -> dict[SSAValue, SSAValue]:
 
 
 def free_floats(op: Operation) -> list[SSAValue]:
-    """Floating-point values defined outside `op` and used inside it."""
+    """Floating-point values defined outside `op` and used inside it, but
+    constants (their adjoints go nowhere: a loop carrying them would only
+    cost a value per thread kept across barriers)."""
     inside = {id(o) for o in op.walk()}
     seen: dict[SSAValue, None] = {}
     for nested in op.walk():
@@ -91,9 +93,39 @@ def free_floats(op: Operation) -> list[SSAValue]:
                 if isinstance(owner, Operation)
                 else owner.parent_op() is not None and id(owner.parent_op()) in inside
             )
-            if is_float(v.type) and not defined_inside:
+            if is_float(v.type) and not defined_inside and not is_constant(v):
                 seen[v] = None
     return list(seen)
+
+
+INTEGER_ARITH = (
+    arith.AddiOp,
+    arith.SubiOp,
+    arith.MuliOp,
+    arith.IndexCastOp,
+    arith.ExtSIOp,
+    arith.ExtUIOp,
+    arith.ConstantOp,
+)
+"""Integer ops an scf.if's cache leaves out: the adjoint sweep computes them
+again from their operands (an index `y * n + x` then stays visibly affine in
+the thread index, and costs no value kept per thread)."""
+
+
+def recomputable(v: SSAValue, env: Env, depth: int = 4) -> bool:
+    """Whether `v` is integer arithmetic (`INTEGER_ARITH`), at most `depth`
+    ops deep, on values `env` has."""
+    owner = v.owner
+    if not isinstance(owner, INTEGER_ARITH) or isinstance(v.type, PtrType):
+        return False
+    return depth > 0 and all(
+        o in env or recomputable(o, env, depth - 1) for o in owner.operands
+    )
+
+
+def is_constant(v: SSAValue) -> bool:
+    """`v` is an `arith.constant`: it has no adjoint to keep."""
+    return isinstance(v.owner, arith.ConstantOp)
 
 
 def _generated(op: Operation) -> bool:
@@ -131,18 +163,20 @@ class PrimalSweep:
     # -- helpers ------------------------------------------------------------
 
     def accumulate(self, adj: Adj, v: SSAValue, term: SSAValue, b: Emitter) -> None:
-        if not is_float(v.type):
+        if not is_float(v.type) or is_constant(v):
             return
         adj[v] = b.accumulate(adj.get(v), term)
 
     def value(self, v: SSAValue, env: Env, b: Emitter, where: Operation) -> SSAValue:
         """`v`'s primal value where `b` emits: from `env`, or recomputed when it
-        is a pointer made from others (pointers are not cached)."""
+        is a pointer made from others (pointers are not cached) or integer
+        arithmetic on values `env` has (`recomputable`)."""
         found = env.get(v)
         if found is not None:
             return found
         owner = v.owner
-        if isinstance(owner, OffsetOp | AddrSpaceCastOp):
+        if isinstance(owner, OffsetOp | AddrSpaceCastOp) or recomputable(v, env):
+            assert isinstance(owner, Operation)
             new = b.op(
                 owner.clone(
                     value_mapper={
@@ -333,7 +367,10 @@ class PrimalSweep:
                 ]
                 own = benv.maps[0]  # type: ignore[attr-defined]
                 cached[k] = [
-                    v for v in own if not isinstance(v.type, PtrType | FuncPtrType)
+                    v
+                    for v in own
+                    if not isinstance(v.type, PtrType | FuncPtrType)
+                    and not recomputable(v, env)
                 ]
             built.append((block, inner, yielded, benv))
         types = [r.type for r in op.results] + [v.type for v in cached[0] + cached[1]]

@@ -59,17 +59,23 @@ def counted_loop(
     i.add_incoming(b.add(i, ir.Constant(i.type, 1), flags=["nuw"]), b.block)
     latch = b.branch(head)
     if hints:
-        module = b.module
-        options = [
-            module.add_metadata(
-                [ir.MetaDataString(module, key), ir.Constant(ir.IntType(32), value)]
-            )
-            for key, value in hints
-        ]
-        # A node of its own (the unique string keeps llvmlite from sharing
-        # it), then made to name itself first, as LLVM wants of a loop id.
-        unique = ir.MetaDataString(module, module.get_unique_name("loop"))
-        loop_id = module.add_metadata([unique, *options])
-        loop_id.operands = (loop_id, *options)
-        latch.set_metadata("llvm.loop", loop_id)
+        set_loop_hints(latch, hints)
     b.position_at_end(done)
+
+
+def set_loop_hints(latch: ir.Instruction, hints: Sequence[tuple[str, int]]) -> None:
+    """`hints` as the `llvm.loop` metadata of the loop `latch` branches back
+    in."""
+    module = latch.module
+    options = [
+        module.add_metadata(
+            [ir.MetaDataString(module, key), ir.Constant(ir.IntType(32), value)]
+        )
+        for key, value in hints
+    ]
+    # A node of its own (the unique string keeps llvmlite from sharing
+    # it), then made to name itself first, as LLVM wants of a loop id.
+    unique = ir.MetaDataString(module, module.get_unique_name("loop"))
+    loop_id = module.add_metadata([unique, *options])
+    loop_id.operands = (loop_id, *options)
+    latch.set_metadata("llvm.loop", loop_id)

@@ -50,9 +50,10 @@ from gpuc.dialects.attrs import (
     PtrType,
 )
 from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncOp
-from gpuc.dialects.index import BarrierOp, ThreadIdOp
+from gpuc.dialects.index import BarrierOp, GlobalIdOp, ThreadIdOp
 from gpuc.dialects.memory import AtomicRMWOp, LoadOp
 from gpuc.dialects.subgroup import COLLECTIVE_OPS
+from gpuc.targets.native.regrouped_sums import sink_regrouped_sums
 from gpuc.targets.native.uniformity import (
     THREAD_INDEX_OPS,
     Uniformity,
@@ -260,6 +261,14 @@ def one_thread_if(
         for inner in op.walk()
         for operand in inner.operands
         if isinstance(operand, OpResult) and operand.op in before
+    )
+
+
+def is_global_x(value: SSAValue) -> bool:
+    return (
+        isinstance(value, OpResult)
+        and isinstance(value.op, GlobalIdOp)
+        and value.op.dimension.data == Dim.X
     )
 
 
@@ -488,4 +497,5 @@ class FormWorkGroups(ModulePass):
                     "which the native target cannot split at its barriers; write "
                     "the control flow around barriers with scf ops",
                 )
+            sink_regrouped_sums(kernel)
             annotate(kernel, decide(kernel, kernel.body.block, barrier_helpers))

@@ -193,6 +193,15 @@ class NativeTarget(Target):
 
         check_access(fl, op, ptr, address)
 
+    def adds_privately(self, fl: FunctionLowering, op: Operation) -> bool:
+        """A regrouped add into a summed parameter of the kernel, outside
+        checked mode: each OS thread of the launch adds into a buffer of its
+        own (the caller's for the first, a zeroed copy for each other one,
+        added into the caller's after the launch: gpuc/runtime/native.py)."""
+        from gpuc.targets.native.private_sums import adds_privately
+
+        return adds_privately(fl, op)
+
     def finish_function(
         self, ml: ModuleLowering, func: FuncOp, fn: ir.Function
     ) -> None:

@@ -43,14 +43,20 @@ class ThreadGuard:
 def thread_guards(kernel: FuncOp) -> list[ThreadGuard]:
     """The thread guards of `kernel`: conjuncts of the condition of the `scf.if`
     that ends its body (only reads before it, only the return after it, no
-    else branch) that compare a global id with a block-wide bound. A thread
-    for which one of them is false has no effect at all."""
+    else branch but one that computes results nothing uses: a derivative
+    whose scalar adjoint the caller drops) that compare a global id with a
+    block-wide bound. A thread for which one of them is false has no effect
+    at all."""
     if kernel.is_declaration or len(kernel.body.blocks) != 1:
         return []
     block = kernel.body.block
     ret = block.last_op
     guard = ret.prev_op if isinstance(ret, ReturnOp) else None
-    if not isinstance(guard, scf.IfOp) or guard.results or has_else(guard):
+    if (
+        not isinstance(guard, scf.IfOp)
+        or any(r.uses for r in guard.results)
+        or has_else(guard)
+    ):
         return []
     op = block.first_op
     while op is not guard:
@@ -67,9 +73,12 @@ def thread_guards(kernel: FuncOp) -> list[ThreadGuard]:
 
 
 def has_else(op: scf.IfOp) -> bool:
+    """Whether `op`'s else branch has an effect (pure ops computing what it
+    yields have none)."""
     region = op.false_region
     return bool(region.blocks) and any(
-        not isinstance(o, scf.YieldOp) for o in region.block.ops
+        not isinstance(o, scf.YieldOp) and not is_side_effect_free(o)
+        for o in region.block.ops
     )
 
 

@@ -28,11 +28,21 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import Float32Type, Float64Type
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, Region, SSAValue
 
 from gpuc.diagnostics import OpError, nearest_source_loc
-from gpuc.dialects.functions import CallOp, FuncOp
-from gpuc.dialects.index import BarrierOp
+from gpuc.dialects.attrs import AddressSpace, AtomicKind, Dim
+from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncOp
+from gpuc.dialects.index import BarrierOp, GlobalIdOp, LaneIdOp, ThreadIdOp
+from gpuc.dialects.memory import (
+    REGROUPED,
+    AtomicCmpXchgOp,
+    AtomicRMWOp,
+    LoadOp,
+    StoreOp,
+    ptr_type_of,
+)
 from gpuc.dialects.subgroup import (
     COLLECTIVE_OPS,
     BallotOp,
@@ -41,12 +51,19 @@ from gpuc.dialects.subgroup import (
     VoteOp,
 )
 from gpuc.lowering.context import ModuleLowering, translator_for
+from gpuc.lowering.memory import shared_allocation, tag_context, tag_space
 from gpuc.lowering.subgroup import lane_first, lane_step, shuffle_source
 from gpuc.targets.native.abi import STATE, WARP
-from gpuc.targets.native.common import WorkGroupFunction, counted_loop, error_message
+from gpuc.targets.native.common import (
+    WorkGroupFunction,
+    counted_loop,
+    error_message,
+    set_loop_hints,
+)
 from gpuc.targets.native.form_work_groups import (
     FORMED,
     decide,
+    is_global_x,
     is_thread_x,
     level_ops,
     read,
@@ -59,6 +76,8 @@ I8 = ir.IntType(8)
 PTR = ir.PointerType()
 X_LOOP_HINTS = (("llvm.loop.interleave.count", 1),)
 FOLD_HINTS = (("llvm.loop.vectorize.width", 1),)
+WRITES = (StoreOp, AtomicRMWOp, AtomicCmpXchgOp)
+ACCESSES = (LoadOp, *WRITES)
 LANES = 16
 """Threads of a row that `emit_lanes` runs together (a vector of f32 on
 AVX-512, two on AVX2)."""
@@ -101,6 +120,8 @@ class WorkGroupLowering(WorkGroupFunction):
         self._calls: list[str] = []
         self.prologue = ir.IRBuilder()
         self._context: ir.Value | None = None
+        self._context_elements: set[int] = set()
+        """The ids of the context storage addresses `_element` made."""
         self._threads: ir.Value | None = None
 
     # -- the target's view ---------------------------------------------------
@@ -183,6 +204,7 @@ class WorkGroupLowering(WorkGroupFunction):
         self.spills = decided.spills
         self.emit_block(entry)
         self.builder.ret_void()
+        self._tag_context_accesses()
         self.prologue.branch(body)
         size = ir.GlobalVariable(self.ml.llvm, I64, context_bytes_symbol(self.fn.name))
         size.global_constant = True
@@ -335,6 +357,25 @@ class WorkGroupLowering(WorkGroupFunction):
                     and operand not in used
                 ):
                     used.append(operand)
+        writes = any(isinstance(o, WRITES) for o in inside)
+        strided = self.uniformity.is_varying(op.lb)
+        pooled: list[AtomicRMWOp] = (
+            []
+            if strided or not self.target.block_owns_shared
+            else [
+                o
+                for o in body_ops
+                if isinstance(o, AtomicRMWOp) and _poolable(o, body_ops, iv_arg)
+            ]
+        )
+        pools = [
+            (
+                add,
+                self.alloca(ir.ArrayType(self.type(add.value.type), LANES), "pool"),
+                self.alloca(I64, "pool.at") if add.index is not None else None,
+            )
+            for add in pooled
+        ]
         zero = ir.Constant(I64, 0)
         lanes = ir.Constant(I64, LANES)
         bx, by, bz = (self.block_values[("block_dim", d)] for d in range(3))
@@ -360,7 +401,6 @@ class WorkGroupLowering(WorkGroupFunction):
         # A block-stride loop (its lower bound differs between the lanes):
         # iteration k of each lane is lb + k * step, run if below ub; the
         # group runs as many iterations as its longest lane.
-        strided = self.uniformity.is_varying(op.lb)
         trips = self.alloca(I64, "lanes.trips") if strided else None
         one = ir.Constant(I64, 1)
         # scf.for's step is positive (any other loops forever there).
@@ -410,7 +450,19 @@ class WorkGroupLowering(WorkGroupFunction):
                     for value in used:
                         self.materialize(value, linear, bound)
                     for inner in body_ops:
-                        self.translate_op(inner)
+                        pool = next((p for p in pools if p[0] is inner), None)
+                        if pool is None:
+                            self.translate_op(inner)
+                            continue
+                        add, values, at = pool
+                        assert self.thread is not None
+                        lane = b.sub(self.thread[0], x0)
+                        ty = self.type(add.value.type)
+                        slot = b.gep(values, [lane], inbounds=True, source_etype=ty)
+                        b.store(self.values[add.value], slot)
+                        if at is not None:
+                            assert add.index is not None
+                            b.store(self.values[add.index], at)
                     results = [self.values[v] for v in yielded]
                     for slot, value in zip(slots, results, strict=True):
                         b.store(value, self._element(slot, linear))
@@ -420,9 +472,15 @@ class WorkGroupLowering(WorkGroupFunction):
                         b.position_at_end(skip)
 
                 lane_loop(x0, y, z, step_lane)
+                for add, values, at in pools:
+                    self._flush_pool(add, values, at)
 
             if trips is None:
-                stepped_loop(b, self.values[op.lb], ub, step, iteration)
+                # A body that writes memory (a reversed tile loop adding into
+                # shadow tiles) is vectorized across the lanes (SLP), not
+                # across iterations, whose stores would be scatters.
+                hints = FOLD_HINTS if writes else ()
+                stepped_loop(b, self.values[op.lb], ub, step, iteration, hints)
             else:
                 counted_loop(b, zero, b.load(trips, typ=I64), iteration, "lanes.k")
 
@@ -450,9 +508,10 @@ class WorkGroupLowering(WorkGroupFunction):
         self, ops: list[Operation]
     ) -> tuple[tuple[ir.Value, ir.Value], scf.IfOp] | None:
         """If all `ops` do is `scf.if (thread_id.x < u) { ... }` (or `== u`,
-        `u` uniform, no else, no results; the other ops pure, computing the
-        condition), the x range for which it holds and the `scf.if`: the loop
-        then runs only those threads, the body without the test."""
+        or `global_id.x < u`; `u` uniform, no else, no results; the other ops
+        pure, computing the condition), the x range for which it holds and the
+        `scf.if`: the loop then runs only those threads, the body without the
+        test."""
         ifs = [op for op in ops if isinstance(op, scf.IfOp)]
         if len(ifs) != 1 or ifs[0].results or ifs[0].false_region.blocks:
             return None
@@ -469,7 +528,8 @@ class WorkGroupLowering(WorkGroupFunction):
         kind = names.get(predicate)
         if kind in ("sgt", "ugt"):  # u > t is t < u
             lhs, rhs, kind = rhs, lhs, "slt" if kind == "sgt" else "ult"
-        if kind is None or not is_thread_x(lhs):
+        global_x = kind in ("slt", "ult") and is_global_x(lhs)
+        if kind is None or not (is_thread_x(lhs) or global_x):
             return None
         if self.uniformity.is_varying(rhs) or rhs not in self.values:
             return None
@@ -479,6 +539,18 @@ class WorkGroupLowering(WorkGroupFunction):
             return None
         bx = self.block_values[("block_dim", 0)]
         zero = ir.Constant(I64, 0)
+        if global_x:
+            # global_id x = block_id x * block_dim x + thread_id x (no wrap,
+            # as the lowering of gpuc.global_id says), below the bound for
+            # thread ids below bound - first: none where the bound is at or
+            # below the block's first id.
+            first = b.mul(self.block_values[("block_id", 0)], bx, flags=["nuw", "nsw"])
+            below = (b.icmp_signed if kind == "slt" else b.icmp_unsigned)(
+                "<", first, bound
+            )
+            left = b.sub(bound, first)
+            end = b.select(b.icmp_unsigned("<", left, bx), left, bx)
+            return (zero, b.select(below, end, zero)), guarded
 
         def clamp(v: ir.Value) -> ir.Value:
             if kind == "slt" or kind == "eq":
@@ -492,6 +564,29 @@ class WorkGroupLowering(WorkGroupFunction):
             end = b.select(b.icmp_signed("<", bound, zero), zero, end)
             return (begin, end), guarded
         return (zero, clamp(bound)), guarded
+
+    def _flush_pool(
+        self, add: AtomicRMWOp, values: ir.Value, at: ir.Value | None
+    ) -> None:
+        """Add the sum of a group's lanes' contributions to a pooled add
+        (`_poolable`) once, at the address they all add to."""
+        b = self.builder
+        ty = self.type(add.value.type)
+        vector = ir.VectorType(ty, LANES)
+        reduce = self.ml.intrinsic(
+            f"llvm.vector.reduce.fadd.v{LANES}{ty.intrinsic_name}", ty, [ty, vector]
+        )
+        lanes = b.load(values, typ=vector)
+        total = b.call(reduce, [ir.Constant(ty, -0.0), lanes], fastmath=REGROUPING)
+        base = self.values[add.ptr]
+        where = (
+            base
+            if at is None
+            else b.gep(base, [b.load(at, typ=I64)], inbounds=True, source_etype=ty)
+        )
+        old = b.load(where, typ=ty)
+        tag_space(self, old, add.ptr)
+        tag_space(self, b.store(b.fadd(old, total, flags=REGROUPING), where), add.ptr)
 
     def _unbind(self, values: list[SSAValue]) -> None:
         """Forget values bound inside a thread loop that has ended."""
@@ -600,9 +695,27 @@ class WorkGroupLowering(WorkGroupFunction):
         return Slot(base, ty)
 
     def _element(self, slot: Slot, linear: ir.Value) -> ir.Value:
-        return self.builder.gep(
+        at = self.builder.gep(
             slot.base, [linear], inbounds=True, source_etype=slot.type
         )
+        self._context_elements.add(id(at))
+        return at
+
+    def _tag_context_accesses(self) -> None:
+        """Tell LLVM that context storage (the function's own allocation)
+        aliases neither global nor shared memory (`tag_context`), so that
+        values read from it need not be read again after a store to a
+        tile (matmul's reversed tile loop then vectorizes across lanes)."""
+        for block in self.fn.blocks:
+            for inst in block.instructions:
+                if isinstance(inst, ir.LoadInstr):
+                    at = inst.operands[0]
+                elif isinstance(inst, ir.StoreInstr):
+                    at = inst.operands[1]
+                else:
+                    continue
+                if id(at) in self._context_elements:
+                    tag_context(self, inst)
 
     def copy(self, targets: Sequence[Slot], sources: Sequence[SSAValue]) -> None:
         """Every thread's `sources` into `targets` (all read, then all written,
@@ -1008,14 +1121,76 @@ class WorkGroupLowering(WorkGroupFunction):
         b.position_at_end(done)
 
 
+REGROUPING = ("reassoc", "nsz")
+
+
+def _poolable(op: AtomicRMWOp, body: list[Operation], iv: SSAValue) -> bool:
+    """Whether `op`, in the body of a loop run over groups of lanes, is a
+    regrouped float add into shared memory that the lanes of a group may
+    make together: the address is the same for every lane (it does not
+    depend on the thread's x, nor on anything read from memory), and nothing
+    else in the body touches that allocation, so no lane sees another's
+    add before the group's is made (matmul's reversed tile loop: each lane
+    of a row adds to `da_tile[ty * 16 + j]`). The lanes then store their
+    values side by side and the group adds their sum once (`_flush_pool`)."""
+    if not (
+        op.kind.data == AtomicKind.ADD
+        and REGROUPED in op.attributes
+        and not op.result.uses
+        and isinstance(op.value.type, Float32Type | Float64Type)
+        and ptr_type_of(op.ptr).address_space == AddressSpace.SHARED
+    ):
+        return False
+    alloc = shared_allocation(op.ptr)
+    if alloc is None or _defined_in(op.ptr, walked(body)):
+        return False
+    for other in walked(body):
+        if isinstance(other, CallOp | CallIndirectOp):
+            return False  # the callee may touch the allocation
+        if other is op or not isinstance(other, ACCESSES):
+            continue
+        ptr = other.ptr
+        space = ptr_type_of(ptr).address_space
+        if space == AddressSpace.SHARED and shared_allocation(ptr) in (alloc, None):
+            return False
+        if space == AddressSpace.GENERIC:
+            return False
+    return op.index is None or not _depends_on_x(op.index, iv)
+
+
+def _depends_on_x(value: SSAValue, iv: SSAValue, depth: int = 16) -> bool:
+    """Whether `value` may differ between the lanes of a group: it is (made
+    from) thread or global index x, a lane index, a block argument other
+    than `iv`, or anything but pure ops (memory may differ per lane)."""
+    if value is iv:
+        return False
+    if isinstance(value, BlockArgument):
+        parent = value.block.parent_op()
+        return not isinstance(parent, FuncOp)
+    op = value.op if isinstance(value, OpResult) else None
+    if op is None or depth == 0:
+        return True
+    if isinstance(op, ThreadIdOp | GlobalIdOp):
+        return op.dimension.data == Dim.X
+    if (
+        isinstance(op, (LaneIdOp, *COLLECTIVE_OPS))
+        or op.regions
+        or not computes_only(op)
+    ):
+        return True
+    return any(_depends_on_x(o, iv, depth - 1) for o in op.operands)
+
+
 def stepped_loop(
     b: ir.IRBuilder,
     lb: ir.Value,
     ub: ir.Value,
     step: ir.Value,
     body: Callable[[ir.Value], None],
+    hints: Sequence[tuple[str, int]] = (),
 ) -> None:
-    """`for (i = lb; i < ub; i += step) body(i)`, signed, as scf.for."""
+    """`for (i = lb; i < ub; i += step) body(i)`, signed, as scf.for; `hints`
+    as `counted_loop`'s."""
     before = b.block
     head = b.append_basic_block("steps.head")
     loop = b.append_basic_block("steps.body")
@@ -1028,7 +1203,9 @@ def stepped_loop(
     b.position_at_end(loop)
     body(i)
     i.add_incoming(b.add(i, step, flags=["nsw"]), b.block)
-    b.branch(head)
+    latch = b.branch(head)
+    if hints:
+        set_loop_hints(latch, hints)
     b.position_at_end(done)
 
 

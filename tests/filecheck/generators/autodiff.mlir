@@ -68,14 +68,15 @@ gpuc.func private @inner(%a: f32) -> f32 helper {
 
 // A kernel's reverse derivative, launched by the host as @scale_grad: the
 // shadow of each float pointer follows it; the adjoint of the float scalar
-// is summed over the block in shared memory, then added into one more
+// is summed over the block in shared memory (in any grouping: regrouped),
+// then added into one more
 // pointer once per block. A load's adjoint is added to the shadow atomically
 // unless the launch is one-dimensional (each thread its own element).
 // CHECK-LABEL: gpuc.func @scale_grad(%0: f32, %1: !gpuc.ptr<f32, global>, %2: !gpuc.ptr<f32, global>, %3: !gpuc.ptr<f32, global>, %4: !gpuc.ptr<f32, global>, %5: !gpuc.ptr<f32, global>) kernel {
 // CHECK-NEXT:    %6 = gpuc.shared_alloc 1 : !gpuc.ptr<f32, shared>
 // CHECK:         gpuc.barrier
 // CHECK-NEXT:    %17 = gpuc.call @scale.helper.autodiff.mode_reverse(%0, %1, %2, %3, %4) : (f32, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>) -> f32
-// CHECK-NEXT:    %18 = gpuc.atomic_rmw add %6, %17 : !gpuc.ptr<f32, shared>
+// CHECK-NEXT:    %18 = gpuc.atomic_rmw add %6, %17 {gpuc.regrouped} : !gpuc.ptr<f32, shared>
 // CHECK-NEXT:    gpuc.barrier
 // CHECK-NEXT:    scf.if %15 {
 // CHECK-NEXT:      %19 = gpuc.load %6 : !gpuc.ptr<f32, shared>
@@ -102,15 +103,16 @@ gpuc.func @scale(%a: f32, %x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>
 // The single-writer rule (docs/autodiff.md): %c = y * w + x with x < w
 // guarded is injective in (x, y), so the adjoints into %din are plain
 // read-add-writes where the launch's z extent is 1 (tested once, at the
-// function's start); %dnb, read at a neighbour too, gets atomic adds.
+// function's start); %dnb, read at a neighbour too, gets atomic adds, which
+// are regrouped (an adjoint is a sum in any grouping).
 // CHECK-LABEL: gpuc.func private @rows.helper.autodiff.mode_reverse
 // CHECK-NEXT:    %[[GZ:.*]] = gpuc.grid_dim z
 // CHECK-NEXT:    %[[BZ:.*]] = gpuc.block_dim z
 // CHECK-NEXT:    %[[EZ:.*]] = arith.muli %[[GZ]], %[[BZ]] : index
 // CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-NEXT:    %[[IS:.*]] = arith.cmpi eq, %[[EZ]], %[[ONE]] : index
-// CHECK:         gpuc.atomic_rmw add %dnb[%{{.*}}], %{{.*}} : !gpuc.ptr<f32, global>
-// CHECK-NEXT:    gpuc.atomic_rmw add %dnb[%[[C:.*]]], %{{.*}} : !gpuc.ptr<f32, global>
+// CHECK:         gpuc.atomic_rmw add %dnb[%{{.*}}], %{{[^ ]*}} {gpuc.regrouped} : !gpuc.ptr<f32, global>
+// CHECK-NEXT:    gpuc.atomic_rmw add %dnb[%[[C:.*]]], %{{[^ ]*}} {gpuc.regrouped} : !gpuc.ptr<f32, global>
 // CHECK-NEXT:    scf.if %[[IS]] {
 // CHECK-NEXT:      %[[OLD:.*]] = gpuc.load %din[%[[C]]] : !gpuc.ptr<f32, global>
 // CHECK-NEXT:      %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}} fastmath<nsz> : f32

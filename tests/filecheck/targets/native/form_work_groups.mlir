@@ -201,3 +201,50 @@ gpuc.func @no_barrier(%p: !gpuc.ptr<f32, global>) kernel {
   gpuc.store %v, %p[%t] : !gpuc.ptr<f32, global>
   gpuc.return
 }
+
+// -----
+
+// A regrouped add (a derivative kernel's block sum) of what a guard yields,
+// zero past the bound, moves into the guard, which loses its results: the
+// lowering then runs only the threads below the bound (global_id x < n),
+// without masked loads. A plain atomic add, or a non-zero else, stays.
+// CHECK-LABEL: gpuc.func @regrouped
+// CHECK:      scf.if %in {
+// CHECK-NEXT:   %v = gpuc.load %p[%i]
+// CHECK-NEXT:   %a = gpuc.atomic_rmw add %sum, %v {gpuc.regrouped
+// CHECK-NEXT: }{gpuc.wg.region = 0 : i64}
+// CHECK-NEXT: %kept = scf.if %in -> (f32) {
+// CHECK:      %b = gpuc.atomic_rmw add %sum, %kept {gpuc.wg.varying
+// CHECK-NEXT: %other = scf.if %in -> (f32) {
+// CHECK:      %c = gpuc.atomic_rmw add %sum, %other {gpuc.regrouped
+gpuc.func @regrouped(%p: !gpuc.ptr<f32, global>, %n: index) kernel {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %sum = gpuc.shared_alloc 1 : !gpuc.ptr<f32, shared>
+  gpuc.barrier
+  %i = gpuc.global_id x
+  %in = arith.cmpi ult, %i, %n : index
+  %r = scf.if %in -> (f32) {
+    %v = gpuc.load %p[%i] : !gpuc.ptr<f32, global>
+    scf.yield %v : f32
+  } else {
+    scf.yield %zero : f32
+  }
+  %a = gpuc.atomic_rmw add %sum, %r {gpuc.regrouped} : !gpuc.ptr<f32, shared>
+  %kept = scf.if %in -> (f32) {
+    %v = gpuc.load %p[%i] : !gpuc.ptr<f32, global>
+    scf.yield %v : f32
+  } else {
+    scf.yield %zero : f32
+  }
+  %b = gpuc.atomic_rmw add %sum, %kept : !gpuc.ptr<f32, shared>
+  %other = scf.if %in -> (f32) {
+    %v = gpuc.load %p[%i] : !gpuc.ptr<f32, global>
+    scf.yield %v : f32
+  } else {
+    scf.yield %one : f32
+  }
+  %c = gpuc.atomic_rmw add %sum, %other {gpuc.regrouped} : !gpuc.ptr<f32, shared>
+  gpuc.barrier
+  gpuc.return
+}

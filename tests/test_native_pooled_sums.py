@@ -1,0 +1,105 @@
+"""Pooled sums in the native target's lane loops (gpuc/targets/native/
+work_groups.py, `_poolable`): a regrouped add into shared memory at an
+address every lane of a group shares (a reversed tile loop's `da_tile[ty *
+16 + j]`) is summed across the lanes and made once per group; an add whose
+allocation the loop also reads is left alone. Run on native against numpy,
+outputs poisoned."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.dialects import scf
+
+import gpuc
+from gpuc.dialects.memory import AtomicRMWOp
+from gpuc.driver import load_module
+from gpuc.targets.native.work_groups import _poolable
+
+# Block (32, 2): for j < 8, every thread of row ty adds in[its element] * j
+# into acc[ty * 8 + j] (the same address for the 32 lanes of the row); the
+# row's first thread writes its 8 sums out.
+ROWS = """
+gpuc.func @rows(%in: !gpuc.ptr<f32, global>, %out: !gpuc.ptr<f32, global>) kernel {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %tile = gpuc.shared_alloc 64 : !gpuc.ptr<f32, shared>
+  %acc = gpuc.shared_alloc 32 : !gpuc.ptr<f32, shared>
+  %spare = gpuc.shared_alloc 64 : !gpuc.ptr<f32, shared>
+  %tx = gpuc.thread_id x
+  %ty = gpuc.thread_id y
+  %bx = gpuc.block_id x
+  %row = arith.muli %ty, %c32 : index
+  %slot = arith.addi %row, %tx : index
+  %base = arith.muli %bx, %c64 : index
+  %g = arith.addi %base, %slot : index
+  %v = gpuc.load %in[%g] : !gpuc.ptr<f32, global>
+  %first = arith.cmpi eq, %tx, %c0 : index
+  %ty8 = arith.muli %ty, %c8 : index
+  scf.if %first {
+    scf.for %j = %c0 to %c8 step %c1 {
+      %k = arith.addi %ty8, %j : index
+      gpuc.store %zero, %acc[%k] : !gpuc.ptr<f32, shared>
+    }
+  }
+  gpuc.store %v, %tile[%slot] : !gpuc.ptr<f32, shared>
+  gpuc.barrier
+  scf.for %j = %c0 to %c8 step %c1 {
+    %t = gpuc.load %tile[%slot] : !gpuc.ptr<f32, shared>
+    %ji = arith.index_cast %j : index to i32
+    %jf = arith.sitofp %ji : i32 to f32
+    %p = arith.mulf %t, %jf : f32
+    %k = arith.addi %ty8, %j : index
+    %old = gpuc.atomic_rmw add %acc[%k], %p {gpuc.regrouped} : !gpuc.ptr<f32, shared>
+    READ
+  }
+  gpuc.barrier
+  scf.if %first {
+    scf.for %j = %c0 to %c8 step %c1 {
+      %k = arith.addi %ty8, %j : index
+      %s = gpuc.load %acc[%k] : !gpuc.ptr<f32, shared>
+      %ob = arith.muli %bx, %c16 : index
+      %o = arith.addi %ob, %k : index
+      gpuc.store %s, %out[%o] : !gpuc.ptr<f32, global>
+    }
+  }
+  gpuc.return
+}
+"""
+READ_ACC = "%r = gpuc.load %acc[%k] : !gpuc.ptr<f32, shared>"
+# acc[16 + k]: the same allocation (nothing reads it), so no pooling.
+WRITE_ACC = """%k16 = arith.addi %k, %c16 : index
+    gpuc.store %p, %acc[%k16] : !gpuc.ptr<f32, shared>"""
+WRITE_SPARE = "gpuc.store %p, %spare[%slot] : !gpuc.ptr<f32, shared>"
+
+
+def _pooled(source: str) -> bool:
+    """Whether the lane loops would pool the kernel's regrouped add."""
+    (add,) = [op for op in load_module(source).walk() if isinstance(op, AtomicRMWOp)]
+    loop = add.parent_op()
+    assert isinstance(loop, scf.ForOp)
+    body = list(loop.body.block.ops)[:-1]
+    return _poolable(add, body, loop.body.block.args[0])
+
+
+@pytest.mark.parametrize(
+    ("extra", "pooled"),
+    [("", True), (WRITE_SPARE, True), (READ_ACC, False), (WRITE_ACC, False)],
+    ids=["pooled", "other-tile-written", "also-read", "also-written"],
+)
+def test_a_shared_sum_at_one_address_per_row(extra: str, pooled: bool) -> None:
+    source = ROWS.replace("READ", extra)
+    assert _pooled(source) == pooled
+    blocks = 3
+    rng = np.random.default_rng()
+    x = rng.standard_normal(blocks * 64).astype(np.float32)
+    out = np.full(blocks * 16, np.nan, np.float32)
+    gpuc.compile(source, "native")["rows"][blocks, (32, 2)](x, out)
+    rows = x.reshape(blocks, 2, 32).astype(np.float64).sum(axis=2)
+    want = rows[:, :, None] * np.arange(8)[None, None, :]
+    np.testing.assert_allclose(out, want.ravel(), rtol=1e-5, atol=1e-5)
