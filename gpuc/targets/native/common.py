@@ -40,7 +40,7 @@ def counted_loop(
     end: ir.Value,
     body: object,
     name: str,
-    hints: Sequence[tuple[str, int]] = (),
+    hints: Sequence[tuple[str, int | None]] = (),
 ) -> None:
     """`for (i = begin; i < end; ++i) body(i)`, leaving the builder after it;
     `hints` become the loop's `llvm.loop` metadata (e.g.
@@ -62,7 +62,12 @@ def counted_loop(
         module = b.module
         options = [
             module.add_metadata(
-                [ir.MetaDataString(module, key), ir.Constant(ir.IntType(32), value)]
+                [ir.MetaDataString(module, key)]
+                if value is None
+                else [
+                    ir.MetaDataString(module, key),
+                    ir.Constant(ir.IntType(32), value),
+                ]
             )
             for key, value in hints
         ]

@@ -23,6 +23,7 @@ time makes the work-group function stop and report it (the launch raises
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -57,7 +58,10 @@ from gpuc.targets.native.uniformity import Uniformity, computes_only, first_barr
 I64 = ir.IntType(64)
 I8 = ir.IntType(8)
 PTR = ir.PointerType()
-X_LOOP_HINTS = (("llvm.loop.interleave.count", 1),)
+X_LOOP_HINTS = (("llvm.loop.interleave.count", 1), ("llvm.loop.unroll.disable", None))
+"""A thread loop over x: one vector's worth per iteration, and never fully
+unrolled before the vectorizer sees it (a known block's 16 or 32 x would be,
+into scalar code per thread)."""
 FOLD_HINTS = (("llvm.loop.vectorize.width", 1),)
 LANES = 16
 """Threads of a row that `emit_lanes` runs together (a vector of f32 on
@@ -158,12 +162,21 @@ class WorkGroupLowering(WorkGroupFunction):
             )
             return p.load(at, typ=ty, align=8)
 
+        record = self.ml.records.get(self.func.sym_name.data)
+        known = record.block_size if record is not None else None
         for kind in ("block_id", "block_dim", "grid_dim"):
             for dim in range(3):
-                self.block_values[(kind, dim)] = field(kind, dim)
-        dims = [self.block_values[("block_dim", d)] for d in range(3)]
-        self._threads = p.mul(p.mul(dims[0], dims[1], flags=["nuw"]), dims[2])
-        self._threads.name = "threads"
+                self.block_values[(kind, dim)] = (
+                    ir.Constant(I64, known[dim])  # the launch refuses any other
+                    if kind == "block_dim" and known is not None
+                    else field(kind, dim)
+                )
+        if known is None:
+            dims = [self.block_values[("block_dim", d)] for d in range(3)]
+            self._threads = p.mul(p.mul(dims[0], dims[1], flags=["nuw"]), dims[2])
+            self._threads.name = "threads"
+        else:
+            self._threads = ir.Constant(I64, math.prod(known))
         self._context = field("context", ty=PTR)
         self._context.name = "context"
         body = self.fn.append_basic_block("body")
