@@ -32,7 +32,7 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -46,6 +46,7 @@ from gpuc.runtime.args import (
     LaunchError,
     Limits,
     check_launch,
+    dim3,
     remembered_geometry,
     with_shared_offsets,
 )
@@ -68,6 +69,11 @@ ALIGN = 64
 THREAD_STACK_BYTES = 1 << 20
 SPLIT_THRESHOLD = 1 << 15  # threads in a launch before it is worth a second core
 JIT_OPT_LEVEL = 3
+SPECIALIZE_AFTER = 2
+"""The launches of a barrier kernel with one block after which its later
+launches with that block run a work-group function compiled for it (the
+first, often the only one, does not wait for a compile); GPUC_SPECIALIZE=0
+turns this off."""
 # The executor's own contract between this file and the glue IR below. Per OS
 # thread: the ABI's launch record, then where pthread_create puts its
 # pthread_t. Records are ALIGN-strided, so no two threads' records share a
@@ -533,12 +539,24 @@ class NativeExecutor:
         workers: int | None = None,
         limits: Limits = CUDA_LIMITS,
         cache: bool | None = None,
+        specialize: Callable[[str, Dim3], str] | None = None,
     ) -> None:
         """`cache` (None: GPUC_CACHE, on unless 0) keeps the JIT's object code
-        in the compile cache."""
+        in the compile cache. `specialize(kernel, block)`: the module's LLVM
+        IR with that kernel compiled for that block
+        (`gpuc.compiler.specialized_llvm_ir`), for barrier kernels launched
+        SPECIALIZE_AFTER times with one block."""
         import llvmlite.binding as llvm
 
         self.kernels = dict(kernels)
+        self._cache = cache
+        self._specialize = (
+            specialize if os.environ.get("GPUC_SPECIALIZE", "1") != "0" else None
+        )
+        self._launches: dict[tuple[str, Any], int] = {}
+        """Launches so far per (barrier kernel, block as given)."""
+        self._variants: dict[tuple[str, Any], NativeExecutor] = {}
+        """The executor of each kernel's module compiled for one block."""
         self.limits = limits
         self.workers = workers or _cpu_count()
         self._libc = _libc()
@@ -673,6 +691,19 @@ class NativeExecutor:
     def _launch(
         self, name: str, grid: object, block: object, args: Sequence[object]
     ) -> None:
+        key = (name, block) if self._specialize is not None and _plain(block) else None
+        if key is not None:
+            variant = self._variants.get(key)
+            if variant is not None:
+                variant._launch(name, grid, block, args)
+                return
+        self._launch_here(name, grid, block, args)
+        if key is not None:
+            self._launched(key)
+
+    def _launch_here(
+        self, name: str, grid: object, block: object, args: Sequence[object]
+    ) -> None:
         fast = self._fast.get(name)
         if fast is None and name in self.kernels and name not in self._fast:
             fast = self._fast[name] = _FastPath.of(self, name)
@@ -740,6 +771,26 @@ class NativeExecutor:
             group = int(rows[np.argmin(view[rows, RECORD.word("error_block")])])
             _report(name, launch, view[group])
         del records, shared, slots, buffers
+
+    def _launched(self, key: tuple[str, Any]) -> None:
+        """Count a launch that ran (kernel name, block as given); after the
+        SPECIALIZE_AFTER-th of a kernel with barriers and no known block size,
+        compile its module for that block, for the launches to come."""
+        name, block = key
+        sig = self.kernels[name]
+        if not sig.uses_barrier or sig.block_size is not None:
+            return
+        count = self._launches[key] = self._launches.get(key, 0) + 1
+        if count != SPECIALIZE_AFTER:
+            return
+        assert self._specialize is not None
+        self._variants[key] = NativeExecutor(
+            self._specialize(name, dim3(block, "block", name)),
+            {name: sig},
+            workers=self.workers,
+            limits=self.limits,
+            cache=self._cache,
+        )
 
     def _reap(self, wait: bool = False) -> None:
         """Join the threads of earlier launches that have ended (all of them,
