@@ -47,7 +47,6 @@ from gpuc.targets.native.abi import STATE, WARP
 from gpuc.targets.native.common import WorkGroupFunction, counted_loop, error_message
 from gpuc.targets.native.form_work_groups import (
     FORMED,
-    decide,
     is_thread_x,
     level_ops,
     read,
@@ -103,6 +102,8 @@ class WorkGroupLowering(WorkGroupFunction):
         self.spills: set[SSAValue] = set()
         """Values kept in context storage after their thread loop."""
         self._calls: list[str] = []
+        self._merged: set[str] = set()
+        """The helpers whose decisions are merged into this function's."""
         self.prologue = ir.IRBuilder()
         self._context: ir.Value | None = None
         self._threads: ir.Value | None = None
@@ -202,25 +203,25 @@ class WorkGroupLowering(WorkGroupFunction):
         size.linkage = "internal"
         size.initializer = ir.Constant(I64, -(-self.context_bytes // 8) * 8)
 
-    def _decide_call(self, func: FuncOp, body: Block, call: CallOp) -> None:
-        """Decide how a helper that reaches a barrier runs at `call`, its
-        arguments as varying as the call's (form-work-groups' `decide`)."""
-        seeds = [
-            (
-                arg,
-                self.uniformity.is_varying(value),
-                value in self.uniformity.thread_dependent,
+    def _merge_helper(self, callee: FuncOp, call: CallOp) -> None:
+        """Take what form-work-groups decided for a helper that reaches a
+        barrier (the same at every call site)."""
+        name = callee.sym_name.data
+        if name in self._merged:
+            return
+        found = read(callee)
+        if found is None:
+            raise OpError(
+                call,
+                f"calls @{name}, which reaches a barrier but has no work-group "
+                f"decisions ('{FORMED}'); run form-work-groups (the native "
+                "target's last dialect pass) before lowering it",
             )
-            for arg, value in zip(body.args, call.arguments, strict=True)
-        ]
-        found = decide(func, body, self.barrier_helpers, seeds)
+        self._merged.add(name)
         self.structural |= found.structural
-        self.interchanged.difference_update(body.walk())
         self.interchanged |= found.interchanged
-        self.uniformity.forget(body)
         self.uniformity.update(found.uniformity)
-        defined = set(_defined_values(body))
-        self.spills = (self.spills - defined) | found.spills
+        self.spills |= found.spills
         self.regions.update(found.regions)
 
     # -- regions between barriers --------------------------------------------
@@ -809,26 +810,15 @@ class WorkGroupLowering(WorkGroupFunction):
     def _call(self, op: CallOp) -> None:
         name = op.callee.root_reference.data
         callee = self.ml.funcs[name]
-        if name in self._calls:
-            raise OpError(
-                op,
-                f"calls @{name} recursively, and @{name} reaches a barrier: the "
-                "native target runs each block's barriers in one work-group "
-                "function, which cannot recurse",
-            )
-        if len(callee.body.blocks) != 1:
-            raise OpError(
-                first_barrier(callee, self.barrier_helpers),
-                f"is in @{name}, whose body has several blocks (cf branches); the "
-                "native target splits only structured control flow at barriers",
-            )
+        # form-work-groups refuses recursion and helpers of several blocks.
+        assert name not in self._calls and len(callee.body.blocks) == 1, name
+        self._merge_helper(callee, op)
         body = callee.body.block
         # The helper's values get storage of their own at each call site: an
         # earlier site's results may still be live.
         for value in _defined_values(body):
             self.slots.pop(value, None)
             self.values.pop(value, None)
-        self._decide_call(callee, body, op)
         self._calls.append(name)
         self._inline_block(op, body, body.args, op.arguments)
         self._calls.pop()
