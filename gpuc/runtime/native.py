@@ -638,6 +638,8 @@ class NativeExecutor:
         thread count): joined by `_reap`, at the latest when the executor
         goes, before its code does."""
         self._reaping = threading.Lock()
+        self._record_words = RECORD_BYTES // 8
+        self._handle_word = RECORD.word("thread_handle")
 
     def _cache_objects(self, store: compile_cache.Cache, key: str) -> None:
         """Hook MCJIT's object cache to `store`: its code generator asks for
@@ -809,18 +811,19 @@ class NativeExecutor:
         yet."""
         if not self._unjoined:
             return
-        libc = self._libc
+        # Only this executor's attributes: at interpreter exit, when a
+        # variant executor may be collected last, the module's globals are
+        # already gone.
+        libc, words, at = self._libc, self._record_words, self._handle_word
         with self._reaping:
             left: list[tuple[np.ndarray[Any, np.dtype[np.uint64]], int]] = []
             for records, threads in self._unjoined:
-                view = records.reshape(-1, RECORD_BYTES // 8)
-                handles = view[:, RECORD.word("thread_handle")]
+                handles = records.reshape(-1, words)[:, at]
                 for i in range(1, threads):
                     if handles[i] == 0:
                         continue
-                    handle = ctypes.c_uint64(int(handles[i]))
                     join = libc.pthread_join if wait else libc.pthread_tryjoin_np
-                    if join(handle, None) == 0:
+                    if join(int(handles[i]), None) == 0:
                         handles[i] = 0
                 if handles[1:threads].any():
                     left.append((records, threads))
