@@ -338,3 +338,21 @@ def test_kernels_launched_again_with_one_block_run_code_compiled_for_it(
     assert want | {("agree", (64,))} <= variants
     test_scan_barriers_in_a_while_loop("native", 50, 7)  # generic: once only
     assert ("scan", (7,)) not in executor._variants  # noqa: SLF001
+
+
+def test_a_kernel_is_compiled_for_at_most_max_variants_blocks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ten blocks, each launched twice: the first MAX_VARIANTS get code of
+    their own, the rest keep the generic work-group function; all agree with
+    numpy."""
+    from gpuc.runtime.native import MAX_VARIANTS
+
+    fresh = gpuc.compile(SOURCE, target="native")
+    monkeypatch.setattr(sys.modules[__name__], "module", lambda target: fresh)
+    for block in range(1, 11):
+        for _ in range(2):
+            test_scan_barriers_in_a_while_loop("native", 50, block)
+    variants = fresh.executor._variants  # noqa: SLF001
+    assert len(variants) == MAX_VARIANTS < 10
+    test_scan_barriers_in_a_while_loop("native", 50, 10)  # generic, still right

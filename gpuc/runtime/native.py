@@ -76,6 +76,9 @@ SPECIALIZE_AFTER = 2
 launches with that block run a work-group function compiled for it (the
 first, often the only one, does not wait for a compile); GPUC_SPECIALIZE=0
 turns this off."""
+MAX_VARIANTS = 8
+"""Blocks an executor compiles one kernel for at most (a program trying
+many blocks does not keep a compiled module per block)."""
 # The executor's own contract between this file and the glue IR below. Per OS
 # thread: the ABI's launch record, then where pthread_create puts its
 # pthread_t. Records are ALIGN-strided, so no two threads' records share a
@@ -794,6 +797,8 @@ class NativeExecutor:
             return
         count = self._launches[key] = self._launches.get(key, 0) + 1
         if count != SPECIALIZE_AFTER:
+            return
+        if sum(kernel == name for kernel, _ in self._variants) >= MAX_VARIANTS:
             return
         assert self._specialize is not None
         self._variants[key] = NativeExecutor(
