@@ -355,7 +355,7 @@ def decide(
     barrier_helpers: set[str],
     seeds: Iterable[tuple[BlockArgument, bool, bool]] = (),
 ) -> Decisions:
-    """How `body` (a kernel's, or a helper's at one call site, its arguments
+    """How `body` (a kernel's, or a helper's for all its calls, its arguments
     varying and thread-dependent as `seeds` say) runs as a work-group
     function."""
     seeds = list(seeds)
