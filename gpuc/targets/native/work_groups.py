@@ -324,7 +324,8 @@ class WorkGroupLowering(WorkGroupFunction):
         product then runs as vector FMAs on registers). A block-stride loop
         (its lower bound varies) runs as many iterations as the group's
         longest lane, each lane's body only while its own `lb + k * step` is
-        below the bound. The x that do not fill a group run the loop per
+        below the bound, but the iterations every lane takes (the shortest
+        lane's count) without that test. The x that do not fill a group run the loop per
         thread, as any region does."""
         body = op.body.block
         iv_arg, *iter_args = body.args
@@ -376,6 +377,9 @@ class WorkGroupLowering(WorkGroupFunction):
         # group runs as many iterations as its longest lane.
         strided = self.uniformity.is_varying(op.lb)
         trips = self.alloca(I64, "lanes.trips") if strided else None
+        # The iterations every lane of a group takes run without the test:
+        # their lane loop then vectorizes like a uniform one's.
+        least = self.alloca(I64, "lanes.least") if strided else None
         one = ir.Constant(I64, 1)
         # scf.for's step is positive (any other loops forever there).
         divisor = b.select(b.icmp_signed("<", step, one), one, step) if strided else one
@@ -387,8 +391,9 @@ class WorkGroupLowering(WorkGroupFunction):
 
         def group(g: ir.Value, y: ir.Value, z: ir.Value) -> None:
             x0 = b.mul(g, lanes, flags=["nuw", "nsw"])
-            if trips is not None:
+            if trips is not None and least is not None:
                 b.store(zero, trips)
+                b.store(ir.Constant(I64, -1), least)
 
             def start(linear: ir.Value) -> None:
                 values = [self.materialize(v, linear, bound) for v in op.iter_args]
@@ -402,14 +407,21 @@ class WorkGroupLowering(WorkGroupFunction):
                     b.store(
                         b.select(b.icmp_unsigned("<", most, count), count, most), trips
                     )
+                    assert least is not None
+                    fewest = b.load(least, typ=I64)
+                    b.store(
+                        b.select(b.icmp_unsigned("<", count, fewest), count, fewest),
+                        least,
+                    )
 
             lane_loop(x0, y, z, start)
 
-            def iteration(j: ir.Value) -> None:
+            def iteration(j: ir.Value, every: bool = False) -> None:
                 def step_lane(linear: ir.Value) -> None:
                     here = j
                     if strided:
                         here = b.add(lane_lb(linear), b.mul(j, step))
+                    if strided and not every:
                         taken = b.icmp_signed("<", here, ub)
                         then = b.append_basic_block("lane.step")
                         skip = b.append_basic_block("lane.skip")
@@ -429,16 +441,20 @@ class WorkGroupLowering(WorkGroupFunction):
                     for slot, value in zip(slots, results, strict=True):
                         b.store(value, self._element(slot, linear))
                     bound.extend(r for inner in inside for r in inner.results)
-                    if strided:
+                    if strided and not every:
                         b.branch(skip)
                         b.position_at_end(skip)
 
                 lane_loop(x0, y, z, step_lane)
 
-            if trips is None:
+            if trips is None or least is None:
                 stepped_loop(b, self.values[op.lb], ub, step, iteration)
             else:
-                counted_loop(b, zero, b.load(trips, typ=I64), iteration, "lanes.k")
+                fewest = b.load(least, typ=I64)
+                counted_loop(
+                    b, zero, fewest, lambda j: iteration(j, every=True), "lanes.all"
+                )
+                counted_loop(b, fewest, b.load(trips, typ=I64), iteration, "lanes.k")
 
         counted_loop(
             b,
