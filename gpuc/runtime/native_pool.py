@@ -95,6 +95,7 @@ LIBC_FUNCTIONS = (
     "pthread_cond_destroy",
     "pthread_cond_wait",
     "pthread_cond_broadcast",
+    "pthread_cond_signal",
     "sched_yield",
 )
 
@@ -136,6 +137,7 @@ declare i32 @pthread_cond_init(ptr, ptr)
 declare i32 @pthread_cond_destroy(ptr)
 declare i32 @pthread_cond_wait(ptr, ptr)
 declare i32 @pthread_cond_broadcast(ptr)
+declare i32 @pthread_cond_signal(ptr)
 declare i32 @sched_yield()
 declare ptr @aligned_alloc(i64, i64)
 declare void @free(ptr)
@@ -364,7 +366,16 @@ offer:
   %gen = load i64, ptr %genp
   %gen1 = add i64 %gen, 1
   store atomic i64 %gen1, ptr %genp monotonic, align 8
-  call i32 @pthread_cond_broadcast(ptr %cond)
+  br label %wake
+wake:
+  ; One wake-up per slot, not a broadcast: a pool grown for a wide launch
+  ; does not wake all its threads for a narrow one.
+  %woken = phi i64 [ 0, %offer ], [ %woken1, %wake ]
+  call i32 @pthread_cond_signal(ptr %cond)
+  %woken1 = add i64 %woken, 1
+  %more = icmp ult i64 %woken1, %slots
+  br i1 %more, label %wake, label %woke_all
+woke_all:
   call i32 @pthread_mutex_unlock(ptr %mutex)
   br label %run
 run:
