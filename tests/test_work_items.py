@@ -356,3 +356,28 @@ def test_a_kernel_is_compiled_for_at_most_max_variants_blocks(
     variants = fresh.executor._variants  # noqa: SLF001
     assert len(variants) == MAX_VARIANTS < 10
     test_scan_barriers_in_a_while_loop("native", 50, 10)  # generic, still right
+
+
+def test_a_specialization_that_fails_leaves_the_generic_code_running() -> None:
+    """A compile for the block that raises (here, a stand-in for a compiler
+    bug) is a RuntimeWarning naming the kernel and the block; the launches
+    go on with the generic work-group function and agree with numpy."""
+    fresh = gpuc.compile(SOURCE, target="native")
+    executor = fresh.executor
+
+    def broken(kernel: str, block: tuple[int, int, int]) -> str:
+        raise RuntimeError("stand-in")
+
+    executor._specialize = broken  # noqa: SLF001
+    n, block = 1000, 256
+    x = rng("broken").integers(-1000, 1000, n, dtype=np.int32)
+    want = np.cumsum(per_block(x, block), axis=1).ravel()[:n]
+    for launch in range(3):
+        out = np.full(n, -(2**31) + 7, np.int32)
+        if launch == 1:
+            with pytest.warns(RuntimeWarning, match=r"'scan'.*\(256, 1, 1\).*stand-in"):
+                fresh["scan"][(-(-n // block),), (block,)](x, out, np.int32(n))
+        else:
+            fresh["scan"][(-(-n // block),), (block,)](x, out, np.int32(n))
+        np.testing.assert_array_equal(out, want, err_msg=f"seed {SEED}")
+    assert not executor._variants  # noqa: SLF001

@@ -30,6 +30,7 @@ import ctypes
 import mmap
 import os
 import threading
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -506,13 +507,25 @@ class NativeExecutor:
         if sum(kernel == name for kernel, _ in self._variants) >= MAX_VARIANTS:
             return
         assert self._specialize is not None
-        self._variants[key] = NativeExecutor(
-            self._specialize(name, dim3(block, "block", name)),
-            {name: sig},
-            workers=self.workers,
-            limits=self.limits,
-            cache=self._cache,
-        )
+        dims = dim3(block, "block", name)
+        try:
+            variant = NativeExecutor(
+                self._specialize(name, dims),
+                {name: sig},
+                workers=self.workers,
+                limits=self.limits,
+                cache=self._cache,
+            )
+        except Exception as e:  # a compiler bug: the generic code still runs
+            warnings.warn(
+                f"gpuc: kernel '{name}' could not be compiled for block {dims} "
+                f"({type(e).__name__}: {e}); its launches keep the generic "
+                "work-group function",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+            return
+        self._variants[key] = variant
 
     def _record_here(
         self, grid: Dim3, block: Dim3, shared_bytes: int
