@@ -24,6 +24,9 @@ side by side in one run; and the launch overhead of a tiny kernel.
 
 Each figure is printed as the median and the minimum of the rounds: a median
 far above the minimum is a launch that waited (for a core, for its threads).
+Native's barrier kernels run compiled for their block from their third
+launch on (the check and the warm-up come first: docs/runtime.md);
+`GPUC_SPECIALIZE=0` times the generic work-group functions instead.
 
 The OpenCL side runs gpuc's SPIR-V with the arrays already in device
 buffers (pyopencl, `queue.finish()` after each launch), so it times the

@@ -241,7 +241,17 @@ class Module:
             from gpuc.runtime import executor_class
 
             cls = executor_class(self.result.target)
-            options = {} if self._device is None else {"device": self._device}
+            options: dict[str, Any] = {}
+            if self._device is not None:
+                options["device"] = self._device
+            if self.result.target.block_specialization and not isinstance(
+                self.result, ShippedResult
+            ):
+                from gpuc.compiler import specialized_llvm_ir
+
+                options["specialize"] = functools.partial(
+                    specialized_llvm_ir, self.result.module
+                )
             self._executor = cls(
                 getattr(self.result, cls.code_field), self.signatures, **options
             )

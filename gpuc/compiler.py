@@ -97,3 +97,53 @@ def compile_module(
         kernel_infos(c.module),
         cached.outcome,
     )
+
+
+def specialized_llvm_ir(module: ModuleOp, kernel: str, block: Sequence[int]) -> str:
+    """The optimized LLVM IR of `module` (a CompileResult's, after the dialect
+    pipeline) with `kernel` known to run with `block` (x, y, z), as if it had
+    `gpu.known_block_size`: the native target's work-group function then
+    loops over constant thread counts, which LLVM vectorizes and unrolls
+    without run-time checks (what an OpenCL runtime gets by compiling each
+    kernel for the local size of its launch). Only the stages from
+    translation on run again, with the module's own settings."""
+    from xdsl.dialects.builtin import DenseArrayBase, i32
+    from xdsl.traits import SymbolTable
+
+    from gpuc.dialects.attrs import FINALIZED_ATTR
+    from gpuc.dialects.functions import FuncOp
+    from gpuc.driver import CompileOptions, run
+    from gpuc.targets import configured_attr, target_of_attr
+    from gpuc.targets.base import KNOWN_BLOCK_SIZE_ATTR
+    from gpuc.transforms.classify_entrypoints import write_entrypoints
+    from gpuc.transforms.symbol_dce import symbol_dce
+    from gpuc.transforms.symbol_privatize import set_visibility
+
+    copy = module.clone()
+    func = SymbolTable.lookup_symbol(copy, kernel)
+    assert func is not None, kernel
+    func.attributes[KNOWN_BLOCK_SIZE_ATTR] = DenseArrayBase.from_list(i32, block)
+    # The other kernels go (unless something refers to them), and the helpers
+    # only they call: the JIT compiles this kernel, not the module again.
+    for op in copy.ops:
+        if (
+            op is not func
+            and isinstance(op, FuncOp)
+            and FINALIZED_ATTR in op.attributes
+        ):
+            set_visibility(op, "private")
+    write_entrypoints(copy, [kernel])
+    symbol_dce(copy)
+    attr = configured_attr(copy)
+    target, settings = target_of_attr(attr), attr.settings
+    options = CompileOptions(
+        target.name,
+        tuple(sorted(target.options().items())),
+        opt_level=settings.opt_level,
+        fp_contract=settings.fp_contract,
+        line_info=settings.line_info,
+        checked=settings.checked,
+    )
+    c = run(copy, options, start="translate", stop_after="optimize")
+    assert c.llvm_ir is not None
+    return c.llvm_ir

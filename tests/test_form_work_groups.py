@@ -82,3 +82,56 @@ def test_the_decided_kernel_runs() -> None:
     want[n + 1 :] = 2 * p[:block]
     gpuc.compile(KERNEL, target="native")["k"][(1,), (block,)](p, n)
     np.testing.assert_array_equal(p, want)
+
+
+HELPERS = """
+gpuc.func private @scale(%p: !gpuc.ptr<f32, global>, %q: !gpuc.ptr<f32, global>,
+                         %i: index, %k: f32) helper no_inline {
+  %v = gpuc.load %p[%i] : !gpuc.ptr<f32, global>
+  gpuc.barrier
+  %w = arith.mulf %v, %k : f32
+  gpuc.store %w, %q[%i] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+gpuc.func private @twice(%p: !gpuc.ptr<f32, global>, %q: !gpuc.ptr<f32, global>,
+                         %i: index, %k: f32) helper no_inline {
+  gpuc.call @scale(%p, %q, %i, %k)
+      : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, index, f32) -> ()
+  gpuc.call @scale(%q, %q, %i, %k)
+      : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, index, f32) -> ()
+  gpuc.return
+}
+gpuc.func @k(%p: !gpuc.ptr<f32, global>, %q: !gpuc.ptr<f32, global>,
+             %r: !gpuc.ptr<f32, global>, %s: !gpuc.ptr<f32, global>,
+             %n: index, %k: f32) kernel {
+  %t = gpuc.thread_id x
+  gpuc.call @scale(%p, %q, %t, %k)
+      : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, index, f32) -> ()
+  %u = gpuc.load %q[%t] : !gpuc.ptr<f32, global>
+  gpuc.call @scale(%q, %r, %t, %u)
+      : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, index, f32) -> ()
+  gpuc.call @twice(%p, %s, %n, %k)
+      : (!gpuc.ptr<f32, global>, !gpuc.ptr<f32, global>, index, f32) -> ()
+  gpuc.return
+}
+"""
+
+
+def test_a_helper_decided_once_runs_right_at_every_call() -> None:
+    """@scale, called with a thread index and a uniform factor, then a
+    varying one, and (through @twice) with a uniform index: decided once by
+    the pass, each argument as varying as at any call, on native against
+    numpy, twice (the second launch compiled for the block)."""
+    block, n = 64, 5
+    rng = np.random.default_rng()
+    mod = gpuc.compile(HELPERS, target="native")
+    for _ in range(3):
+        p = rng.standard_normal(block).astype(np.float32)
+        q, r, s = (np.full(block, np.nan, np.float32) for _ in range(3))
+        k = np.float32(rng.standard_normal())
+        mod["k"][(1,), (block,)](p, q, r, s, n, k)
+        np.testing.assert_array_equal(q, p * k)
+        np.testing.assert_array_equal(r, (p * k) * (p * k))
+        want = np.full(block, np.nan, np.float32)
+        want[n] = p[n] * k * k
+        np.testing.assert_array_equal(s, want)

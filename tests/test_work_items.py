@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -300,3 +301,83 @@ def test_lane_id_is_the_linear_index_mod_32_in_2d_blocks(sync: str) -> None:
     assert mod.result.kernels["lane2d"].uses_barrier == bool(sync)
     mod["lane2d"][(1,), (5, 7)](out)
     np.testing.assert_array_equal(out, np.arange(35, dtype=np.int32) % 32)
+
+
+def test_kernels_launched_again_with_one_block_run_code_compiled_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """From its SPECIALIZE_AFTER-th launch with one block on, a barrier kernel
+    runs its module compiled for that block (gpu.known_block_size): the
+    checks above, each run three times on one fresh module, agree with numpy
+    every time; and a block the kernel has not been launched with as often
+    still runs the generic work-group function."""
+    fresh = gpuc.compile(SOURCE, target="native")
+    monkeypatch.setattr(sys.modules[__name__], "module", lambda target: fresh)
+    cases: list[tuple[Any, tuple[Any, ...], tuple[int, ...] | int]] = [
+        (test_scan_barriers_in_a_while_loop, (1000, 256), (256,)),
+        (test_flip_in_2d_blocks, (37, 50, (8, 5)), (8, 5)),
+        (test_rotate_in_3d_blocks, ((4, 3, 2),), (4, 3, 2)),
+        (test_barriers_in_helpers, (777, 100), (100,)),
+        (test_barriers_in_nested_loops, (4, 33), (33,)),
+        (test_barriers_in_uniform_if_and_switch, (1,), (48,)),
+        (test_regions_guarded_by_the_thread_index, (5,), (7, 3)),
+        (test_a_uniform_loop_over_shared_memory, ((16, 2), 32), (16, 2)),
+        (test_a_test_for_one_thread_amid_a_region, (256, 255), (256,)),
+        (test_block_stride_loops, (40, 1000, 0), (40,)),
+    ]
+    for check, args, _ in cases:
+        for _ in range(3):
+            check("native", *args)
+    for _ in range(3):
+        test_threads_that_disagree_at_a_barrier_raise_instead_of_hanging()
+    executor = fresh.executor
+    variants = {(name, block) for name, block in executor._variants}  # noqa: SLF001
+    names = ["scan", "flip", "rotate3d", "helpers", "nested", "branchy", "guards"]
+    names += ["lanes", "one_thread", "strided"]
+    want = {(n, b) for n, (_, _, b) in zip(names, cases, strict=True)}
+    assert want | {("agree", (64,))} <= variants
+    test_scan_barriers_in_a_while_loop("native", 50, 7)  # generic: once only
+    assert ("scan", (7,)) not in executor._variants  # noqa: SLF001
+
+
+def test_a_kernel_is_compiled_for_at_most_max_variants_blocks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ten blocks, each launched twice: the first MAX_VARIANTS get code of
+    their own, the rest keep the generic work-group function; all agree with
+    numpy."""
+    from gpuc.runtime.native import MAX_VARIANTS
+
+    fresh = gpuc.compile(SOURCE, target="native")
+    monkeypatch.setattr(sys.modules[__name__], "module", lambda target: fresh)
+    for block in range(1, 11):
+        for _ in range(2):
+            test_scan_barriers_in_a_while_loop("native", 50, block)
+    variants = fresh.executor._variants  # noqa: SLF001
+    assert len(variants) == MAX_VARIANTS < 10
+    test_scan_barriers_in_a_while_loop("native", 50, 10)  # generic, still right
+
+
+def test_a_specialization_that_fails_leaves_the_generic_code_running() -> None:
+    """A compile for the block that raises (here, a stand-in for a compiler
+    bug) is a RuntimeWarning naming the kernel and the block; the launches
+    go on with the generic work-group function and agree with numpy."""
+    fresh = gpuc.compile(SOURCE, target="native")
+    executor = fresh.executor
+
+    def broken(kernel: str, block: tuple[int, int, int]) -> str:
+        raise RuntimeError("stand-in")
+
+    executor._specialize = broken  # noqa: SLF001
+    n, block = 1000, 256
+    x = rng("broken").integers(-1000, 1000, n, dtype=np.int32)
+    want = np.cumsum(per_block(x, block), axis=1).ravel()[:n]
+    for launch in range(3):
+        out = np.full(n, -(2**31) + 7, np.int32)
+        if launch == 1:
+            with pytest.warns(RuntimeWarning, match=r"'scan'.*\(256, 1, 1\).*stand-in"):
+                fresh["scan"][(-(-n // block),), (block,)](x, out, np.int32(n))
+        else:
+            fresh["scan"][(-(-n // block),), (block,)](x, out, np.int32(n))
+        np.testing.assert_array_equal(out, want, err_msg=f"seed {SEED}")
+    assert not executor._variants  # noqa: SLF001

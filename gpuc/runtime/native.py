@@ -3,23 +3,20 @@ llvmlite's JIT, with a grid emulator following docs/native-abi.md.
 
 A small launch calls the kernel's `__gpuc_launch_<k>` directly (`_FastPath`
 when its arguments are exactly what the kernel takes). A big one is one call
-into JIT-compiled code that gpuc generates next to the kernels
-(`__gpuc_spawn` and a worker per kernel): it starts OS threads with
-`pthread_create` and works itself; every worker claims chunks of blocks from
-a shared counter and calls `__gpuc_launch_<k>` on its own launch record for
-each, and the call returns once every block is done (the threads are joined
-later). No Python runs while a kernel runs, so the threads never wait for
-the GIL.
+of `__gpuc_run` (gpuc/runtime/native_pool.py): it offers the launch to the
+process's parked worker threads and works itself; every worker claims chunks
+of blocks from a shared counter and calls the kernel's `__gpuc_call_<k>` (its
+launch entry, the arguments unpacked) on its own launch record for each, and
+the call returns once every block is done. No Python runs while a kernel
+runs, so the threads never wait for the GIL.
 
 Every kernel runs its blocks one after another in one OS thread per block
 range: a kernel without barriers as a loop nest over each block's threads, a
 kernel with barriers as one call of its work-group function per block
 (gpuc/targets/native/work_groups.py), which loops over the block's threads between
 barriers. Big launches are split into chunks of blocks, a few per core, each
-thread with its own shared memory. Threads start behind a gate (a
-`pthread_rwlock_t` the spawner holds while creating them): if the system
-refuses a thread, the ones already started leave without running, so a
-launch fails with a message and nothing runs.
+thread with its own shared memory. If the system refuses the pool a thread,
+launches run on the threads it has (at least the calling one).
 
 The JIT's object code is kept in the compile cache (gpuc/cache/store.py,
 `native_object_key`) through MCJIT's object-cache hooks: a later executor for
@@ -30,9 +27,11 @@ LLVM's code generator (`jit_cache` says which happened).
 from __future__ import annotations
 
 import ctypes
+import mmap
 import os
 import threading
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -46,209 +45,43 @@ from gpuc.runtime.args import (
     LaunchError,
     Limits,
     check_launch,
+    dim3,
     remembered_geometry,
     with_shared_offsets,
 )
 from gpuc.runtime.arrays import SharedMemory
+from gpuc.runtime.native_pool import (
+    ALIGN,
+    LIBC_FUNCTIONS,
+    MAX_WORKERS,
+    RECORD,
+    RECORD_BYTES,
+    call_ir,
+    pool,
+)
 from gpuc.runtime.printing import HOOK_ADDRESS, block_output
 from gpuc.targets.launch_abi import NATIVE_PRINT
 from gpuc.targets.native.abi import (
     FAULT_BOUNDS,
     FAULT_RETURNED,
     FAULT_THREAD,
-    LAUNCH,
-    Layout,
     checked_symbol,
     dynamic_shared_start,
 )
 
 ARG_SLOT_BYTES = 8
-SYNC_OBJECT_BYTES = 128  # room for a pthread_rwlock_t anywhere
-ALIGN = 64
-THREAD_STACK_BYTES = 1 << 20
+PAGE = mmap.PAGESIZE
 SPLIT_THRESHOLD = 1 << 15  # threads in a launch before it is worth a second core
 JIT_OPT_LEVEL = 3
-# The executor's own contract between this file and the glue IR below. Per OS
-# thread: the ABI's launch record, then where pthread_create puts its
-# pthread_t. Records are ALIGN-strided, so no two threads' records share a
-# cache line.
-RECORD = LAUNCH.then(("thread_handle", 1))
-RECORD_BYTES = -(-RECORD.size // ALIGN) * ALIGN
-# One per launch, malloc'ed by the spawner: the references held (the
-# spawner's and one per worker), the next block to claim, the blocks done,
-# the blocks in all, the blocks a worker claims at a time, the abort flag
-# (set when a pthread_create fails), the failed flag (a block reported an
-# error: the others are skipped), the argument slots and the records; the
-# gate (a pthread_rwlock_t the spawner holds while it creates the threads)
-# at CONTROL_LOCK.
-CONTROL = Layout(
-    (
-        ("refs", 1),
-        ("next", 1),
-        ("done", 1),
-        ("total", 1),
-        ("chunk", 1),
-        ("abort", 1),
-        ("failed", 1),
-        ("args", 1),
-        ("records", 1),
-    )
-)
-CONTROL_LOCK = 2 * ALIGN
-CONTROL_BYTES = CONTROL_LOCK + SYNC_OBJECT_BYTES
-MAX_WORKERS = ALIGN
-"""A worker finds its index in the low bits of its pointer to the control
-block (ALIGN-aligned): at most ALIGN workers per launch."""
-CONTROL_INIT = "\n".join(
-    f"  %c.{name} = getelementptr i8, ptr %ctl, i64 {CONTROL.offset(name)}\n"
-    f"  store {ty} {value}, ptr %c.{name}"
-    for name, ty, value in (
-        ("next", "i64", "0"),
-        ("done", "i64", "0"),
-        ("total", "i64", "%total"),
-        ("chunk", "i64", "%chunk"),
-        ("abort", "i64", "0"),
-        ("failed", "i64", "0"),
-        ("args", "ptr", "%args"),
-        ("records", "ptr", "%recs"),
-    )
-)
-
-_LIBC_FUNCTIONS = (
-    "pthread_create",
-    "pthread_join",
-    "pthread_attr_init",
-    "pthread_attr_setstacksize",
-    "pthread_attr_destroy",
-    "pthread_rwlock_init",
-    "pthread_rwlock_destroy",
-    "pthread_rwlock_rdlock",
-    "pthread_rwlock_wrlock",
-    "pthread_rwlock_unlock",
-    "pthread_tryjoin_np",
-    "sched_yield",
-    "_setjmp",
-    "longjmp",
-)
-
-# Runs a launch's blocks on `n` workers that claim chunks of `chunk` blocks
-# from a shared counter until none are left: the first worker in the calling
-# thread (already running, so it starts at once), the others on new threads.
-# A worker that starts late finds fewer chunks, so the launch never waits for
-# one that the system has not scheduled yet: the spawner returns once every
-# claimed chunk is done, leaving the threads for the executor to join later
-# (`_reap`). What such a late worker touches is the control block, malloc'ed
-# here and freed by whoever holds its last reference, never the caller's
-# buffers (those only after a claim). Returns 0, or the error of the
-# pthread_create that failed (the workers started then see `abort` at the
-# gate, run nothing and are joined before it returns).
-_SPAWN_IR = f"""
-declare i32 @pthread_create(ptr, ptr, ptr, ptr)
-declare i32 @pthread_join(i64, ptr)
-declare i32 @pthread_attr_init(ptr)
-declare i32 @pthread_attr_setstacksize(ptr, i64)
-declare i32 @pthread_attr_destroy(ptr)
-declare i32 @pthread_rwlock_init(ptr, ptr)
-declare i32 @pthread_rwlock_destroy(ptr)
-declare i32 @pthread_rwlock_rdlock(ptr)
-declare i32 @pthread_rwlock_wrlock(ptr)
-declare i32 @pthread_rwlock_unlock(ptr)
-declare i32 @sched_yield()
-declare ptr @aligned_alloc(i64, i64)
-declare void @free(ptr)
-
-define void @__gpuc_release(ptr %ctl) {{
-entry:
-  %old = atomicrmw sub ptr %ctl, i64 1 seq_cst
-  %last = icmp eq i64 %old, 1
-  br i1 %last, label %free, label %out
-free:
-  %lock = getelementptr i8, ptr %ctl, i64 {CONTROL_LOCK}
-  call i32 @pthread_rwlock_destroy(ptr %lock)
-  call void @free(ptr %ctl)
-  br label %out
-out:
-  ret void
-}}
-
-define i32 @__gpuc_spawn(ptr %worker, ptr %recs, i64 %n, ptr %args,
-                         i64 %total, i64 %chunk, i64 %stack) {{
-entry:
-  %attr = alloca [128 x i8], align 16
-  %ctl = call ptr @aligned_alloc(i64 {ALIGN}, i64 {CONTROL_BYTES})
-  %nomem = icmp eq ptr %ctl, null
-  br i1 %nomem, label %refused, label %init
-refused:
-  ret i32 12
-init:
-  %refs = add i64 %n, 1
-  store i64 %refs, ptr %ctl
-{CONTROL_INIT}
-  %lock = getelementptr i8, ptr %ctl, i64 {CONTROL_LOCK}
-  call i32 @pthread_rwlock_init(ptr %lock, ptr null)
-  %one = icmp eq i64 %n, 1
-  br i1 %one, label %run, label %threads
-threads:
-  call i32 @pthread_attr_init(ptr %attr)
-  call i32 @pthread_attr_setstacksize(ptr %attr, i64 %stack)
-  call i32 @pthread_rwlock_wrlock(ptr %lock)
-  br label %create
-create:
-  %i = phi i64 [ 1, %threads ], [ %inext, %created ]
-  %off = mul i64 %i, {RECORD_BYTES}
-  %rec = getelementptr i8, ptr %recs, i64 %off
-  %tidp = getelementptr i8, ptr %rec, i64 {RECORD.offset("thread_handle")}
-  %argi = getelementptr i8, ptr %ctl, i64 %i
-  %rc = call i32 @pthread_create(ptr %tidp, ptr %attr, ptr %worker, ptr %argi)
-  %ok = icmp eq i32 %rc, 0
-  br i1 %ok, label %created, label %failed
-created:
-  %inext = add i64 %i, 1
-  %more = icmp ult i64 %inext, %n
-  br i1 %more, label %create, label %started
-failed:
-  %missing = sub i64 %n, %i
-  atomicrmw sub ptr %ctl, i64 %missing seq_cst
-  %abortp = getelementptr i8, ptr %ctl, i64 {CONTROL.offset("abort")}
-  store i64 1, ptr %abortp
-  call i32 @pthread_rwlock_unlock(ptr %lock)
-  call i32 @pthread_attr_destroy(ptr %attr)
-  %any = icmp ugt i64 %i, 1
-  br i1 %any, label %join, label %aborted
-join:
-  %j = phi i64 [ 1, %failed ], [ %jnext, %join ]
-  %joff = mul i64 %j, {RECORD_BYTES}
-  %recj = getelementptr i8, ptr %recs, i64 %joff
-  %tidq = getelementptr i8, ptr %recj, i64 {RECORD.offset("thread_handle")}
-  %tid = load i64, ptr %tidq
-  call i32 @pthread_join(i64 %tid, ptr null)
-  %jnext = add i64 %j, 1
-  %jmore = icmp ult i64 %jnext, %i
-  br i1 %jmore, label %join, label %aborted
-aborted:
-  call void @__gpuc_release(ptr %ctl)
-  call void @__gpuc_release(ptr %ctl)
-  ret i32 %rc
-started:
-  call i32 @pthread_rwlock_unlock(ptr %lock)
-  call i32 @pthread_attr_destroy(ptr %attr)
-  br label %run
-run:
-  call ptr %worker(ptr %ctl)
-  %donep = getelementptr i8, ptr %ctl, i64 {CONTROL.offset("done")}
-  br label %wait
-wait:
-  %done = load atomic i64, ptr %donep acquire, align 8
-  %all = icmp uge i64 %done, %total
-  br i1 %all, label %out, label %yield
-yield:
-  call i32 @sched_yield()
-  br label %wait
-out:
-  call void @__gpuc_release(ptr %ctl)
-  ret i32 0
-}}
-"""
+SPECIALIZE_AFTER = 2
+"""The launches of a barrier kernel with one block after which its later
+launches with that block run a work-group function compiled for it (the
+first, often the only one, does not wait for a compile); GPUC_SPECIALIZE=0
+turns this off."""
+MAX_VARIANTS = 8
+"""Blocks an executor compiles one kernel for at most (a program trying
+many blocks does not keep a compiled module per block)."""
+_LIBC_FUNCTIONS = (*LIBC_FUNCTIONS, "_setjmp", "longjmp")
 
 
 def _private_sum_ir(name: str, ty: str) -> str:
@@ -288,8 +121,10 @@ done:
 PRIVATE_SUMS = {"float32": "__gpuc_sum_f32", "float64": "__gpuc_sum_f64"}
 """The executor's sums of private copies, by element dtype (what
 `gpuc.kernel_params.summed_params` allows)."""
-_SPAWN_IR += _private_sum_ir(PRIVATE_SUMS["float32"], "float")
-_SPAWN_IR += _private_sum_ir(PRIVATE_SUMS["float64"], "double")
+PRIVATE_SUM_IR = _private_sum_ir(PRIVATE_SUMS["float32"], "float") + _private_sum_ir(
+    PRIVATE_SUMS["float64"], "double"
+)
+"""Their IR, in every executor's glue module."""
 
 
 def _load_compiler_runtime(llvm: Any) -> None:
@@ -305,101 +140,6 @@ def _load_compiler_runtime(llvm: Any) -> None:
                 return
             except RuntimeError:
                 continue
-
-
-def _worker_ir(kernel: str, entry: str, arg_types: Sequence[str]) -> str:
-    """A pthread start routine: its index is the low bits of its pointer to the
-    control block. It waits at the gate, then claims chunks of blocks and runs
-    each by calling the kernel's launch entry `entry` on its own record with
-    its own row of argument slots unpacked (they differ where a summed
-    parameter gets a private copy), until no chunk is left; then it drops its
-    reference to the control block."""
-    row_bytes = _slots_per_worker(len(arg_types)) * ARG_SLOT_BYTES
-    loads: list[str] = [
-        f"  %own = mul i64 %index, {row_bytes}",
-        "  %wargs = getelementptr i8, ptr %args, i64 %own",
-    ]
-    call_args = ["ptr %rec"]
-    for i, ty in enumerate(arg_types):
-        slot = f"%s{i}"
-        loads.append(
-            f"  {slot} = getelementptr i8, ptr %wargs, i64 {i * ARG_SLOT_BYTES}"
-        )
-        if ty == "i1":  # stored as a byte by the host
-            loads.append(f"  %b{i} = load i8, ptr {slot}")
-            loads.append(f"  %a{i} = trunc i8 %b{i} to i1")
-        else:
-            loads.append(f"  %a{i} = load {ty}, ptr {slot}")
-        call_args.append(f"{ty} %a{i}")
-
-    def field(name: str) -> str:
-        return f"getelementptr i8, ptr %ctl, i64 {CONTROL.offset(name)}"
-
-    return f"""
-declare void @"{entry}"({", ".join(["ptr", *arg_types])})
-
-define ptr @"__gpuc_worker_{kernel}"(ptr %arg) {{
-entry:
-  %address = ptrtoint ptr %arg to i64
-  %index = and i64 %address, {MAX_WORKERS - 1}
-  %base = sub i64 %address, %index
-  %ctl = inttoptr i64 %base to ptr
-  %lock = getelementptr i8, ptr %ctl, i64 {CONTROL_LOCK}
-  call i32 @pthread_rwlock_rdlock(ptr %lock)
-  %abortp = {field("abort")}
-  %abort = load i64, ptr %abortp
-  call i32 @pthread_rwlock_unlock(ptr %lock)
-  %stop = icmp ne i64 %abort, 0
-  br i1 %stop, label %release, label %prepare
-prepare:
-  %nextp = {field("next")}
-  %donep = {field("done")}
-  %failedp = {field("failed")}
-  %totalp = {field("total")}
-  %total = load i64, ptr %totalp
-  %chunkp = {field("chunk")}
-  %chunk = load i64, ptr %chunkp
-  br label %claim
-claim:
-  %begin = atomicrmw add ptr %nextp, i64 %chunk seq_cst
-  %more = icmp ult i64 %begin, %total
-  br i1 %more, label %claimed, label %release
-claimed:
-  %end0 = add i64 %begin, %chunk
-  %over = icmp ugt i64 %end0, %total
-  %end = select i1 %over, i64 %total, i64 %end0
-  %failed = load atomic i64, ptr %failedp monotonic, align 8
-  %skip = icmp ne i64 %failed, 0
-  br i1 %skip, label %finish, label %run
-run:
-  %recsp = {field("records")}
-  %recs = load ptr, ptr %recsp
-  %off = mul i64 %index, {RECORD_BYTES}
-  %rec = getelementptr i8, ptr %recs, i64 %off
-  %beginp = getelementptr i8, ptr %rec, i64 {RECORD.offset("block_begin")}
-  store i64 %begin, ptr %beginp
-  %endp = getelementptr i8, ptr %rec, i64 {RECORD.offset("block_end")}
-  store i64 %end, ptr %endp
-  %argsp = {field("args")}
-  %args = load ptr, ptr %argsp
-{chr(10).join(loads)}
-  call void @"{entry}"({", ".join(call_args)})
-  %errorp = getelementptr i8, ptr %rec, i64 {RECORD.offset("error")}
-  %error = load i64, ptr %errorp
-  %bad = icmp ne i64 %error, 0
-  br i1 %bad, label %mark, label %finish
-mark:
-  store atomic i64 1, ptr %failedp monotonic, align 8
-  br label %finish
-finish:
-  %count = sub i64 %end, %begin
-  atomicrmw add ptr %donep, i64 %count seq_cst
-  br label %claim
-release:
-  call void @__gpuc_release(ptr %ctl)
-  ret ptr null
-}}
-"""
 
 
 _GRID = RECORD.word("grid_dim")
@@ -526,14 +266,10 @@ def _defines(module: Any, symbol: str) -> bool:
     return True
 
 
-def _slots_per_worker(count: int) -> int:
-    return max(1, count)
-
-
 def _argument_slots(values: Sequence[Any]) -> np.ndarray[Any, np.dtype[np.uint64]]:
     """One 8-byte slot per argument, as the workers load them: an array's
     address, or a scalar's bytes (numpy scalars of the parameter's type)."""
-    slots = np.zeros(_slots_per_worker(len(values)), np.uint64)
+    slots = np.zeros(max(1, len(values)), np.uint64)
     raw = slots.view(np.uint8)
     for i, value in enumerate(values):
         if isinstance(value, np.ndarray):
@@ -557,17 +293,17 @@ def _private_copies_fit(value: Any) -> bool:
 
 
 def _libc() -> ctypes.CDLL:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.pthread_join.argtypes = [ctypes.c_uint64, ctypes.c_void_p]
-    libc.pthread_tryjoin_np.argtypes = [ctypes.c_uint64, ctypes.c_void_p]
-    return libc
+    return ctypes.CDLL(None, use_errno=True)
 
 
-def _aligned(nbytes: int) -> tuple[np.ndarray[Any, np.dtype[np.uint64]], int]:
-    """A zeroed, ALIGN-aligned buffer of `nbytes` (a multiple of 8) as uint64
-    words, and its address; the caller keeps it alive while JIT code uses it."""
-    buf = np.zeros(nbytes + ALIGN, np.uint8)
-    offset = -buf.ctypes.data % ALIGN
+def _aligned(
+    nbytes: int, align: int = ALIGN
+) -> tuple[np.ndarray[Any, np.dtype[np.uint64]], int]:
+    """A zeroed, `align`-aligned buffer of `nbytes` (a multiple of 8) as
+    uint64 words, and its address; the caller keeps it alive while JIT code
+    uses it."""
+    buf = np.zeros(nbytes + align, np.uint8)
+    offset = -buf.ctypes.data % align
     words = buf[offset : offset + nbytes].view(np.uint64)
     return words, int(words.ctypes.data)
 
@@ -595,12 +331,24 @@ class NativeExecutor:
         workers: int | None = None,
         limits: Limits = CUDA_LIMITS,
         cache: bool | None = None,
+        specialize: Callable[[str, Dim3], str] | None = None,
     ) -> None:
         """`cache` (None: GPUC_CACHE, on unless 0) keeps the JIT's object code
-        in the compile cache."""
+        in the compile cache. `specialize(kernel, block)`: the module's LLVM
+        IR with that kernel compiled for that block
+        (`gpuc.compiler.specialized_llvm_ir`), for barrier kernels launched
+        SPECIALIZE_AFTER times with one block."""
         import llvmlite.binding as llvm
 
         self.kernels = dict(kernels)
+        self._cache = cache
+        self._specialize = (
+            specialize if os.environ.get("GPUC_SPECIALIZE", "1") != "0" else None
+        )
+        self._launches: dict[tuple[str, Any], int] = {}
+        """Launches so far per (barrier kernel, block as given)."""
+        self._variants: dict[tuple[str, Any], NativeExecutor] = {}
+        """The executor of each kernel's module compiled for one block."""
         self.limits = limits
         self.workers = workers or _cpu_count()
         self._libc = _libc()
@@ -612,17 +360,17 @@ class NativeExecutor:
                 llvm.add_symbol(name, address)
             _load_compiler_runtime(llvm)
             llvm.add_symbol(NATIVE_PRINT, HOOK_ADDRESS)
+            self._pool = pool(llvm)
             module = llvm.parse_assembly(llvm_ir)
-            worker_ir = [_SPAWN_IR]
-            for name, sig in self.kernels.items():
-                worker_ir.append(
-                    _worker_ir(
-                        name, sig.launch_symbol, self._entry_arg_types(module, sig)
-                    )
-                )
+            calls = [
+                call_ir(name, sig.launch_symbol, self._entry_arg_types(module, sig))
+                for name, sig in self.kernels.items()
+            ]
             glue_ir = (
                 f'target triple = "{module.triple}"\n'
-                f'target datalayout = "{module.data_layout}"\n' + "".join(worker_ir)
+                f'target datalayout = "{module.data_layout}"\n'
+                + "".join(calls)
+                + PRIVATE_SUM_IR
             )
             module.link_in(llvm.parse_assembly(glue_ir))
             module.verify()
@@ -642,18 +390,8 @@ class NativeExecutor:
                 )
                 self._cache_objects(compile_cache.Cache(), key)
             self._engine.finalize_object()
-            self._spawn = ctypes.CFUNCTYPE(
-                ctypes.c_int32,
-                ctypes.c_void_p,
-                ctypes.c_void_p,
-                ctypes.c_int64,
-                ctypes.c_void_p,
-                ctypes.c_int64,
-                ctypes.c_int64,
-                ctypes.c_int64,
-            )(self._engine.get_function_address("__gpuc_spawn"))
-            self._workers = {
-                name: self._engine.get_function_address(f"__gpuc_worker_{name}")
+            self._calls = {
+                name: self._engine.get_function_address(f"__gpuc_call_{name}")
                 for name in self.kernels
             }
             self._private_sums = {
@@ -678,11 +416,6 @@ class NativeExecutor:
             }
         self._local = threading.local()
         self._fast: dict[str, _FastPath | None] = {}
-        self._unjoined: list[tuple[np.ndarray[Any, np.dtype[np.uint64]], int]] = []
-        """Records of launches whose threads may still run (each with its
-        thread count): joined by `_reap`, at the latest when the executor
-        goes, before its code does."""
-        self._reaping = threading.Lock()
 
     def _cache_objects(self, store: compile_cache.Cache, key: str) -> None:
         """Hook MCJIT's object cache to `store`: its code generator asks for
@@ -741,6 +474,19 @@ class NativeExecutor:
     def _launch(
         self, name: str, grid: object, block: object, args: Sequence[object]
     ) -> None:
+        key = (name, block) if self._specialize is not None and _plain(block) else None
+        if key is not None:
+            variant = self._variants.get(key)
+            if variant is not None:
+                variant._launch(name, grid, block, args)
+                return
+        self._launch_here(name, grid, block, args)
+        if key is not None:
+            self._launched(key)
+
+    def _launch_here(
+        self, name: str, grid: object, block: object, args: Sequence[object]
+    ) -> None:
         fast = self._fast.get(name)
         if fast is None and name in self.kernels and name not in self._fast:
             fast = self._fast[name] = _FastPath.of(self, name)
@@ -767,10 +513,18 @@ class NativeExecutor:
             self._run_here(direct, name, launch, values)
             return
         shared_bytes = _shared_bytes(launch)
-        shared_stride = -(-max(shared_bytes, 1) // ALIGN) * ALIGN
+        # Each OS thread's shared memory on pages of its own: a core's
+        # prefetchers fetch the neighbours of the lines it touches within a
+        # page, so another thread's shared memory there ping-ponged between
+        # the cores (scan_block ran at 3.5-10 ms on two cores, 2.0-2.6 ms
+        # padded, 5 ms on one).
+        shared_stride = -(-max(shared_bytes, 1) // PAGE) * PAGE
         # The JIT code points into these buffers; they live until after the join.
         row = _argument_slots(values)
-        slots = np.tile(row, groups)
+        # One row of argument slots per worker where a summed parameter gets
+        # a private copy (worker i reads row i), else one row for all.
+        slots = np.tile(row, groups) if summed else row
+        row_bytes = row.nbytes if summed else 0
         copies: list[tuple[np.ndarray[Any, Any], list[np.ndarray[Any, Any]]]] = []
         spares = self._spare_copies()
         for i in summed if groups > 1 else []:
@@ -785,7 +539,7 @@ class NativeExecutor:
                 slots[group * len(row) + i] = copy.ctypes.data
             copies.append((array, private))
         records, records_at = _aligned(groups * RECORD_BYTES)
-        shared, shared_at = _aligned(groups * shared_stride)
+        shared, shared_at = _aligned(groups * shared_stride, PAGE)
 
         view = records.reshape(groups, RECORD_BYTES // 8)
         buffers = (
@@ -807,25 +561,22 @@ class NativeExecutor:
         # A few chunks per worker: one that starts late, or is slowed down,
         # takes fewer.
         chunk = max(1, launch.blocks // (4 * groups))
-        self._reap()
-        err = self._spawn(
-            self._workers[name],
+        threads = self._pool.grow(groups - 1)
+        err = self._pool.run(
+            self._pool.at,
+            self._calls[name],
             records_at,
-            groups,
+            min(groups, threads + 1),
             slots.ctypes.data,
+            row_bytes,
             launch.blocks,
             chunk,
-            THREAD_STACK_BYTES,
         )
         if err:
             raise LaunchError(
-                f"kernel '{name}': the system refused to start the {groups} OS "
-                f"threads of this launch ({os.strerror(err)}); nothing ran"
+                f"kernel '{name}': the system refused the memory to start this "
+                f"launch ({os.strerror(err)}); nothing ran"
             )
-        if groups > 1:
-            with self._reaping:
-                self._unjoined.append((records, groups))
-            self._reap()
         kept: dict[tuple[Any, ...], list[np.ndarray[Any, Any]]] = {}
         for array, private in copies:
             add = self._private_sums[array.dtype.name]
@@ -853,40 +604,39 @@ class NativeExecutor:
         self._local.spares = {}
         return spares
 
-    def _reap(self, wait: bool = False) -> None:
-        """Join the threads of earlier launches that have ended (all of them,
-        waiting, if `wait`). A launch returns once its blocks are done, not
-        once its threads are: one the system scheduled late may not have run
-        yet."""
-        if not self._unjoined:
+    def _launched(self, key: tuple[str, Any]) -> None:
+        """Count a launch that ran (kernel name, block as given); after the
+        SPECIALIZE_AFTER-th of a kernel with barriers and no known block size,
+        compile its module for that block, for the launches to come."""
+        name, block = key
+        sig = self.kernels[name]
+        if not sig.uses_barrier or sig.block_size is not None:
             return
-        libc = self._libc
-        with self._reaping:
-            left: list[tuple[np.ndarray[Any, np.dtype[np.uint64]], int]] = []
-            for records, threads in self._unjoined:
-                view = records.reshape(-1, RECORD_BYTES // 8)
-                handles = view[:, RECORD.word("thread_handle")]
-                for i in range(1, threads):
-                    if handles[i] == 0:
-                        continue
-                    handle = ctypes.c_uint64(int(handles[i]))
-                    join = libc.pthread_join if wait else libc.pthread_tryjoin_np
-                    if join(handle, None) == 0:
-                        handles[i] = 0
-                if handles[1:threads].any():
-                    left.append((records, threads))
-            self._unjoined = left
-
-    def join_threads(self) -> None:
-        """Wait until every OS thread of earlier launches has ended (a launch
-        returns when its blocks are done; a thread scheduled late may still
-        be leaving)."""
-        self._reap(wait=True)
-
-    def __del__(self) -> None:
-        # Before the JIT code goes: a thread may still be leaving it.
-        if getattr(self, "_unjoined", None):
-            self._reap(wait=True)
+        count = self._launches[key] = self._launches.get(key, 0) + 1
+        if count != SPECIALIZE_AFTER:
+            return
+        if sum(kernel == name for kernel, _ in self._variants) >= MAX_VARIANTS:
+            return
+        assert self._specialize is not None
+        dims = dim3(block, "block", name)
+        try:
+            variant = NativeExecutor(
+                self._specialize(name, dims),
+                {name: sig},
+                workers=self.workers,
+                limits=self.limits,
+                cache=self._cache,
+            )
+        except Exception as e:  # a compiler bug: the generic code still runs
+            warnings.warn(
+                f"gpuc: kernel '{name}' could not be compiled for block {dims} "
+                f"({type(e).__name__}: {e}); its launches keep the generic "
+                "work-group function",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+            return
+        self._variants[key] = variant
 
     def _record_here(
         self, grid: Dim3, block: Dim3, shared_bytes: int

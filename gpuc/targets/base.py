@@ -92,6 +92,12 @@ class Target(ArgSpecConvertible):
     device: ClassVar[tuple[type, str] | None] = None
     """What `device=` selects for the executor: (type, description); None: the
     executor takes no device."""
+    block_specialization: ClassVar[bool] = False
+    """Whether the executor takes `specialize=`: a function that compiles the
+    module again with one kernel known to run with one block
+    (`gpuc.compiler.specialized_llvm_ir`), which it calls for a kernel it
+    launches again and again with the same block (the native target's barrier
+    kernels: docs/native-abi.md)."""
     atomic_scope: ClassVar[str] = ""
     """LLVM `syncscope` of atomics ("" is LLVM's default, the whole system)."""
     cas_atomics: ClassVar[frozenset[str]] = frozenset()

@@ -40,7 +40,7 @@ def counted_loop(
     end: ir.Value,
     body: object,
     name: str,
-    hints: Sequence[tuple[str, int]] = (),
+    hints: Sequence[tuple[str, int | None]] = (),
 ) -> None:
     """`for (i = begin; i < end; ++i) body(i)`, leaving the builder after it;
     `hints` become the loop's `llvm.loop` metadata (e.g.
@@ -63,13 +63,18 @@ def counted_loop(
     b.position_at_end(done)
 
 
-def set_loop_hints(latch: ir.Instruction, hints: Sequence[tuple[str, int]]) -> None:
+def set_loop_hints(
+    latch: ir.Instruction, hints: Sequence[tuple[str, int | None]]
+) -> None:
     """`hints` as the `llvm.loop` metadata of the loop `latch` branches back
-    in."""
+    in (a hint without a value, such as `llvm.loop.unroll.disable`, is the
+    name alone)."""
     module = latch.module
     options = [
         module.add_metadata(
-            [ir.MetaDataString(module, key), ir.Constant(ir.IntType(32), value)]
+            [ir.MetaDataString(module, key)]
+            if value is None
+            else [ir.MetaDataString(module, key), ir.Constant(ir.IntType(32), value)]
         )
         for key, value in hints
     ]

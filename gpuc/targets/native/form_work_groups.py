@@ -14,9 +14,10 @@ them and the lowering (`work_groups.py`) reads them instead of deciding again:
   (`gpuc.wg.spill`), the other varying values a later region uses being
   recomputed there from the thread index.
 
-The kernel gets `gpuc.wg.formed`. A helper that reaches a barrier is decided
-per call site by the lowering, with the same `decide` (its values depend on
-the call's arguments).
+The kernel gets `gpuc.wg.formed`, and so does each helper that reaches a
+barrier and that a kernel calls (the lowering emits its body at every call
+site): decided once, each argument as varying as it is at any of the calls,
+once all the helper's callers are decided (`HelperSeeds`).
 """
 
 from __future__ import annotations
@@ -363,7 +364,7 @@ def decide(
     barrier_helpers: set[str],
     seeds: Iterable[tuple[BlockArgument, bool, bool]] = (),
 ) -> Decisions:
-    """How `body` (a kernel's, or a helper's at one call site, its arguments
+    """How `body` (a kernel's, or a helper's for all its calls, its arguments
     varying and thread-dependent as `seeds` say) runs as a work-group
     function."""
     seeds = list(seeds)
@@ -407,6 +408,8 @@ def _set(op: Operation, name: str, indices: list[int]) -> None:
 def annotate(func: FuncOp, d: Decisions) -> None:
     """Write `d` on `func`'s ops (replacing what an earlier run wrote)."""
     varying, dependent = d.uniformity.varying, d.uniformity.thread_dependent
+    for name in (VARYING_ARGS, THREAD_ARGS):
+        func.attributes.pop(name, None)
     for op in func.body.walk():
         for name in ATTRS:
             op.attributes.pop(name, None)
@@ -426,6 +429,7 @@ def annotate(func: FuncOp, d: Decisions) -> None:
     entry = func.body.blocks.first
     assert entry is not None
     _set(func, VARYING_ARGS, _indices(entry.args, varying))
+    _set(func, THREAD_ARGS, _indices(entry.args, dependent))
     func.attributes[FORMED] = UnitAttr()
 
 
@@ -469,6 +473,80 @@ def read(func: FuncOp) -> Decisions | None:
     return d
 
 
+def barrier_calls(func: FuncOp, barrier_helpers: set[str]) -> list[CallOp]:
+    """The calls in `func` of helpers that reach a barrier."""
+    return [
+        op
+        for op in func.walk()
+        if isinstance(op, CallOp) and op.callee.root_reference.data in barrier_helpers
+    ]
+
+
+def callers_first(
+    kernels: Sequence[FuncOp], funcs: dict[str, FuncOp], barrier_helpers: set[str]
+) -> list[FuncOp]:
+    """The helpers reaching a barrier that `kernels` call, directly or not,
+    each after every one that calls it; a diagnostic for a recursive one and
+    one whose body has several blocks (neither can be split)."""
+    done: list[FuncOp] = []
+    seen: set[str] = set()
+
+    def visit(func: FuncOp, stack: list[str]) -> None:
+        for call in barrier_calls(func, barrier_helpers):
+            name = call.callee.root_reference.data
+            if name in stack:
+                raise OpError(
+                    call,
+                    f"calls @{name} recursively, and @{name} reaches a barrier: "
+                    "the native target runs each block's barriers in one "
+                    "work-group function, which cannot recurse",
+                )
+            callee = funcs[name]
+            if name in seen:
+                continue
+            seen.add(name)
+            if len(callee.body.blocks) != 1:
+                raise OpError(
+                    first_barrier(callee, barrier_helpers),
+                    f"is in @{name}, whose body has several blocks (cf branches); "
+                    "the native target splits only structured control flow at "
+                    "barriers",
+                )
+            visit(callee, [*stack, name])
+            done.append(callee)
+
+    for kernel in kernels:
+        visit(kernel, [kernel.sym_name.data])
+    return done[::-1]
+
+
+class HelperSeeds:
+    """How varying each argument of each helper reaching a barrier is: at
+    any of its calls so far (a helper's body runs inline at every call site;
+    deciding it once for all of them keeps each value uniform only where it is
+    at every call, which each call's code then treats correctly)."""
+
+    def __init__(self) -> None:
+        self.args: dict[str, list[tuple[bool, bool]]] = {}
+
+    def add_calls(self, func: FuncOp, d: Decisions, barrier_helpers: set[str]) -> None:
+        """Join the arguments of `func`'s calls (decided as `d`)."""
+        u = d.uniformity
+        for call in barrier_calls(func, barrier_helpers):
+            name = call.callee.root_reference.data
+            values = list(call.arguments)
+            known = self.args.get(name, [(False, False)] * len(values))
+            self.args[name] = [
+                (varying or u.is_varying(v), dependent or v in u.thread_dependent)
+                for (varying, dependent), v in zip(known, values, strict=True)
+            ]
+
+    def of(self, helper: FuncOp) -> list[tuple[BlockArgument, bool, bool]]:
+        args = helper.body.block.args
+        joined = self.args.get(helper.sym_name.data, [(False, False)] * len(args))
+        return [(a, v, t) for a, (v, t) in zip(args, joined, strict=True)]
+
+
 def _work_group_kernels(module: ModuleOp) -> list[FuncOp]:
     kernels: list[FuncOp] = []
     for op in module.walk():
@@ -489,7 +567,9 @@ class FormWorkGroups(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         barrier_helpers = module_facts(op).barrier
-        for kernel in _work_group_kernels(op):
+        kernels = _work_group_kernels(op)
+        seeds = HelperSeeds()
+        for kernel in kernels:
             if len(kernel.body.blocks) != 1:
                 raise OpError(
                     first_barrier(kernel, barrier_helpers),
@@ -498,4 +578,12 @@ class FormWorkGroups(ModulePass):
                     "the control flow around barriers with scf ops",
                 )
             sink_regrouped_sums(kernel)
-            annotate(kernel, decide(kernel, kernel.body.block, barrier_helpers))
+            d = decide(kernel, kernel.body.block, barrier_helpers)
+            annotate(kernel, d)
+            seeds.add_calls(kernel, d, barrier_helpers)
+        funcs = {f.sym_name.data: f for f in op.ops if isinstance(f, FuncOp)}
+        for helper in callers_first(kernels, funcs, barrier_helpers):
+            body = helper.body.block
+            d = decide(helper, body, barrier_helpers, seeds.of(helper))
+            annotate(helper, d)
+            seeds.add_calls(helper, d, barrier_helpers)

@@ -65,6 +65,9 @@ class NativeTarget(Target):
     """An OS thread runs each block whole (docs/native-abi.md)."""
     checked_mode: ClassVar[bool] = True
     """Compiles in checked mode (`gpuc.compile(..., checked=True)`)."""
+    block_specialization: ClassVar[bool] = True
+    """A barrier kernel launched again with the same block runs a work-group
+    function compiled for that block (gpuc/runtime/native.py)."""
     static_shared_limit: ClassVar[str] = (
         "the native executor's limit: CUDA's static one, so that a launch that "
         "runs here runs on a GPU"

@@ -84,20 +84,6 @@ class Uniformity:
         dependent = any(s in self.thread_dependent for s in sources)
         return self._mark(target, varying, dependent)
 
-    def forget(self, block: Block) -> None:
-        """Forget what is known of `block`'s values (a helper's body, before
-        it is classified for another call site)."""
-        for arg in block.args:
-            self.varying.discard(arg)
-            self.thread_dependent.discard(arg)
-        for op in block.walk():
-            for region in op.regions:
-                for inner in region.blocks:
-                    self.varying.difference_update(inner.args)
-                    self.thread_dependent.difference_update(inner.args)
-            self.varying.difference_update(op.results)
-            self.thread_dependent.difference_update(op.results)
-
     def update(self, other: Uniformity) -> None:
         self.varying |= other.varying
         self.thread_dependent |= other.thread_dependent

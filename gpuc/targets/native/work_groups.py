@@ -23,6 +23,7 @@ time makes the work-group function stop and report it (the launch raises
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -62,7 +63,6 @@ from gpuc.targets.native.common import (
 )
 from gpuc.targets.native.form_work_groups import (
     FORMED,
-    decide,
     is_global_x,
     is_thread_x,
     level_ops,
@@ -74,7 +74,10 @@ from gpuc.targets.native.uniformity import Uniformity, computes_only, first_barr
 I64 = ir.IntType(64)
 I8 = ir.IntType(8)
 PTR = ir.PointerType()
-X_LOOP_HINTS = (("llvm.loop.interleave.count", 1),)
+X_LOOP_HINTS = (("llvm.loop.interleave.count", 1), ("llvm.loop.unroll.disable", None))
+"""A thread loop over x: one vector's worth per iteration, and never fully
+unrolled before the vectorizer sees it (a known block's 16 or 32 x would be,
+into scalar code per thread)."""
 FOLD_HINTS = (("llvm.loop.vectorize.width", 1),)
 WRITES = (StoreOp, AtomicRMWOp, AtomicCmpXchgOp)
 ACCESSES = (LoadOp, *WRITES)
@@ -118,6 +121,8 @@ class WorkGroupLowering(WorkGroupFunction):
         self.spills: set[SSAValue] = set()
         """Values kept in context storage after their thread loop."""
         self._calls: list[str] = []
+        self._merged: set[str] = set()
+        """The helpers whose decisions are merged into this function's."""
         self.prologue = ir.IRBuilder()
         self._context: ir.Value | None = None
         self._context_elements: set[int] = set()
@@ -179,12 +184,21 @@ class WorkGroupLowering(WorkGroupFunction):
             )
             return p.load(at, typ=ty, align=8)
 
+        record = self.ml.records.get(self.func.sym_name.data)
+        known = record.block_size if record is not None else None
         for kind in ("block_id", "block_dim", "grid_dim"):
             for dim in range(3):
-                self.block_values[(kind, dim)] = field(kind, dim)
-        dims = [self.block_values[("block_dim", d)] for d in range(3)]
-        self._threads = p.mul(p.mul(dims[0], dims[1], flags=["nuw"]), dims[2])
-        self._threads.name = "threads"
+                self.block_values[(kind, dim)] = (
+                    ir.Constant(I64, known[dim])  # the launch refuses any other
+                    if kind == "block_dim" and known is not None
+                    else field(kind, dim)
+                )
+        if known is None:
+            dims = [self.block_values[("block_dim", d)] for d in range(3)]
+            self._threads = p.mul(p.mul(dims[0], dims[1], flags=["nuw"]), dims[2])
+            self._threads.name = "threads"
+        else:
+            self._threads = ir.Constant(I64, math.prod(known))
         self._context = field("context", ty=PTR)
         self._context.name = "context"
         body = self.fn.append_basic_block("body")
@@ -211,25 +225,25 @@ class WorkGroupLowering(WorkGroupFunction):
         size.linkage = "internal"
         size.initializer = ir.Constant(I64, -(-self.context_bytes // 8) * 8)
 
-    def _decide_call(self, func: FuncOp, body: Block, call: CallOp) -> None:
-        """Decide how a helper that reaches a barrier runs at `call`, its
-        arguments as varying as the call's (form-work-groups' `decide`)."""
-        seeds = [
-            (
-                arg,
-                self.uniformity.is_varying(value),
-                value in self.uniformity.thread_dependent,
+    def _merge_helper(self, callee: FuncOp, call: CallOp) -> None:
+        """Take what form-work-groups decided for a helper that reaches a
+        barrier (the same at every call site)."""
+        name = callee.sym_name.data
+        if name in self._merged:
+            return
+        found = read(callee)
+        if found is None:
+            raise OpError(
+                call,
+                f"calls @{name}, which reaches a barrier but has no work-group "
+                f"decisions ('{FORMED}'); run form-work-groups (the native "
+                "target's last dialect pass) before lowering it",
             )
-            for arg, value in zip(body.args, call.arguments, strict=True)
-        ]
-        found = decide(func, body, self.barrier_helpers, seeds)
+        self._merged.add(name)
         self.structural |= found.structural
-        self.interchanged.difference_update(body.walk())
         self.interchanged |= found.interchanged
-        self.uniformity.forget(body)
         self.uniformity.update(found.uniformity)
-        defined = set(_defined_values(body))
-        self.spills = (self.spills - defined) | found.spills
+        self.spills |= found.spills
         self.regions.update(found.regions)
 
     # -- regions between barriers --------------------------------------------
@@ -332,7 +346,8 @@ class WorkGroupLowering(WorkGroupFunction):
         product then runs as vector FMAs on registers). A block-stride loop
         (its lower bound varies) runs as many iterations as the group's
         longest lane, each lane's body only while its own `lb + k * step` is
-        below the bound. The x that do not fill a group run the loop per
+        below the bound, but the iterations every lane takes (the shortest
+        lane's count) without that test. The x that do not fill a group run the loop per
         thread, as any region does."""
         body = op.body.block
         iv_arg, *iter_args = body.args
@@ -402,6 +417,9 @@ class WorkGroupLowering(WorkGroupFunction):
         # iteration k of each lane is lb + k * step, run if below ub; the
         # group runs as many iterations as its longest lane.
         trips = self.alloca(I64, "lanes.trips") if strided else None
+        # The iterations every lane of a group takes run without the test:
+        # their lane loop then vectorizes like a uniform one's.
+        least = self.alloca(I64, "lanes.least") if strided else None
         one = ir.Constant(I64, 1)
         # scf.for's step is positive (any other loops forever there).
         divisor = b.select(b.icmp_signed("<", step, one), one, step) if strided else one
@@ -413,8 +431,9 @@ class WorkGroupLowering(WorkGroupFunction):
 
         def group(g: ir.Value, y: ir.Value, z: ir.Value) -> None:
             x0 = b.mul(g, lanes, flags=["nuw", "nsw"])
-            if trips is not None:
+            if trips is not None and least is not None:
                 b.store(zero, trips)
+                b.store(ir.Constant(I64, -1), least)
 
             def start(linear: ir.Value) -> None:
                 values = [self.materialize(v, linear, bound) for v in op.iter_args]
@@ -428,14 +447,21 @@ class WorkGroupLowering(WorkGroupFunction):
                     b.store(
                         b.select(b.icmp_unsigned("<", most, count), count, most), trips
                     )
+                    assert least is not None
+                    fewest = b.load(least, typ=I64)
+                    b.store(
+                        b.select(b.icmp_unsigned("<", count, fewest), count, fewest),
+                        least,
+                    )
 
             lane_loop(x0, y, z, start)
 
-            def iteration(j: ir.Value) -> None:
+            def iteration(j: ir.Value, every: bool = False) -> None:
                 def step_lane(linear: ir.Value) -> None:
                     here = j
                     if strided:
                         here = b.add(lane_lb(linear), b.mul(j, step))
+                    if strided and not every:
                         taken = b.icmp_signed("<", here, ub)
                         then = b.append_basic_block("lane.step")
                         skip = b.append_basic_block("lane.skip")
@@ -467,7 +493,7 @@ class WorkGroupLowering(WorkGroupFunction):
                     for slot, value in zip(slots, results, strict=True):
                         b.store(value, self._element(slot, linear))
                     bound.extend(r for inner in inside for r in inner.results)
-                    if strided:
+                    if strided and not every:
                         b.branch(skip)
                         b.position_at_end(skip)
 
@@ -475,14 +501,18 @@ class WorkGroupLowering(WorkGroupFunction):
                 for add, values, at in pools:
                     self._flush_pool(add, values, at)
 
-            if trips is None:
+            if trips is None or least is None:
                 # A body that writes memory (a reversed tile loop adding into
                 # shadow tiles) is vectorized across the lanes (SLP), not
                 # across iterations, whose stores would be scatters.
                 hints = FOLD_HINTS if writes else ()
                 stepped_loop(b, self.values[op.lb], ub, step, iteration, hints)
             else:
-                counted_loop(b, zero, b.load(trips, typ=I64), iteration, "lanes.k")
+                fewest = b.load(least, typ=I64)
+                counted_loop(
+                    b, zero, fewest, lambda j: iteration(j, every=True), "lanes.all"
+                )
+                counted_loop(b, fewest, b.load(trips, typ=I64), iteration, "lanes.k")
 
         counted_loop(
             b,
@@ -909,26 +939,15 @@ class WorkGroupLowering(WorkGroupFunction):
     def _call(self, op: CallOp) -> None:
         name = op.callee.root_reference.data
         callee = self.ml.funcs[name]
-        if name in self._calls:
-            raise OpError(
-                op,
-                f"calls @{name} recursively, and @{name} reaches a barrier: the "
-                "native target runs each block's barriers in one work-group "
-                "function, which cannot recurse",
-            )
-        if len(callee.body.blocks) != 1:
-            raise OpError(
-                first_barrier(callee, self.barrier_helpers),
-                f"is in @{name}, whose body has several blocks (cf branches); the "
-                "native target splits only structured control flow at barriers",
-            )
+        # form-work-groups refuses recursion and helpers of several blocks.
+        assert name not in self._calls and len(callee.body.blocks) == 1, name
+        self._merge_helper(callee, op)
         body = callee.body.block
         # The helper's values get storage of their own at each call site: an
         # earlier site's results may still be live.
         for value in _defined_values(body):
             self.slots.pop(value, None)
             self.values.pop(value, None)
-        self._decide_call(callee, body, op)
         self._calls.append(name)
         self._inline_block(op, body, body.args, op.arguments)
         self._calls.pop()

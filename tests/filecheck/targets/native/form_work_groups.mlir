@@ -150,10 +150,10 @@ gpuc.func @one_thread(%p: !gpuc.ptr<f32, global>, %u: index) kernel {
 
 // -----
 
-// A helper reaching a barrier is split at its call; its body is decided per
-// call site when the kernel is lowered.
-// CHECK-LABEL: gpuc.func private @sync
-// CHECK-NOT: gpuc.wg
+// A helper reaching a barrier is split at its call, and decided too: the
+// lowering emits its body at the call as the helper's attributes say.
+// CHECK-LABEL: gpuc.func private @sync() helper no_inline attributes {gpuc.wg.formed}
+// CHECK-NEXT: gpuc.barrier {gpuc.wg.run = "split"}
 // CHECK-LABEL: gpuc.func @calls
 // CHECK: gpuc.call @sync() {gpuc.wg.run = "split"}
 gpuc.func private @sync() helper no_inline {
@@ -165,6 +165,46 @@ gpuc.func @calls(%p: !gpuc.ptr<f32, global>) kernel {
   %v = gpuc.load %p[%t] : !gpuc.ptr<f32, global>
   gpuc.call @sync() : () -> ()
   gpuc.store %v, %p[%t] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+
+// -----
+
+// A helper is decided once for all its calls, after every function that
+// calls it: each argument is as varying as at any call. @scale's %i is a
+// thread index at the kernel's first call (so varying and thread-dependent),
+// %k varying at its second; through @outer, whose %n is uniform at its only
+// call, @scale's %j is uniform, so %m, computed from it, runs once.
+// CHECK-LABEL: gpuc.func private @scale
+// CHECK-SAME: attributes {gpuc.wg.varying_args = array<i64: 1, 2>, gpuc.wg.thread_args = array<i64: 1>, gpuc.wg.formed}
+// CHECK-NEXT: %m = arith.addi %j, %j {gpuc.wg.run = "once"} : index
+// CHECK-NEXT: %v = gpuc.load %p[%i] {gpuc.wg.varying = array<i64: 0>, gpuc.wg.spill = array<i64: 0>, gpuc.wg.region = 0 : i64}
+// CHECK-NEXT: gpuc.barrier {gpuc.wg.run = "split"}
+// CHECK-NEXT: %w = arith.mulf %v, %k {gpuc.wg.varying = array<i64: 0>, gpuc.wg.region = 1 : i64} : f32
+// CHECK-LABEL: gpuc.func private @outer
+// CHECK-SAME: attributes {gpuc.wg.formed}
+// CHECK-NEXT: gpuc.call @scale(%p, %n, %k, %n) {gpuc.wg.run = "split"}
+// CHECK-LABEL: gpuc.func @two_calls
+// CHECK-SAME: gpuc.wg.formed
+gpuc.func private @scale(%p: !gpuc.ptr<f32, global>, %i: index, %k: f32, %j: index)
+    helper no_inline {
+  %m = arith.addi %j, %j : index
+  %v = gpuc.load %p[%i] : !gpuc.ptr<f32, global>
+  gpuc.barrier
+  %w = arith.mulf %v, %k : f32
+  gpuc.store %w, %p[%m] : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+gpuc.func private @outer(%p: !gpuc.ptr<f32, global>, %n: index, %k: f32) helper no_inline {
+  gpuc.call @scale(%p, %n, %k, %n) : (!gpuc.ptr<f32, global>, index, f32, index) -> ()
+  gpuc.return
+}
+gpuc.func @two_calls(%p: !gpuc.ptr<f32, global>, %n: index, %k: f32) kernel {
+  %t = gpuc.thread_id x
+  gpuc.call @scale(%p, %t, %k, %n) : (!gpuc.ptr<f32, global>, index, f32, index) -> ()
+  %v = gpuc.load %p[%t] : !gpuc.ptr<f32, global>
+  gpuc.call @scale(%p, %n, %v, %n) : (!gpuc.ptr<f32, global>, index, f32, index) -> ()
+  gpuc.call @outer(%p, %n, %k) : (!gpuc.ptr<f32, global>, index, f32) -> ()
   gpuc.return
 }
 
