@@ -340,6 +340,12 @@ class _Reader:
 
 
 _INTS: dict[int, IntAttr] = {}
+_I64S: dict[int, IntegerAttr] = {}
+_I1 = IntegerType(1)
+_INDEX = IndexType()
+"""The types the rules make themselves, made once: attributes are immutable,
+and the verifier checks an op shape once per distinct type object
+(gpuc.verifier)."""
 
 
 def _int(value: int) -> IntAttr:
@@ -347,6 +353,14 @@ def _int(value: int) -> IntAttr:
     found = _INTS.get(value)
     if found is None:
         found = _INTS[value] = IntAttr(value)
+    return found
+
+
+def _i64(value: int) -> IntegerAttr:
+    """IntegerAttr(value, 64), made once per value."""
+    found = _I64S.get(value)
+    if found is None:
+        found = _I64S[value] = IntegerAttr(value, 64)
     return found
 
 
@@ -468,7 +482,7 @@ def _compare(name: str, predicates: Sequence[str]) -> Rule:
         r.expect(",")
         rhs = r.operand()
         type = _one_type(r, lhs, rhs)
-        props: dict[str, Attribute] = {"predicate": IntegerAttr(predicate, 64)}
+        props: dict[str, Attribute] = {"predicate": _i64(predicate)}
         return _make(r, name, (lhs, rhs), (_result_i1(type),), props)
 
     return rule
@@ -476,7 +490,7 @@ def _compare(name: str, predicates: Sequence[str]) -> Rule:
 
 def _result_i1(type: Attribute) -> Attribute:
     if isinstance(type, (IntegerType, IndexType, *_FLOATS)):
-        return IntegerType(1)
+        return _I1
     raise Decline  # vectors and tensors of i1: the full parser
 
 
@@ -486,8 +500,8 @@ def _constant(r: _Reader) -> Operation:
     if word in ("true", "false"):
         if r.peek() == ":":
             raise Decline
-        value: Attribute = IntegerAttr(1 if word == "true" else 0, IntegerType(1))
-        return _make(r, "arith.constant", (), (IntegerType(1),), {"value": value})
+        value: Attribute = IntegerAttr(1 if word == "true" else 0, _I1)
+        return _make(r, "arith.constant", (), (_I1,), {"value": value})
     if r.kinds[r.i - 1] != "number":
         raise Decline
     r.expect(":")
@@ -505,7 +519,7 @@ _FLOATS = (Float16Type, BFloat16Type, Float32Type, Float64Type)
 
 
 def _select(r: _Reader) -> Operation:
-    cond = r.operand(IntegerType(1))
+    cond = r.operand(_I1)
     r.expect(",")
     lhs = r.operand()
     r.expect(",")
@@ -526,7 +540,7 @@ def _region_with_yield(r: _Reader) -> Region:
 
 
 def _scf_if(r: _Reader) -> Operation:
-    cond = r.operand(IntegerType(1))
+    cond = r.operand(_I1)
     results: list[Attribute] = []
     if r.optional("->"):
         results = r.types_in_parens()
@@ -548,9 +562,9 @@ def _scf_for(r: _Reader) -> Operation:
     step = r.operand()
     if r.peek() in ("iter_args", ":"):
         raise Decline  # loop-carried values, other index types: the full parser
-    if not (lower.type == upper.type == step.type == IndexType()):
+    if not (lower.type == upper.type == step.type == _INDEX):
         raise Decline
-    body = r.region([(induction, IndexType())])
+    body = r.region([(induction, _INDEX)])
     _no_attributes(r)
     block = body.blocks.first
     assert block is not None
@@ -588,7 +602,7 @@ def _scf_while(r: _Reader) -> Operation:
 
 def _scf_condition(r: _Reader) -> Operation:
     r.expect("(")
-    condition = r.operand(IntegerType(1))
+    condition = r.operand(_I1)
     r.expect(")")
     return _make(r, "scf.condition", (condition, *_typed_operands(r)))
 
@@ -701,7 +715,7 @@ def _pointer_access(r: _Reader) -> tuple[SSAValue, list[SSAValue], Attribute]:
     pointer = r.operand()
     index: list[SSAValue] = []
     if r.optional("["):
-        index = [r.operand(IndexType())]
+        index = [r.operand(_INDEX)]
         r.expect("]")
     _no_attributes(r)
     r.expect(":")
@@ -756,7 +770,7 @@ def _gpuc_atomic_rmw(r: _Reader) -> Operation:
     pointer = r.operand()
     index: list[SSAValue] = []
     if r.optional("["):
-        index = [r.operand(IndexType())]
+        index = [r.operand(_INDEX)]
         r.expect("]")
     r.expect(",")
     value = r.operand()
@@ -789,7 +803,7 @@ def _dim_index(name: str) -> Rule:
             raise Decline from None
         _no_attributes(r)
         props: dict[str, Attribute] = {"dimension": DimAttr(dim)}
-        return _make(r, name, (), (IndexType(),), props)
+        return _make(r, name, (), (_INDEX,), props)
 
     return rule
 
