@@ -49,7 +49,7 @@ from xdsl.irdl.operations import (
     irdl_op_verify_regions,
     verify_variadic_size,
 )
-from xdsl.traits import IsTerminator, NoTerminator
+from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator
 
 _Check = Callable[[Operation], None]
 _Key = Callable[[Attribute], object]
@@ -145,7 +145,9 @@ def _plan(cls: type[Operation]) -> _Plan | None:
             op_def = cls.get_irdl_definition()
             traits = op_def.traits.traits
             checks: list[_Check] = [
-                t.verify for t in traits if type(t).verify is not OpTrait.verify
+                _isolated_from_above if type(t) is IsolatedFromAbove else t.verify
+                for t in traits
+                if type(t).verify is not OpTrait.verify
             ]
             if own is not None:
                 assert callable(own)
@@ -189,28 +191,80 @@ def _shape(op: Operation, plan: _Plan) -> tuple[object, ...]:
     attributes = op.attributes
     return (
         type(op),
-        tuple(id(v.type) for v in op.operands),
-        tuple(id(r.type) for r in op.results),
+        tuple([id(v.type) for v in op._operands]),  # noqa: SLF001
+        tuple([id(r.type) for r in op.results]),
         tuple(
-            (
-                len(region.blocks),
-                None
-                if (first := region.first_block) is None
-                else tuple(id(a.type) for a in first.args),
-            )
-            for region in op.regions
+            [
+                (
+                    len(region.blocks),
+                    None
+                    if (first := region.first_block) is None
+                    else tuple([id(a.type) for a in first.args]),
+                )
+                for region in op.regions
+            ]
         ),
-        len(op.successors),
+        len(op._successors),  # noqa: SLF001
         tuple(properties),
         tuple(
-            key(properties[name]) if name in properties else _nothing
-            for name, key in plan.properties
+            [
+                key(properties[name]) if name in properties else _nothing
+                for name, key in plan.properties
+            ]
         ),
         tuple(
-            key(attributes[name]) if name in attributes else _nothing
-            for name, key in plan.attributes
+            [
+                key(attributes[name]) if name in attributes else _nothing
+                for name, key in plan.attributes
+            ]
         ),
     )
+
+
+_TRAITS: dict[type[Operation], tuple[frozenset[OpTrait], bool, bool, bool]] = {}
+
+
+def _traits(cls: type[Operation]) -> tuple[bool, bool, bool]:
+    """Whether ops of `cls` are IsTerminator, NoTerminator, IsolatedFromAbove."""
+    traits = cls.traits.traits
+    known = _TRAITS.get(cls)
+    if known is None or known[0] is not traits:
+        known = _TRAITS[cls] = (
+            traits,
+            cls.has_trait(IsTerminator),
+            cls.has_trait(NoTerminator),
+            cls.has_trait(IsolatedFromAbove),
+        )
+    return known[1:]
+
+
+def _isolated_from_above(op: Operation) -> None:
+    """`IsolatedFromAbove().verify(op)`: every operand used in `op`'s regions
+    (those of nested ops that are not isolated themselves included) is
+    defined inside `op`. Whether a block is inside is asked once per block."""
+    inside: dict[Block, bool] = {}
+    regions = list(op.regions)
+    while regions:
+        for block in regions.pop().blocks:
+            inside[block] = True
+            for child in block.ops:
+                for operand in child._operands:  # noqa: SLF001
+                    owner = operand.owner
+                    if isinstance(owner, Operation):
+                        if owner is op:
+                            raise ValueError("an operand is the isolated op's")
+                        where = owner.parent
+                        if where is None:
+                            raise ValueError("an operand defined outside")
+                    else:
+                        where = owner
+                    known = inside.get(where)
+                    if known is None:
+                        known = inside[where] = op.is_ancestor(where)
+                    if not known:
+                        raise ValueError("an operand defined outside")
+                if not _traits(type(child))[2]:
+                    regions.extend(child.regions)
 
 
 class _Verifier:
@@ -226,15 +280,16 @@ class _Verifier:
         if type(op).verify is not Operation.verify:
             op.verify()
             return
-        for operand in op.operands:
+        for operand in op._operands:  # noqa: SLF001
             if isinstance(operand, ErasedSSAValue):
                 raise ValueError("erased value used")
         block = op.parent
         region = None if block is None else block.parent
-        if op.successors:
+        successors = op._successors  # noqa: SLF001
+        if successors:
             if block is None or region is None or block.last_op is not op:
                 raise ValueError("successors")
-            if any(succ.parent != region for succ in op.successors):
+            if any(succ.parent is not region for succ in successors):
                 raise ValueError("successor in another region")
         if block is not None and region is not None and block.last_op is op:
             blocks = len(region.blocks)
@@ -242,11 +297,11 @@ class _Verifier:
                 parent = region.parent
                 if (
                     parent is not None
-                    and not parent.has_trait(NoTerminator)
-                    and not op.has_trait(IsTerminator)
+                    and not _traits(type(parent))[1]
+                    and not _traits(type(op))[0]
                 ):
                     raise ValueError("not a terminator")
-            elif blocks > 1 and not op.has_trait(IsTerminator):
+            elif blocks > 1 and not _traits(type(op))[0]:
                 raise ValueError("not a terminator")
         for nested in op.regions:
             self.region(nested)
@@ -279,7 +334,7 @@ class _Verifier:
                 region is not None
                 and parent is not None
                 and len(region.blocks) == 1
-                and not parent.has_trait(NoTerminator)
+                and not _traits(type(parent))[1]
             ):
                 raise ValueError("empty block")
 
