@@ -28,6 +28,7 @@ from gpuc.dialects.attrs import (
     TargetAttr,
 )
 from gpuc.dialects.functions import FuncOp
+from gpuc.dialects.walk import ops_of_classes
 from gpuc.targets.common import (
     LLVM_MATH,
     atomic_ops,
@@ -35,7 +36,6 @@ from gpuc.targets.common import (
     check_loop_steps,
     check_static_shared,
     check_structured_results,
-    ops_of_classes,
 )
 
 if TYPE_CHECKING:

@@ -14,6 +14,7 @@ from xdsl.ir import Operation
 from gpuc.diagnostics import OpError, made_of
 from gpuc.dialects.attrs import FINALIZED_ATTR, FinalizedAttr
 from gpuc.dialects.functions import FuncOp
+from gpuc.dialects.walk import ops_of_classes
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
@@ -70,27 +71,6 @@ LLVM_MATH = frozenset(
     }
 )
 """C math functions (named without the f32 `f`) that have an LLVM intrinsic."""
-
-
-def ops_of_classes(
-    module: Operation, *classes: tuple[type[Operation], ...]
-) -> list[list[Operation]]:
-    """The ops of `module` (itself included) that are instances of each of
-    `classes` (a tuple of classes each), in walk order: one walk for several
-    checks, each op class tested once."""
-    found: list[list[Operation]] = [[] for _ in classes]
-    which: dict[type[Operation], tuple[list[Operation], ...]] = {}
-    for op in module.walk():
-        lists = which.get(type(op))
-        if lists is None:
-            lists = which[type(op)] = tuple(
-                into
-                for into, kinds in zip(found, classes, strict=True)
-                if issubclass(type(op), kinds)
-            )
-        for into in lists:
-            into.append(op)
-    return found
 
 
 def atomic_ops() -> tuple[type[Operation], ...]:

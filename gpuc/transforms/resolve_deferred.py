@@ -28,7 +28,12 @@ from xdsl.utils.exceptions import VerifyException
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import InlineHintAttr, Role, RoleAttr
 from gpuc.dialects.call_graph import invalidate_call_graph
-from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredOp
+from gpuc.dialects.deferred import (
+    DeferredAddrOp,
+    DeferredCallOp,
+    DeferredOp,
+    deferred_ops,
+)
 from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp, LaunchOp, fmt_types
 from gpuc.dialects.symbols import build_table, nearest_table, symbol_name
 from gpuc.explain.record import active_recorder
@@ -43,10 +48,6 @@ from gpuc.transforms.job_sources import (
 )
 from gpuc.transforms.job_table import Job, JobTable, job_base_name, unique_name
 from gpuc.transforms.symbol_privatize import set_visibility
-
-
-def deferred_ops(op: Operation) -> list[DeferredOp]:
-    return [o for o in op.walk() if isinstance(o, DeferredOp)]
 
 
 def _rewrite(op: DeferredOp, symbol: str) -> None:
