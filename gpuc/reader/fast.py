@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
+from enum import Enum
 from functools import cache
 
 from xdsl.context import Context
@@ -38,6 +39,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     FloatAttr,
+    FunctionType,
     IndexType,
     IntAttr,
     IntegerAttr,
@@ -111,6 +113,10 @@ class _Reader:
         self.line_starts = line_starts(text)
         self.scope: dict[str, SSAValue] = {}
         self.types: dict[str, Attribute] = {}
+        self.signatures: dict[tuple[int | None, ...], FunctionType] = {}
+        """Function types by their inputs' and outputs' identities."""
+        self.op_types: dict[str, tuple[type[IRDLOperation], dict[str, Attribute]]] = {}
+        """Op name -> its class and default properties, as `_make` met them."""
 
     # Tokens.
 
@@ -368,6 +374,19 @@ def _location(file: StringAttr, line: IntAttr, column: IntAttr) -> FileLineColLo
     return location
 
 
+_ROLES: dict[Enum, Attribute] = {}
+_INLINE_HINTS: dict[Enum, Attribute] = {}
+_STRINGS: dict[str, StringAttr] = {}
+
+
+def _string(text: str) -> StringAttr:
+    """StringAttr(text), made once per text (for the few texts that repeat)."""
+    found = _STRINGS.get(text)
+    if found is None:
+        found = _STRINGS[text] = StringAttr(text)
+    return found
+
+
 def _i64(value: int) -> IntegerAttr:
     """IntegerAttr(value, 64), made once per value."""
     found = _I64S.get(value)
@@ -418,12 +437,19 @@ def _make(
     properties: dict[str, Attribute] | None = None,
     regions: Sequence[Region] = (),
 ) -> Operation:
-    op_type = r.ctx.get_optional_op(name)
-    if op_type is None or not issubclass(op_type, IRDLOperation):
-        raise Decline
-    props = dict(_defaults(op_type))
-    if properties:
-        props.update(properties)
+    known = r.op_types.get(name)
+    if known is None:
+        op_type = r.ctx.get_optional_op(name)
+        if op_type is None or not issubclass(op_type, IRDLOperation):
+            raise Decline
+        known = r.op_types[name] = (op_type, _defaults(op_type))
+    op_type, defaults = known
+    if defaults:
+        props = dict(defaults)
+        if properties:
+            props.update(properties)
+    else:
+        props = properties or {}
     return op_type.create(
         operands=operands,
         result_types=result_types,
@@ -636,6 +662,12 @@ def _gpuc_func(r: _Reader) -> Operation:
     from gpuc.dialects.attrs import InlineHint, Role
     from gpuc.dialects.functions import FuncOp
 
+    if not _ROLES:
+        from gpuc.dialects.attrs import InlineHintAttr, RoleAttr
+
+        _ROLES.update({role: RoleAttr(role) for role in Role})
+        _INLINE_HINTS.update({hint: InlineHintAttr(hint) for hint in InlineHint})
+
     visibility = None
     if r.peek() in ("private", "public", "nested"):
         visibility = r.take()
@@ -654,15 +686,23 @@ def _gpuc_func(r: _Reader) -> Operation:
     if r.peek() != "{":
         raise Decline  # declarations and attributes: the full parser
     body = r.region(params)
-    op = FuncOp(
-        name,
-        ([t for _, t in params], outputs),
-        role,
-        body,
-        visibility=visibility,
-        inline=inline,
-    )
-    return op
+    inputs = [t for _, t in params]
+    signature = (*map(id, inputs), None, *map(id, outputs))
+    function_type = r.signatures.get(signature)
+    if function_type is None:
+        function_type = FunctionType.from_lists(inputs, outputs)
+        r.signatures[signature] = function_type
+    # What FuncOp's constructor makes, its attributes made once per value.
+    props: dict[str, Attribute] = {
+        "sym_name": StringAttr(name),
+        "function_type": function_type,
+    }
+    if visibility:
+        props["sym_visibility"] = _string(visibility)
+    props["role"] = _ROLES[role]
+    if inline:
+        props["inline"] = _INLINE_HINTS[inline]
+    return FuncOp.create(properties=props, regions=[body])
 
 
 def _gpuc_return(r: _Reader) -> Operation:
