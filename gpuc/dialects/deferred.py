@@ -267,9 +267,13 @@ class DeferredKernelOp(IRDLOperation):
 DeferredOp: TypeAlias = DeferredCallOp | DeferredAddrOp | DeferredLaunchOp
 
 
+DEFERRED_OPS = (DeferredCallOp, DeferredAddrOp, DeferredLaunchOp)
+"""The classes of `DeferredOp`."""
+
+
 def deferred_ops(op: Operation) -> list[DeferredOp]:
     """The deferred ops in `op` (itself included), in walk order."""
-    (found,) = ops_of_classes(op, (DeferredCallOp, DeferredAddrOp, DeferredLaunchOp))
+    (found,) = ops_of_classes(op, DEFERRED_OPS)
     return cast(list[DeferredOp], found)
 
 
