@@ -76,6 +76,9 @@ _TOKEN = re.compile(
 _DECIMAL_FLOAT = re.compile(r"-?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?")
 _DECIMAL_INT = re.compile(r"-?[0-9]+")
 _STRING_END = re.compile(r'(?:[^"\\\n]|\\.)*"')
+_SIMPLE_ANGLES = re.compile(r'<[^<>"]*(?<!-)>')
+"""A `<...>` holding no `<`, `>` or string: its end is its first `>` (the
+scan in `_Reader._spelling` reads the others)."""
 """The rest of a string literal, through its closing quote."""
 _DEFAULT_LABEL = re.compile(r"bb[0-9]+")
 """A block label xDSL keeps no name hint for."""
@@ -157,7 +160,10 @@ class _Reader:
         start = self.starts[self.i]
         word_end = start + len(self.texts[self.i])
         text = self.text
-        if word_end < len(text) and text[word_end] == "<":
+        if (simple := _SIMPLE_ANGLES.match(text, word_end)) is not None:
+            end = simple.end()
+            index = bisect_left(self.starts, end, self.i)
+        elif word_end < len(text) and text[word_end] == "<":
             depth, at = 0, word_end
             while True:
                 if at >= len(text):
@@ -221,7 +227,9 @@ class _Reader:
         if self.kinds[self.i] != "value":
             raise Decline
         value = self.scope.get(self.texts[self.i][1:])
-        if value is None or (type is not None and value.type != type):
+        if value is None or (
+            type is not None and value.type is not type and value.type != type
+        ):
             raise Decline  # undefined, forward, or mistyped: the full parser
         self.i += 1
         return value
@@ -262,6 +270,8 @@ class _Reader:
                         raise Decline
                     names.append(self.take()[1:])
                 self.expect("=")
+                if any(":" in n for n in names):
+                    raise Decline
             if kinds[self.i] != "word":
                 raise Decline
             at = self.starts[self.i]
@@ -269,7 +279,7 @@ class _Reader:
             if rule is None:
                 raise Decline
             op = rule(self)
-            if len(op.results) != len(names) or any(":" in n for n in names):
+            if len(op.results) != len(names):
                 raise Decline
             for name, result in zip(names, op.results, strict=True):
                 self.define(name, result)
@@ -474,7 +484,7 @@ def _one_type(r: _Reader, *values: SSAValue) -> Attribute:
     _no_attributes(r)
     r.expect(":")
     type = r.type()
-    if any(value.type != type for value in values):
+    if any(value.type is not type and value.type != type for value in values):
         raise Decline  # mistyped: the full parser says where
     return type
 
@@ -772,7 +782,9 @@ def _pointer_access(r: _Reader) -> tuple[SSAValue, list[SSAValue], Attribute]:
     _no_attributes(r)
     r.expect(":")
     type = r.type()
-    if not isinstance(type, PtrType) or pointer.type != type:
+    if not isinstance(type, PtrType) or (
+        pointer.type is not type and pointer.type != type
+    ):
         raise Decline
     return pointer, index, type.element
 
