@@ -38,10 +38,26 @@ FOREIGN_TYPES = (MemRefType, UnrankedMemRefType, TensorType, UnrankedTensorType)
 """Types the import converts (or rejects), wherever a value has them."""
 
 
+_NEVER, _ALWAYS, _VECTOR = 0, 1, 2
+_TYPE_KINDS: dict[type[Attribute], int] = {}
+"""Type class -> whether its types are the import's business (vectors: those
+of several dimensions), decided once per class."""
+
+
 def _foreign_type(type: Attribute) -> bool:
-    return isinstance(type, FOREIGN_TYPES) or (
-        isinstance(type, VectorType) and type.get_num_dims() != 1
-    )
+    kind = _TYPE_KINDS.get(type.__class__)
+    if kind is None:
+        kind = _TYPE_KINDS[type.__class__] = (
+            _ALWAYS
+            if isinstance(type, FOREIGN_TYPES)
+            else _VECTOR
+            if isinstance(type, VectorType)
+            else _NEVER
+        )
+    if kind == _VECTOR:
+        assert isinstance(type, VectorType)
+        return type.get_num_dims() != 1
+    return kind == _ALWAYS
 
 
 def is_foreign(op: Operation, named: dict[str, bool] | None = None) -> bool:
@@ -70,7 +86,18 @@ def is_foreign(op: Operation, named: dict[str, bool] | None = None) -> bool:
 def has_foreign_ops(module: ModuleOp) -> bool:
     """Whether anything in `module` is the import's business."""
     named: dict[str, bool] = {}
-    return any(is_foreign(inner, named) for inner in module.walk())
+
+    def within(op: Operation) -> bool:
+        if is_foreign(op, named):
+            return True
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.ops:
+                    if within(inner):
+                        return True
+        return False
+
+    return within(module)
 
 
 @dataclass(frozen=True)
