@@ -184,41 +184,41 @@ def _definition_checks(op: Operation, op_def: OpDef) -> None:
             raise ValueError(name)
 
 
+_END = object()
+"""Ends each part of a shape (operand types, result types, ...)."""
+
+
 def _shape(op: Operation, plan: _Plan) -> tuple[object, ...]:
     """What `_definition_checks` reads of `op`: types by identity, properties
-    and attributes by what their constraints read."""
+    and attributes by what their constraints read, as one flat tuple (each
+    part ended by `_END`)."""
+    key: list[object] = [type(op)]
+    for value in op._operands:  # noqa: SLF001
+        key.append(id(value.type))
+    key.append(_END)
+    for result in op.results:
+        key.append(id(result.type))
+    key.append(_END)
+    for region in op.regions:
+        key.append(len(region.blocks))
+        if (first := region.first_block) is not None:
+            for arg in first.args:
+                key.append(id(arg.type))
+        key.append(_END)
+    key.append(_END)
+    key.append(len(op._successors))  # noqa: SLF001
     properties = op.properties
+    if properties:
+        key.extend(properties)
+        key.append(_END)
+        for name, part in plan.properties:
+            key.append(part(properties[name]) if name in properties else _END)
+    key.append(_END)
     attributes = op.attributes
-    return (
-        type(op),
-        tuple([id(v.type) for v in op._operands]),  # noqa: SLF001
-        tuple([id(r.type) for r in op.results]),
-        tuple(
-            [
-                (
-                    len(region.blocks),
-                    None
-                    if (first := region.first_block) is None
-                    else tuple([id(a.type) for a in first.args]),
-                )
-                for region in op.regions
-            ]
-        ),
-        len(op._successors),  # noqa: SLF001
-        tuple(properties),
-        tuple(
-            [
-                key(properties[name]) if name in properties else _nothing
-                for name, key in plan.properties
-            ]
-        ),
-        tuple(
-            [
-                key(attributes[name]) if name in attributes else _nothing
-                for name, key in plan.attributes
-            ]
-        ),
-    )
+    if attributes:
+        for name, part in plan.attributes:
+            key.append(part(attributes[name]) if name in attributes else _END)
+    return tuple(key)
 
 
 _TRAITS: dict[type[Operation], tuple[frozenset[OpTrait], bool, bool, bool]] = {}
