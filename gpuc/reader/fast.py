@@ -33,6 +33,7 @@ from functools import cache
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     BFloat16Type,
     FileLineColLoc,
     Float16Type,
@@ -253,7 +254,7 @@ class _Reader:
     def symbol(self) -> SymbolRefAttr:
         if self.kinds[self.i] != "symbol":
             raise Decline
-        return SymbolRefAttr(self.take()[1:])
+        return _symbol_ref(self.take()[1:])
 
     # Ops and regions.
 
@@ -395,6 +396,19 @@ def _string(text: str) -> StringAttr:
     if found is None:
         found = _STRINGS[text] = StringAttr(text)
     return found
+
+
+_NO_NESTED: ArrayAttr[StringAttr] = ArrayAttr(())
+
+
+def _symbol_ref(name: str) -> SymbolRefAttr:
+    """SymbolRefAttr(name), made as xDSL's constructor makes it but for its
+    verifier, which checks that the root is a StringAttr and the nested
+    references an ArrayAttr of them: they are, by construction."""
+    ref = SymbolRefAttr.__new__(SymbolRefAttr)
+    object.__setattr__(ref, "root_reference", StringAttr(name))
+    object.__setattr__(ref, "nested_references", _NO_NESTED)
+    return ref
 
 
 def _i64(value: int) -> IntegerAttr:
@@ -681,7 +695,9 @@ def _gpuc_func(r: _Reader) -> Operation:
     visibility = None
     if r.peek() in ("private", "public", "nested"):
         visibility = r.take()
-    name = r.symbol().root_reference.data
+    if r.kind() != "symbol":
+        raise Decline
+    name = r.take()[1:]
     params = r.named_values()
     outputs: list[Attribute] = []
     if r.optional("->"):
