@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -58,7 +58,13 @@ def _rewrite(op: DeferredOp, symbol: str) -> None:
     """Replace `op` by the plain op that uses the materialized `symbol`."""
     new: Operation
     if isinstance(op, DeferredCallOp):
-        new = CallOp(symbol, op.arguments, op.res.types)
+        # CallOp(symbol, arguments, types), without its generic constructor's
+        # work per operand group (a call per deferred call of the module).
+        new = CallOp.create(
+            operands=op.arguments,
+            result_types=op.res.types,
+            properties={"callee": SymbolRefAttr(symbol)},
+        )
     elif isinstance(op, DeferredAddrOp):
         new = FuncAddrOp(symbol, op.signature)
     else:
