@@ -267,6 +267,10 @@ def _isolated_from_above(op: Operation) -> None:
                     regions.extend(child.regions)
 
 
+_UNPLANNED = _Plan(OpDef("unplanned"), frozenset(), (), (), ())
+"""Marks an op class whose plan a verification has not asked for yet."""
+
+
 class _Verifier:
     """One verification of one module: `seen` holds the shapes that passed
     their definition's checks (every attribute a shape names by identity is
@@ -274,14 +278,23 @@ class _Verifier:
 
     def __init__(self) -> None:
         self.seen: set[tuple[object, ...]] = set()
+        self.plans: dict[type[Operation], _Plan | None] = {}
+        """`_plan` of each op class met, asked once per verification."""
+        self.erased: dict[type[object], bool] = {}
+        """Whether each value class met is ErasedSSAValue's."""
 
     def op(self, op: Operation) -> None:
         """`Operation.verify(op)`, nested ops included."""
-        if type(op).verify is not Operation.verify:
+        cls = type(op)
+        if cls.verify is not Operation.verify:
             op.verify()
             return
+        erased = self.erased
         for operand in op._operands:  # noqa: SLF001
-            if isinstance(operand, ErasedSSAValue):
+            known = erased.get(operand.__class__)
+            if known is None:
+                known = erased[operand.__class__] = isinstance(operand, ErasedSSAValue)
+            if known:
                 raise ValueError("erased value used")
         block = op.parent
         region = None if block is None else block.parent
@@ -305,7 +318,9 @@ class _Verifier:
                 raise ValueError("not a terminator")
         for nested in op.regions:
             self.region(nested)
-        plan = _plan(type(op))
+        plan = self.plans.get(cls, _UNPLANNED)
+        if plan is _UNPLANNED:
+            plan = self.plans[cls] = _plan(cls)
         if plan is None:
             op.verify_()
             return
