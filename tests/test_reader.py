@@ -133,3 +133,39 @@ def test_mutated_text_is_read_the_same_or_declined(source: str) -> None:
             continue
         if fast is not None:
             assert generic(fast) == reference, f"seed {seed}: {how} at {at}"
+
+
+_KERNEL = (
+    "gpuc.func @k(%a: f32) kernel {\n  %b = arith.addf %a, %a : f32\n  gpuc.return\n}"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _KERNEL + "\n// a comment at the end",
+        _KERNEL + "  // a comment\n\n  ",
+        "// first\n  // second\n" + _KERNEL,
+        _KERNEL.replace("kernel {", "kernel { // the body\n"),
+    ],
+)
+def test_comments_and_white_space_anywhere_are_skipped(text: str) -> None:
+    fast = read_module(text, make_context(), "<t>")
+    assert fast is not None
+    assert generic(fast) == generic(slow(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A character that starts no token, wherever it is: the parser reads
+        # the text (and reports it), even where a comment follows.
+        _KERNEL.replace("%b =", "%b ~="),
+        _KERNEL.replace("%a, %a", "%a, ~// x\n %a"),
+        _KERNEL + "\n~",
+        _KERNEL + "\n  ~// x",
+        "~" + _KERNEL,
+    ],
+)
+def test_a_stray_character_is_declined(text: str) -> None:
+    assert read_module(text, make_context(), "<t>") is None

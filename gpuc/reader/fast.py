@@ -26,10 +26,12 @@ module of examples/ and tests/.
 from __future__ import annotations
 
 import re
+import string
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from enum import Enum
 from functools import cache
+from operator import itemgetter, methodcaller
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -57,23 +59,57 @@ from gpuc.diagnostics import line_starts
 
 _TOKEN = re.compile(
     r"""
-    (?:\s+|//[^\n]*)*
+    \s*+(?://[^\n]*\s*+)*+
     (?:
-    (?P<value>%[A-Za-z0-9_$.-]+)
-    |(?P<symbol>@[A-Za-z_$.][A-Za-z0-9_$.-]*)
-    |(?P<dialect>[!#][A-Za-z_][A-Za-z0-9_$.]*)
-    |(?P<number>-?[0-9][0-9A-Za-z_.]*(?:[eE][-+][0-9]+)?)
-    |(?P<word>[A-Za-z_][A-Za-z0-9_$.]*)
-    |(?P<arrow>->)
-    |(?P<punct>[(){}\[\]<>,:=])
-    |(?P<string>"(?:[^"\\\n]|\\.)*")
-    |(?P<label>\^[A-Za-z0-9_$.-]+)
-    |(?P<other>.)
-    |(?P<eof>$)
+    (%[A-Za-z0-9_$.-]+
+    |[(){}\[\]<>,:=]
+    |[A-Za-z_][A-Za-z0-9_$.]*
+    |[!#][A-Za-z_][A-Za-z0-9_$.]*
+    |->
+    |-?[0-9][0-9A-Za-z_.]*(?:[eE][-+][0-9]+)?
+    |@[A-Za-z_$.][A-Za-z0-9_$.-]*
+    |"(?:[^"\\\n]|\\.)*"
+    |\^[A-Za-z0-9_$.-]+
+    |$)
+    |(.)
     )
     """,
     re.VERBOSE | re.DOTALL,
 )
+"""One token (group 1: a value, punctuation, a word, a dialect type or
+attribute, `->`, a number, a symbol, a string, a block label; the empty text
+at the end) after any white space and comments, or a character that starts
+none of them (group 2). The alternatives start with different characters, so
+their order (the most frequent first) changes no token."""
+_TOKEN_TEXT = itemgetter(1)
+_STRAY = itemgetter(2)
+_TOKEN_START = methodcaller("start", 1)
+_KINDS = {
+    "%": "value",
+    "@": "symbol",
+    "!": "dialect",
+    "#": "dialect",
+    "^": "label",
+    '"': "string",
+    "-": "number",
+    "": "eof",
+    **dict.fromkeys("0123456789", "number"),
+    **dict.fromkeys(string.ascii_letters + "_", "word"),
+}
+"""A token's kind by its first character (`->` apart)."""
+_TYPE_START = frozenset(string.ascii_letters + "_!")
+"""The first characters of a type: a word or a `!dialect` type."""
+_WORD_START = frozenset(string.ascii_letters + "_")
+
+
+def _kind(text: str) -> str:
+    """value, symbol, dialect, label, string, number, word, arrow, punct or
+    eof (the empty text)."""
+    if text == "->":
+        return "arrow"
+    return _KINDS.get(text[:1], "punct")
+
+
 _DECIMAL_FLOAT = re.compile(r"-?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?")
 _DECIMAL_INT = re.compile(r"-?[0-9]+")
 _STRING_END = re.compile(r'(?:[^"\\\n]|\\.)*"')
@@ -95,22 +131,16 @@ class _Reader:
     def __init__(self, ctx: Context, text: str, file: str, line_offset: int) -> None:
         self.ctx = ctx
         self.text = text
-        kinds: list[str] = []
-        texts: list[str] = []
-        starts: list[int] = []
-        for m in _TOKEN.finditer(text):
-            kind = m.lastgroup
-            if kind == "eof":
-                break
-            if kind == "other" or kind is None:
-                raise Decline  # a `^block`, `#0`, a stray character: the parser
-            kinds.append(kind)
-            texts.append(m.group(kind))
-            starts.append(m.start(kind))
-        kinds.append("eof")
-        texts.append("")
-        starts.append(len(text))
-        self.kinds, self.texts, self.starts = kinds, texts, starts
+        # One C-level pass over the matches for each list: a Python loop over
+        # them took longer than the matching.
+        matches = list(_TOKEN.finditer(text))
+        if any(map(_STRAY, matches)):
+            raise Decline  # a `^block`, `#0`, a stray character: the parser
+        texts = list(map(_TOKEN_TEXT, matches))
+        starts = list(map(_TOKEN_START, matches))
+        # The text ends with the empty token (perhaps twice: after trailing
+        # white space, and at the very end).
+        self.texts, self.starts = texts, starts
         self.i = 0
         self.file = StringAttr(file)
         self.line_offset = line_offset
@@ -128,7 +158,7 @@ class _Reader:
         return self.texts[self.i]
 
     def take(self) -> str:
-        if self.kinds[self.i] == "eof":
+        if not self.texts[self.i]:
             raise Decline  # the text ends early: the full parser says where
         text = self.texts[self.i]
         self.i += 1
@@ -146,7 +176,7 @@ class _Reader:
         return False
 
     def kind(self) -> str:
-        return self.kinds[self.i]
+        return _kind(self.texts[self.i])
 
     def location(self, pos: int) -> FileLineColLoc:
         line = bisect_right(self.line_starts, pos)
@@ -191,9 +221,7 @@ class _Reader:
         return text[start:end]
 
     def type(self) -> Attribute:
-        if self.kinds[self.i] not in ("word", "dialect") or self.texts[
-            self.i
-        ].startswith("#"):
+        if self.texts[self.i][:1] not in _TYPE_START:
             raise Decline
         spelling = self._spelling()
         found = self.types.get(spelling)
@@ -213,7 +241,7 @@ class _Reader:
         return types
 
     def attribute(self) -> Attribute:
-        if self.kinds[self.i] != "dialect" or not self.texts[self.i].startswith("#"):
+        if self.texts[self.i][:1] != "#":
             raise Decline
         spelling = self._spelling()
         found = self.types.get(spelling)
@@ -225,7 +253,7 @@ class _Reader:
     # Values.
 
     def operand(self, type: Attribute | None = None) -> SSAValue:
-        if self.kinds[self.i] != "value":
+        if self.texts[self.i][:1] != "%":
             raise Decline
         value = self.scope.get(self.texts[self.i][1:])
         if value is None or (
@@ -237,7 +265,7 @@ class _Reader:
 
     def operands(self) -> list[SSAValue]:
         """`%a, %b` (perhaps none)."""
-        if self.kinds[self.i] != "value":
+        if self.texts[self.i][:1] != "%":
             return []
         values = [self.operand()]
         while self.optional(","):
@@ -252,7 +280,7 @@ class _Reader:
             value.name_hint = name
 
     def symbol(self) -> SymbolRefAttr:
-        if self.kinds[self.i] != "symbol":
+        if self.texts[self.i][:1] != "@":
             raise Decline
         return _symbol_ref(self.take()[1:])
 
@@ -261,19 +289,19 @@ class _Reader:
     def block_body(self, block: Block, end: str = "}") -> None:
         """Ops up to the region's `}` (not consumed), or to the end of the
         text (`end` the empty text: the top level of an implicit module)."""
-        texts, kinds = self.texts, self.kinds
+        texts = self.texts
         while texts[self.i] != end:
             names: list[str] = []
-            if kinds[self.i] == "value":
+            if texts[self.i][:1] == "%":
                 names.append(self.take()[1:])
                 while self.optional(","):
-                    if kinds[self.i] != "value":
+                    if texts[self.i][:1] != "%":
                         raise Decline
                     names.append(self.take()[1:])
                 self.expect("=")
                 if any(":" in n for n in names):
                     raise Decline
-            if kinds[self.i] != "word":
+            if texts[self.i][:1] not in _WORD_START:
                 raise Decline
             at = self.starts[self.i]
             rule = _RULES.get(self.take())
@@ -294,7 +322,7 @@ class _Reader:
         outer = self.scope
         self.scope = dict(outer)
         label = None
-        if not arguments and self.kinds[self.i] == "label":
+        if not arguments and self.texts[self.i][:1] == "^":
             label = self.take()[1:]
             arguments = self.block_arguments()
         block = Block(arg_types=[type for _, type in arguments])
@@ -564,7 +592,7 @@ def _constant(r: _Reader) -> Operation:
             raise Decline
         value: Attribute = IntegerAttr(1 if word == "true" else 0, _I1)
         return _make(r, "arith.constant", (), (_I1,), {"value": value})
-    if r.kinds[r.i - 1] != "number":
+    if _kind(word) != "number":
         raise Decline
     r.expect(":")
     type = r.type()
