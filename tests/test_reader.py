@@ -169,3 +169,50 @@ def test_comments_and_white_space_anywhere_are_skipped(text: str) -> None:
 )
 def test_a_stray_character_is_declined(text: str) -> None:
     assert read_module(text, make_context(), "<t>") is None
+
+
+def test_ops_are_made_field_by_field_as_create_makes_them() -> None:
+    """The fast reader makes its ops without `Operation.create` (`_build`):
+    every op of the bench's module and of the examples it reads has the
+    fields, of the same classes and values, that `create` gives it."""
+    from xdsl.ir import Operation
+
+    texts = [module_text(2, gpuc_kernel)] + [
+        (ROOT / "examples" / f"{name}.mlir").read_text()
+        for name in ("saxpy", "stencil2d", "histogram", "reduce", "deferred_inline")
+    ]
+    placement = {"parent", "_next_op", "_prev_op", "location", "regions"}
+    seen: set[str] = set()
+    for text in texts:
+        module = read_module(text, make_context(), "<t>")
+        assert module is not None
+        for op in module.walk():
+            if isinstance(op, ModuleOp):
+                continue
+            seen.add(op.name)
+            made = type(op).create(
+                operands=op.operands,
+                result_types=op.result_types,
+                properties=op.properties,
+                regions=[],
+            )
+            fields = set(vars(op)) - placement
+            assert fields == set(vars(made)) - placement, op.name
+            for name in fields:
+                assert type(vars(op)[name]) is type(vars(made)[name]), (op.name, name)
+            assert op.operands == made.operands
+            assert [(u.operation, u.index) for u in op._operand_uses] == [
+                (op, i) for i in range(len(op.operands))
+            ]
+            assert all(
+                any(use.operation is op for use in value.uses) for value in op.operands
+            )
+            assert [(r.type, r.op, r.index) for r in op.results] == [
+                (r.type, op, r.index) for r in made.results
+            ]
+            assert op.properties == made.properties, op.name
+            assert op.attributes == made.attributes == {}
+            assert op._successors == made._successors == ()
+            assert all(region.parent is op for region in op.regions)
+            assert isinstance(op, Operation)
+    assert {"gpuc.func", "gpuc.call", "gpuc.deferred_call", "scf.if"} <= seen

@@ -31,10 +31,12 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from enum import Enum
 from functools import cache
+from itertools import repeat
 from operator import itemgetter, methodcaller
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    UNKNOWN_LOC,
     ArrayAttr,
     BFloat16Type,
     FileLineColLoc,
@@ -51,7 +53,16 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Operation,
+    OpResult,
+    Region,
+    SSAValue,
+    SSAValues,
+    Use,
+)
 from xdsl.irdl import IRDLOperation
 from xdsl.traits import IsTerminator
 
@@ -502,11 +513,67 @@ def _make(
             props.update(properties)
     else:
         props = properties or {}
-    return op_type.create(
-        operands=operands,
-        result_types=result_types,
-        properties=props,
-        regions=regions,
+    return _build(op_type, operands, result_types, props, regions)
+
+
+def _build(
+    op_type: type[IRDLOperation],
+    operands: Sequence[SSAValue],
+    result_types: Sequence[Attribute],
+    properties: dict[str, Attribute],
+    regions: Sequence[Region] = (),
+) -> Operation:
+    """`op_type.create(...)` with these operands, results, properties (the
+    default ones already in: `properties` becomes the op's) and regions,
+    made as `Operation.__init__` makes it, field by field, without its
+    generic steps: replacing the uses of operands the op does not have yet,
+    copying sequences it is given fresh, and IRDLOperation's search for
+    default properties and attributes (the rules' classes have no default
+    attributes and none overrides `__post_init__`; `_plain` checks, and
+    tests/test_reader.py compares every field with `create`'s)."""
+    if not _plain(op_type):
+        return op_type.create(
+            operands=operands,
+            result_types=result_types,
+            properties=properties,
+            regions=regions,
+        )
+    op = op_type.__new__(op_type)
+    if operands:
+        uses = tuple(map(Use, repeat(op, len(operands)), range(len(operands))))
+        for value, use in zip(operands, uses, strict=True):
+            value.add_use(use)
+        op._operands = SSAValues(operands)
+        op._operand_uses = uses
+    else:
+        op._operands = _NO_VALUES
+        op._operand_uses = ()
+    op.results = (
+        SSAValues(map(OpResult, result_types, repeat(op), range(len(result_types))))
+        if result_types
+        else _NO_VALUES
+    )
+    op.properties = properties
+    op.attributes = {}
+    op.location = UNKNOWN_LOC
+    op._successors = ()
+    op._successor_uses = ()
+    op.regions = ()
+    for region in regions:
+        op.add_region(region)
+    return op
+
+
+_NO_VALUES: SSAValues[OpResult] = SSAValues()
+
+
+@cache
+def _plain(op_type: type[IRDLOperation]) -> bool:
+    """Whether `create` makes an op of `op_type` as `_build` does: no default
+    attributes to fill in, no `__post_init__` of its own."""
+    return op_type.__post_init__ is IRDLOperation.__post_init__ and all(
+        attribute.default_value is None
+        for attribute in op_type.get_irdl_definition().attributes.values()
     )
 
 
@@ -756,7 +823,7 @@ def _gpuc_func(r: _Reader) -> Operation:
     props["role"] = _ROLES[role]
     if inline:
         props["inline"] = _INLINE_HINTS[inline]
-    return FuncOp.create(properties=props, regions=[body])
+    return _build(FuncOp, (), (), props, (body,))
 
 
 def _gpuc_return(r: _Reader) -> Operation:
