@@ -21,13 +21,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
     EmptyArrayAttrConstraint,
     SymbolNameConstraint,
 )
-from xdsl.ir import Attribute, Block, Operation, OpTrait, ParametrizedAttribute, Region
+from xdsl.ir import (
+    Attribute,
+    Block,
+    BlockArgument,
+    Operation,
+    OpResult,
+    OpTrait,
+    ParametrizedAttribute,
+    Region,
+)
 from xdsl.ir.core import ErasedSSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.irdl.constraints import (
@@ -186,19 +196,20 @@ def _definition_checks(op: Operation, op_def: OpDef) -> None:
 
 _END = object()
 """Ends each part of a shape (operand types, result types, ...)."""
+_TYPE = attrgetter("type")
 
 
 def _shape(op: Operation, plan: _Plan) -> tuple[object, ...]:
     """What `_definition_checks` reads of `op`: types by identity, properties
     and attributes by what their constraints read, as one flat tuple (each
     part ended by `_END`)."""
-    key: list[object] = [type(op)]
-    for value in op._operands:  # noqa: SLF001
-        key.append(id(value.type))
-    key.append(_END)
-    for result in op.results:
-        key.append(id(result.type))
-    key.append(_END)
+    key: list[object] = [
+        type(op),
+        *map(id, map(_TYPE, op._operands)),  # noqa: SLF001
+        _END,
+        *map(id, map(_TYPE, op.results)),
+        _END,
+    ]
     for region in op.regions:
         key.append(len(region.blocks))
         if (first := region.first_block) is not None:
@@ -247,17 +258,23 @@ def _isolated_from_above(op: Operation) -> None:
     while regions:
         for block in regions.pop().blocks:
             inside[block] = True
-            for child in block.ops:
+            child = block.first_op
+            while child is not None:
                 for operand in child._operands:  # noqa: SLF001
-                    owner = operand.owner
-                    if isinstance(owner, Operation):
+                    # The owner's class by the value's: isinstance on xDSL's
+                    # (abstract) IR classes costs a call into abc.
+                    kind = operand.__class__
+                    if kind is BlockArgument:
+                        where = operand.block
+                    elif kind is OpResult or isinstance(operand.owner, Operation):
+                        owner = operand.owner
                         if owner is op:
                             raise ValueError("an operand is the isolated op's")
                         where = owner.parent
                         if where is None:
                             raise ValueError("an operand defined outside")
                     else:
-                        where = owner
+                        where = operand.owner
                     known = inside.get(where)
                     if known is None:
                         known = inside[where] = op.is_ancestor(where)
@@ -265,6 +282,7 @@ def _isolated_from_above(op: Operation) -> None:
                         raise ValueError("an operand defined outside")
                 if not _traits(type(child))[2]:
                     regions.extend(child.regions)
+                child = child._next_op  # noqa: SLF001
 
 
 _UNPLANNED = _Plan(OpDef("unplanned"), frozenset(), (), (), ())
@@ -338,10 +356,12 @@ class _Verifier:
                 raise ValueError("block parent")
 
     def block(self, block: Block) -> None:
-        for op in block.ops:
+        op = block.first_op
+        while op is not None:  # block.ops, without its iterator's calls
             if op.parent is not block:
                 raise ValueError("op parent")
             self.op(op)
+            op = op._next_op  # noqa: SLF001
         if block.first_op is None:
             region = block.parent
             parent = None if region is None else region.parent
