@@ -200,12 +200,16 @@ class _Reader:
         """The text of the type or attribute at the cursor (through its
         balanced `<...>`), the cursor moved past it."""
         start = self.starts[self.i]
-        word_end = start + len(self.texts[self.i])
+        word = self.texts[self.i]
+        word_end = start + len(word)
         text = self.text
+        if text[word_end : word_end + 1] != "<":  # `f32`, `index`: the word
+            self.i += 1
+            return word
         if (simple := _SIMPLE_ANGLES.match(text, word_end)) is not None:
             end = simple.end()
             index = bisect_left(self.starts, end, self.i)
-        elif word_end < len(text) and text[word_end] == "<":
+        else:
             depth, at = 0, word_end
             while True:
                 if at >= len(text):
@@ -225,9 +229,6 @@ class _Reader:
                 at += 1
             end = at + 1
             index = bisect_left(self.starts, end, self.i)
-        else:
-            end = word_end
-            index = self.i + 1
         self.i = index
         return text[start:end]
 
@@ -287,8 +288,16 @@ class _Reader:
         if name in self.scope:
             raise Decline  # redefinition: the full parser says so
         self.scope[name] = value
-        if _VALUE_NAME.fullmatch(name):
-            value.name_hint = name
+        hint = _HINTS.get(name, "")
+        if hint == "":
+            # What the name_hint setter keeps of the name, once per name.
+            hint = _HINTS[name] = (
+                SSAValue.extract_valid_name(name)
+                if _VALUE_NAME.fullmatch(name)
+                else None
+            )
+        if hint is not None:
+            value._name = hint  # noqa: SLF001  (the setter would strip it again)
 
     def symbol(self) -> SymbolRefAttr:
         if self.texts[self.i][:1] != "@":
@@ -300,24 +309,34 @@ class _Reader:
     def block_body(self, block: Block, end: str = "}") -> None:
         """Ops up to the region's `}` (not consumed), or to the end of the
         text (`end` the empty text: the top level of an implicit module)."""
-        texts = self.texts
+        texts, starts = self.texts, self.starts
         while texts[self.i] != end:
+            # The cursor in a local while the op's names are read. A name is
+            # a value token, so it holds no `:` (`%x:2`, results in a group,
+            # stops at `=`); the text ends with the empty token, so the token
+            # after a `,` exists.
+            i = self.i
+            first = texts[i]
             names: list[str] = []
-            if texts[self.i][:1] == "%":
-                names.append(self.take()[1:])
-                while self.optional(","):
-                    if texts[self.i][:1] != "%":
+            if first[:1] == "%":
+                names.append(first[1:])
+                i += 1
+                while texts[i] == ",":
+                    if texts[i + 1][:1] != "%":
                         raise Decline
-                    names.append(self.take()[1:])
-                self.expect("=")
-                if any(":" in n for n in names):
+                    names.append(texts[i + 1][1:])
+                    i += 2
+                if texts[i] != "=":
                     raise Decline
-            if texts[self.i][:1] not in _WORD_START:
+                i += 1
+                first = texts[i]
+            if first[:1] not in _WORD_START:
                 raise Decline
-            at = self.starts[self.i]
-            rule = _RULES.get(self.take())
+            rule = _RULES.get(first)
             if rule is None:
                 raise Decline
+            at = starts[i]
+            self.i = i + 1
             op = rule(self)
             if len(op.results) != len(names):
                 raise Decline
@@ -396,6 +415,9 @@ class _Reader:
 
 
 _INTS: dict[int, IntAttr] = {}
+_HINTS: dict[str, str | None] = {}
+"""A value's name -> the name hint xDSL keeps of it (None: none), or ""
+where not met yet."""
 _I64S: dict[int, IntegerAttr] = {}
 _I1 = IntegerType(1)
 _INDEX = IndexType()
@@ -418,9 +440,7 @@ def _location(file: StringAttr, line: IntAttr, column: IntAttr) -> FileLineColLo
     those classes already. A location per op, so a tenth of reading a
     module went to checking them."""
     location = FileLineColLoc.__new__(FileLineColLoc)
-    object.__setattr__(location, "filename", file)
-    object.__setattr__(location, "line", line)
-    object.__setattr__(location, "column", column)
+    vars(location).update(filename=file, line=line, column=column)
     return location
 
 
