@@ -172,9 +172,11 @@ def test_a_stray_character_is_declined(text: str) -> None:
 
 
 def test_ops_are_made_field_by_field_as_create_makes_them() -> None:
-    """The fast reader makes its ops without `Operation.create` (`_build`):
-    every op of the bench's module and of the examples it reads has the
-    fields, of the same classes and values, that `create` gives it."""
+    """The fast reader makes its ops without `Operation.create` (`_build`)
+    and links them into their blocks without `add_op` (`_append`): every op
+    of the bench's module and of the examples it reads has the fields, of
+    the same classes and values, that `create` gives it, and every block's
+    links are whole."""
     from xdsl.ir import Operation
 
     texts = [module_text(2, gpuc_kernel)] + [
@@ -215,4 +217,13 @@ def test_ops_are_made_field_by_field_as_create_makes_them() -> None:
             assert op._successors == made._successors == ()
             assert all(region.parent is op for region in op.regions)
             assert isinstance(op, Operation)
+        for op in module.walk():  # linked into their blocks as add_op links
+            for region in op.regions:
+                for block in region.blocks:
+                    ops = list(block.ops)
+                    assert ops == list(reversed(list(reversed(block.ops))))
+                    assert all(o.parent is block for o in ops)
+                    assert block.first_op is (ops[0] if ops else None)
+                    assert block.last_op is (ops[-1] if ops else None)
+                    assert [o.prev_op for o in ops] == [None, *ops[:-1]]
     assert {"gpuc.func", "gpuc.call", "gpuc.deferred_call", "scf.if"} <= seen

@@ -343,7 +343,7 @@ class _Reader:
             for name, result in zip(names, op.results, strict=True):
                 self.define(name, result)
             op.location = self.location(at)
-            block.add_op(op)
+            _append(block, op)
 
     def region(self, arguments: Sequence[tuple[str, Attribute]] = ()) -> Region:
         """`{ ops }`: one block, its arguments named by `arguments` or by the
@@ -440,7 +440,11 @@ def _location(file: StringAttr, line: IntAttr, column: IntAttr) -> FileLineColLo
     those classes already. A location per op, so a tenth of reading a
     module went to checking them."""
     location = FileLineColLoc.__new__(FileLineColLoc)
-    vars(location).update(filename=file, line=line, column=column)
+    # Field by field: vars(location) would give each location a dict object
+    # of its own, more memory and more for the cycle collector to walk.
+    object.__setattr__(location, "filename", file)
+    object.__setattr__(location, "line", line)
+    object.__setattr__(location, "column", column)
     return location
 
 
@@ -476,6 +480,19 @@ def _i64(value: int) -> IntegerAttr:
     if found is None:
         found = _I64S[value] = IntegerAttr(value, 64)
     return found
+
+
+def _append(block: Block, op: Operation) -> None:
+    """`block.add_op(op)` for an op just made, so in no block (and no
+    ancestor of `block`): the links set without add_op's checks."""
+    op.parent = block
+    last = block._last_op  # noqa: SLF001
+    if last is None:
+        block._first_op = op  # noqa: SLF001
+    else:
+        last._next_op = op  # noqa: SLF001
+        op._prev_op = last  # noqa: SLF001
+    block._last_op = op  # noqa: SLF001
 
 
 def _take_block(region: Region) -> Block:
