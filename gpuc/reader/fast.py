@@ -33,6 +33,7 @@ from enum import Enum
 from functools import cache
 from itertools import repeat
 from operator import itemgetter, methodcaller
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -147,8 +148,8 @@ class _Reader:
         matches = list(_TOKEN.finditer(text))
         if any(map(_STRAY, matches)):
             raise Decline  # a `^block`, `#0`, a stray character: the parser
-        texts = list(map(_TOKEN_TEXT, matches))
-        starts = list(map(_TOKEN_START, matches))
+        texts: list[str] = list(map(_TOKEN_TEXT, matches))
+        starts: list[int] = list(map(_TOKEN_START, matches))
         # The text ends with the empty token (perhaps twice: after trailing
         # white space, and at the very end).
         self.texts, self.starts = texts, starts
@@ -601,7 +602,7 @@ def _build(
     return op
 
 
-_NO_VALUES: SSAValues[OpResult] = SSAValues()
+_NO_VALUES: SSAValues[Any] = SSAValues()
 
 
 @cache
