@@ -92,6 +92,12 @@ def test_the_bench_module_is_read_fast_and_the_same() -> None:
             "  gpuc.return\n}\n",
             "arith.frobnicate",
         ),
+        (
+            "gpuc.func @k(%p: !gpuc.ptr<i8, global>) kernel {\n"
+            "  %c = arith.constant 300 : i8\n"
+            "  gpuc.store %c, %p : !gpuc.ptr<i8, global>\n  gpuc.return\n}\n",
+            "out of range",
+        ),
     ],
 )
 def test_bad_text_gets_the_parsers_diagnostic(text: str, message: str) -> None:

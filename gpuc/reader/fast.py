@@ -66,6 +66,7 @@ from xdsl.ir import (
 )
 from xdsl.irdl import IRDLOperation
 from xdsl.traits import IsTerminator
+from xdsl.utils.exceptions import VerifyException
 
 from gpuc.diagnostics import line_starts
 
@@ -162,6 +163,9 @@ class _Reader:
         self.signatures: dict[tuple[int | None, ...], FunctionType] = {}
         """Function types by their inputs' and outputs' identities."""
         self.op_types: dict[str, tuple[type[IRDLOperation], dict[str, Attribute]]] = {}
+        self.constants: dict[tuple[str, Attribute], Attribute] = {}
+        """`arith.constant`'s value by its literal and type, made once per
+        read (attributes are immutable)."""
         """Op name -> its class and default properties, as `_make` met them."""
 
     # Tokens.
@@ -701,12 +705,22 @@ def _constant(r: _Reader) -> Operation:
         raise Decline
     r.expect(":")
     type = r.type()
-    if isinstance(type, IntegerType | IndexType) and _DECIMAL_INT.fullmatch(word):
-        value = IntegerAttr(int(word), type)
-    elif isinstance(type, _FLOATS) and _DECIMAL_FLOAT.fullmatch(word):
-        value = FloatAttr(float(word), type)
+    found = r.constants.get((word, type))
+    if found is not None:
+        value = found
     else:
-        raise Decline  # hex floats, dense constants: the full parser
+        try:
+            if isinstance(type, IntegerType | IndexType) and _DECIMAL_INT.fullmatch(
+                word
+            ):
+                value = IntegerAttr(int(word), type)
+            elif isinstance(type, _FLOATS) and _DECIMAL_FLOAT.fullmatch(word):
+                value = FloatAttr(float(word), type)
+            else:
+                raise Decline  # hex floats, dense constants: the full parser
+        except VerifyException:
+            raise Decline from None  # out of its type's range: the parser says where
+        r.constants[word, type] = value
     return _make(r, "arith.constant", (), (type,), {"value": value})
 
 
