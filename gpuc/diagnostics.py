@@ -43,6 +43,7 @@ from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from gpuc.hexfloat import ExactFloatParser
+from gpuc.verifier import verifies
 
 MAX_OP_LINES = 12
 """An op printed under a diagnostic is cut after this many lines."""
@@ -445,9 +446,13 @@ def _first_failure_in(block: Block) -> tuple[Operation, Exception] | None:
 def verify_located(module: Operation) -> None:
     """`module.verify()`, raising an OpError located at the innermost failing op.
 
-    The fast path is xDSL's own verifier; only after a failure is the module
-    walked again op by op to find which op failed.
+    The fast path is `gpuc.verifier.verifies` (xDSL's checks, each op shape's
+    definition checked once); only after it says no is xDSL's own verifier
+    run, and after a failure the module walked again op by op to find which op
+    failed.
     """
+    if verifies(module):
+        return
     try:
         module.verify()
     except Exception:

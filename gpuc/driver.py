@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
@@ -347,10 +348,18 @@ def run(
     The cycle collector is paused meanwhile: a compile makes millions of
     short-lived IR objects and few cycles, and the collector's passes over
     them were a sixth of a 1,000-kernel compile (bench/scale.py)."""
+    with collector_paused():
+        return _run(source, options, start, stop_after, after_stage, after_pass)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector paused meanwhile (as it was after): building
+    or rewriting IR makes millions of short-lived objects and few cycles."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _run(source, options, start, stop_after, after_stage, after_pass)
+        yield
     finally:
         if collecting:
             gc.enable()
@@ -459,8 +468,9 @@ def load_module(
     from gpuc.reader.text import parse_foreign_module, upgrade_foreign_ops
 
     if isinstance(source, ModuleOp):
-        upgrade_foreign_ops(source)
-        verify_located(source)
+        with collector_paused():
+            upgrade_foreign_ops(source)
+            verify_located(source)
         return source
     if not isinstance(source, str | os.PathLike):
         raise OptionError(
@@ -476,6 +486,7 @@ def load_module(
         text, name = source, "<source>"
     from gpuc.context import make_context
 
-    module = parse_foreign_module(text, make_context(), name, notes=notes)
-    verify_located(module)
+    with collector_paused():
+        module = parse_foreign_module(text, make_context(), name, notes=notes)
+        verify_located(module)
     return module

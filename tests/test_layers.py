@@ -34,6 +34,7 @@ MODULES = {
     "gpuc.registry": "base",
     "gpuc.context": "base",
     "gpuc.diagnostics": "base",
+    "gpuc.verifier": "base",
     "gpuc.hexfloat": "base",
     "gpuc.asserts": "base",
     "gpuc.kernel_params": "base",

@@ -92,6 +92,12 @@ def test_the_bench_module_is_read_fast_and_the_same() -> None:
             "  gpuc.return\n}\n",
             "arith.frobnicate",
         ),
+        (
+            "gpuc.func @k(%p: !gpuc.ptr<i8, global>) kernel {\n"
+            "  %c = arith.constant 300 : i8\n"
+            "  gpuc.store %c, %p : !gpuc.ptr<i8, global>\n  gpuc.return\n}\n",
+            "out of range",
+        ),
     ],
 )
 def test_bad_text_gets_the_parsers_diagnostic(text: str, message: str) -> None:
@@ -133,3 +139,97 @@ def test_mutated_text_is_read_the_same_or_declined(source: str) -> None:
             continue
         if fast is not None:
             assert generic(fast) == reference, f"seed {seed}: {how} at {at}"
+
+
+_KERNEL = (
+    "gpuc.func @k(%a: f32) kernel {\n  %b = arith.addf %a, %a : f32\n  gpuc.return\n}"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _KERNEL + "\n// a comment at the end",
+        _KERNEL + "  // a comment\n\n  ",
+        "// first\n  // second\n" + _KERNEL,
+        _KERNEL.replace("kernel {", "kernel { // the body\n"),
+    ],
+)
+def test_comments_and_white_space_anywhere_are_skipped(text: str) -> None:
+    fast = read_module(text, make_context(), "<t>")
+    assert fast is not None
+    assert generic(fast) == generic(slow(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A character that starts no token, wherever it is: the parser reads
+        # the text (and reports it), even where a comment follows.
+        _KERNEL.replace("%b =", "%b ~="),
+        _KERNEL.replace("%a, %a", "%a, ~// x\n %a"),
+        _KERNEL + "\n~",
+        _KERNEL + "\n  ~// x",
+        "~" + _KERNEL,
+    ],
+)
+def test_a_stray_character_is_declined(text: str) -> None:
+    assert read_module(text, make_context(), "<t>") is None
+
+
+def test_ops_are_made_field_by_field_as_create_makes_them() -> None:
+    """The fast reader makes its ops without `Operation.create` (`_build`)
+    and links them into their blocks without `add_op` (`_append`): every op
+    of the bench's module and of the examples it reads has the fields, of
+    the same classes and values, that `create` gives it, and every block's
+    links are whole."""
+    from xdsl.ir import Operation
+
+    texts = [module_text(2, gpuc_kernel)] + [
+        (ROOT / "examples" / f"{name}.mlir").read_text()
+        for name in ("saxpy", "stencil2d", "histogram", "reduce", "deferred_inline")
+    ]
+    placement = {"parent", "_next_op", "_prev_op", "location", "regions"}
+    seen: set[str] = set()
+    for text in texts:
+        module = read_module(text, make_context(), "<t>")
+        assert module is not None
+        for op in module.walk():
+            if isinstance(op, ModuleOp):
+                continue
+            seen.add(op.name)
+            made = type(op).create(
+                operands=op.operands,
+                result_types=op.result_types,
+                properties=op.properties,
+                regions=[],
+            )
+            fields = set(vars(op)) - placement
+            assert fields == set(vars(made)) - placement, op.name
+            for name in fields:
+                assert type(vars(op)[name]) is type(vars(made)[name]), (op.name, name)
+            assert op.operands == made.operands
+            assert [(u.operation, u.index) for u in op._operand_uses] == [
+                (op, i) for i in range(len(op.operands))
+            ]
+            assert all(
+                any(use.operation is op for use in value.uses) for value in op.operands
+            )
+            assert [(r.type, r.op, r.index) for r in op.results] == [
+                (r.type, op, r.index) for r in made.results
+            ]
+            assert op.properties == made.properties, op.name
+            assert op.attributes == made.attributes == {}
+            assert op._successors == made._successors == ()
+            assert all(region.parent is op for region in op.regions)
+            assert isinstance(op, Operation)
+        for op in module.walk():  # linked into their blocks as add_op links
+            for region in op.regions:
+                for block in region.blocks:
+                    ops = list(block.ops)
+                    assert ops == list(reversed(list(reversed(block.ops))))
+                    assert all(o.parent is block for o in ops)
+                    assert block.first_op is (ops[0] if ops else None)
+                    assert block.last_op is (ops[-1] if ops else None)
+                    assert [o.prev_op for o in ops] == [None, *ops[:-1]]
+    assert {"gpuc.func", "gpuc.call", "gpuc.deferred_call", "scf.if"} <= seen

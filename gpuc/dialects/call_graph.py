@@ -135,17 +135,18 @@ class CallGraph:
         """Record `root` and the ops nested in it (not entering nested symbol
         tables, which `_scan_table` does with their own symbols)."""
         holds = self.holds[name] if name is not None else None
+        op_names, ops_by_name = self.op_names, self.ops_by_name
         stack = [root]
         while stack:
             op = stack.pop()
             op_name = op.name
-            self.op_names.add(op_name)
+            op_names.add(op_name)
             if holds is not None:
                 holds.add(op_name)
-            wanted = self.ops_by_name.get(op_name)
+            wanted = ops_by_name.get(op_name)
             if wanted is not None:
                 wanted.append(op)
-            kind = _kind(type(op))
+            kind = _KIND.get(type(op)) or _kind(type(op))
             if kind == _CALL and caller is not None:
                 assert isinstance(op, CallOp)
                 self.sites[caller].append(op)
@@ -169,17 +170,20 @@ class CallGraph:
                     target = symbols.get(ref.root_reference.data)
                     if target is not None:
                         self.referenced.add(target)
+            if op is root and op_name in FUNCTION_OPS:
+                self.sites[op] = []
+                self.scopes[op] = symbols
+            regions = op.regions
+            if not regions:
+                continue  # neither a symbol table nor a function body
             if op is not root and is_symbol_table(op):
                 self._scan_table(op)
                 continue
             if op is not root and op_name in FUNCTION_OPS:
                 self._visit(op, symbols, op, None)
                 continue
-            if op is root and op_name in FUNCTION_OPS:
-                self.sites[op] = []
-                self.scopes[op] = symbols
             # Reversed onto the stack: ops are visited in program order.
-            for region in reversed(op.regions):
+            for region in reversed(regions):
                 for block in reversed(region.blocks):
                     stack.extend(reversed(block.ops))
 

@@ -8,7 +8,7 @@ the resolver's question (`resolve-deferred`), not the verifier's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeAlias
+from typing import TypeAlias, cast
 
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -50,6 +50,7 @@ from gpuc.dialects.functions import (
     KernelArgTypes,
     verify_launch_shape,
 )
+from gpuc.dialects.walk import ops_of_classes
 
 
 @irdl_custom_directive
@@ -264,4 +265,16 @@ class DeferredKernelOp(IRDLOperation):
 
 
 DeferredOp: TypeAlias = DeferredCallOp | DeferredAddrOp | DeferredLaunchOp
+
+
+DEFERRED_OPS = (DeferredCallOp, DeferredAddrOp, DeferredLaunchOp)
+"""The classes of `DeferredOp`."""
+
+
+def deferred_ops(op: Operation) -> list[DeferredOp]:
+    """The deferred ops in `op` (itself included), in walk order."""
+    (found,) = ops_of_classes(op, DEFERRED_OPS)
+    return cast(list[DeferredOp], found)
+
+
 """Any deferred op; `isinstance(op, DeferredOp)` asks whether `op` is one."""

@@ -26,18 +26,26 @@ module of examples/ and tests/.
 from __future__ import annotations
 
 import re
+import string
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
+from enum import Enum
 from functools import cache
+from itertools import repeat
+from operator import itemgetter, methodcaller
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    UNKNOWN_LOC,
+    ArrayAttr,
     BFloat16Type,
     FileLineColLoc,
     Float16Type,
     Float32Type,
     Float64Type,
     FloatAttr,
+    FunctionType,
     IndexType,
     IntAttr,
     IntegerAttr,
@@ -46,34 +54,81 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Operation,
+    OpResult,
+    Region,
+    SSAValue,
+    SSAValues,
+    Use,
+)
 from xdsl.irdl import IRDLOperation
 from xdsl.traits import IsTerminator
+from xdsl.utils.exceptions import VerifyException
 
 from gpuc.diagnostics import line_starts
 
 _TOKEN = re.compile(
     r"""
-    (?:\s+|//[^\n]*)*
+    \s*+(?://[^\n]*\s*+)*+
     (?:
-    (?P<value>%[A-Za-z0-9_$.-]+)
-    |(?P<symbol>@[A-Za-z_$.][A-Za-z0-9_$.-]*)
-    |(?P<dialect>[!#][A-Za-z_][A-Za-z0-9_$.]*)
-    |(?P<number>-?[0-9][0-9A-Za-z_.]*(?:[eE][-+][0-9]+)?)
-    |(?P<word>[A-Za-z_][A-Za-z0-9_$.]*)
-    |(?P<arrow>->)
-    |(?P<punct>[(){}\[\]<>,:=])
-    |(?P<string>"(?:[^"\\\n]|\\.)*")
-    |(?P<label>\^[A-Za-z0-9_$.-]+)
-    |(?P<other>.)
-    |(?P<eof>$)
+    (%[A-Za-z0-9_$.-]+
+    |[(){}\[\]<>,:=]
+    |[A-Za-z_][A-Za-z0-9_$.]*
+    |[!#][A-Za-z_][A-Za-z0-9_$.]*
+    |->
+    |-?[0-9][0-9A-Za-z_.]*(?:[eE][-+][0-9]+)?
+    |@[A-Za-z_$.][A-Za-z0-9_$.-]*
+    |"(?:[^"\\\n]|\\.)*"
+    |\^[A-Za-z0-9_$.-]+
+    |$)
+    |(.)
     )
     """,
     re.VERBOSE | re.DOTALL,
 )
+"""One token (group 1: a value, punctuation, a word, a dialect type or
+attribute, `->`, a number, a symbol, a string, a block label; the empty text
+at the end) after any white space and comments, or a character that starts
+none of them (group 2). The alternatives start with different characters, so
+their order (the most frequent first) changes no token."""
+_TOKEN_TEXT = itemgetter(1)
+_STRAY = itemgetter(2)
+_TOKEN_START = methodcaller("start", 1)
+_KINDS = {
+    "%": "value",
+    "@": "symbol",
+    "!": "dialect",
+    "#": "dialect",
+    "^": "label",
+    '"': "string",
+    "-": "number",
+    "": "eof",
+    **dict.fromkeys("0123456789", "number"),
+    **dict.fromkeys(string.ascii_letters + "_", "word"),
+}
+"""A token's kind by its first character (`->` apart)."""
+_TYPE_START = frozenset(string.ascii_letters + "_!")
+"""The first characters of a type: a word or a `!dialect` type."""
+_WORD_START = frozenset(string.ascii_letters + "_")
+
+
+def _kind(text: str) -> str:
+    """value, symbol, dialect, label, string, number, word, arrow, punct or
+    eof (the empty text)."""
+    if text == "->":
+        return "arrow"
+    return _KINDS.get(text[:1], "punct")
+
+
 _DECIMAL_FLOAT = re.compile(r"-?[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?")
 _DECIMAL_INT = re.compile(r"-?[0-9]+")
 _STRING_END = re.compile(r'(?:[^"\\\n]|\\.)*"')
+_SIMPLE_ANGLES = re.compile(r'<[^<>"]*(?<!-)>')
+"""A `<...>` holding no `<`, `>` or string: its end is its first `>` (the
+scan in `_Reader._spelling` reads the others)."""
 """The rest of a string literal, through its closing quote."""
 _DEFAULT_LABEL = re.compile(r"bb[0-9]+")
 """A block label xDSL keeps no name hint for."""
@@ -89,28 +144,29 @@ class _Reader:
     def __init__(self, ctx: Context, text: str, file: str, line_offset: int) -> None:
         self.ctx = ctx
         self.text = text
-        kinds: list[str] = []
-        texts: list[str] = []
-        starts: list[int] = []
-        for m in _TOKEN.finditer(text):
-            kind = m.lastgroup
-            if kind == "eof":
-                break
-            if kind == "other" or kind is None:
-                raise Decline  # a `^block`, `#0`, a stray character: the parser
-            kinds.append(kind)
-            texts.append(m.group(kind))
-            starts.append(m.start(kind))
-        kinds.append("eof")
-        texts.append("")
-        starts.append(len(text))
-        self.kinds, self.texts, self.starts = kinds, texts, starts
+        # One C-level pass over the matches for each list: a Python loop over
+        # them took longer than the matching.
+        matches = list(_TOKEN.finditer(text))
+        if any(map(_STRAY, matches)):
+            raise Decline  # a `^block`, `#0`, a stray character: the parser
+        texts: list[str] = list(map(_TOKEN_TEXT, matches))
+        starts: list[int] = list(map(_TOKEN_START, matches))
+        # The text ends with the empty token (perhaps twice: after trailing
+        # white space, and at the very end).
+        self.texts, self.starts = texts, starts
         self.i = 0
         self.file = StringAttr(file)
         self.line_offset = line_offset
         self.line_starts = line_starts(text)
         self.scope: dict[str, SSAValue] = {}
         self.types: dict[str, Attribute] = {}
+        self.signatures: dict[tuple[int | None, ...], FunctionType] = {}
+        """Function types by their inputs' and outputs' identities."""
+        self.op_types: dict[str, tuple[type[IRDLOperation], dict[str, Attribute]]] = {}
+        self.constants: dict[tuple[str, Attribute], Attribute] = {}
+        """`arith.constant`'s value by its literal and type, made once per
+        read (attributes are immutable)."""
+        """Op name -> its class and default properties, as `_make` met them."""
 
     # Tokens.
 
@@ -118,7 +174,7 @@ class _Reader:
         return self.texts[self.i]
 
     def take(self) -> str:
-        if self.kinds[self.i] == "eof":
+        if not self.texts[self.i]:
             raise Decline  # the text ends early: the full parser says where
         text = self.texts[self.i]
         self.i += 1
@@ -136,12 +192,12 @@ class _Reader:
         return False
 
     def kind(self) -> str:
-        return self.kinds[self.i]
+        return _kind(self.texts[self.i])
 
     def location(self, pos: int) -> FileLineColLoc:
         line = bisect_right(self.line_starts, pos)
         column = pos - self.line_starts[line - 1] + 1
-        return FileLineColLoc(self.file, _int(line + self.line_offset), _int(column))
+        return _location(self.file, _int(line + self.line_offset), _int(column))
 
     # Types and attributes: their text, read by xDSL once per spelling.
 
@@ -149,9 +205,16 @@ class _Reader:
         """The text of the type or attribute at the cursor (through its
         balanced `<...>`), the cursor moved past it."""
         start = self.starts[self.i]
-        word_end = start + len(self.texts[self.i])
+        word = self.texts[self.i]
+        word_end = start + len(word)
         text = self.text
-        if word_end < len(text) and text[word_end] == "<":
+        if text[word_end : word_end + 1] != "<":  # `f32`, `index`: the word
+            self.i += 1
+            return word
+        if (simple := _SIMPLE_ANGLES.match(text, word_end)) is not None:
+            end = simple.end()
+            index = bisect_left(self.starts, end, self.i)
+        else:
             depth, at = 0, word_end
             while True:
                 if at >= len(text):
@@ -171,16 +234,11 @@ class _Reader:
                 at += 1
             end = at + 1
             index = bisect_left(self.starts, end, self.i)
-        else:
-            end = word_end
-            index = self.i + 1
         self.i = index
         return text[start:end]
 
     def type(self) -> Attribute:
-        if self.kinds[self.i] not in ("word", "dialect") or self.texts[
-            self.i
-        ].startswith("#"):
+        if self.texts[self.i][:1] not in _TYPE_START:
             raise Decline
         spelling = self._spelling()
         found = self.types.get(spelling)
@@ -200,7 +258,7 @@ class _Reader:
         return types
 
     def attribute(self) -> Attribute:
-        if self.kinds[self.i] != "dialect" or not self.texts[self.i].startswith("#"):
+        if self.texts[self.i][:1] != "#":
             raise Decline
         spelling = self._spelling()
         found = self.types.get(spelling)
@@ -212,17 +270,19 @@ class _Reader:
     # Values.
 
     def operand(self, type: Attribute | None = None) -> SSAValue:
-        if self.kinds[self.i] != "value":
+        if self.texts[self.i][:1] != "%":
             raise Decline
         value = self.scope.get(self.texts[self.i][1:])
-        if value is None or (type is not None and value.type != type):
+        if value is None or (
+            type is not None and value.type is not type and value.type != type
+        ):
             raise Decline  # undefined, forward, or mistyped: the full parser
         self.i += 1
         return value
 
     def operands(self) -> list[SSAValue]:
         """`%a, %b` (perhaps none)."""
-        if self.kinds[self.i] != "value":
+        if self.texts[self.i][:1] != "%":
             return []
         values = [self.operand()]
         while self.optional(","):
@@ -233,42 +293,62 @@ class _Reader:
         if name in self.scope:
             raise Decline  # redefinition: the full parser says so
         self.scope[name] = value
-        if _VALUE_NAME.fullmatch(name):
-            value.name_hint = name
+        hint = _HINTS.get(name, "")
+        if hint == "":
+            # What the name_hint setter keeps of the name, once per name.
+            hint = _HINTS[name] = (
+                SSAValue.extract_valid_name(name)
+                if _VALUE_NAME.fullmatch(name)
+                else None
+            )
+        if hint is not None:
+            value._name = hint  # noqa: SLF001  (the setter would strip it again)
 
     def symbol(self) -> SymbolRefAttr:
-        if self.kinds[self.i] != "symbol":
+        if self.texts[self.i][:1] != "@":
             raise Decline
-        return SymbolRefAttr(self.take()[1:])
+        return _symbol_ref(self.take()[1:])
 
     # Ops and regions.
 
     def block_body(self, block: Block, end: str = "}") -> None:
         """Ops up to the region's `}` (not consumed), or to the end of the
         text (`end` the empty text: the top level of an implicit module)."""
-        texts, kinds = self.texts, self.kinds
+        texts, starts = self.texts, self.starts
         while texts[self.i] != end:
+            # The cursor in a local while the op's names are read. A name is
+            # a value token, so it holds no `:` (`%x:2`, results in a group,
+            # stops at `=`); the text ends with the empty token, so the token
+            # after a `,` exists.
+            i = self.i
+            first = texts[i]
             names: list[str] = []
-            if kinds[self.i] == "value":
-                names.append(self.take()[1:])
-                while self.optional(","):
-                    if kinds[self.i] != "value":
+            if first[:1] == "%":
+                names.append(first[1:])
+                i += 1
+                while texts[i] == ",":
+                    if texts[i + 1][:1] != "%":
                         raise Decline
-                    names.append(self.take()[1:])
-                self.expect("=")
-            if kinds[self.i] != "word":
+                    names.append(texts[i + 1][1:])
+                    i += 2
+                if texts[i] != "=":
+                    raise Decline
+                i += 1
+                first = texts[i]
+            if first[:1] not in _WORD_START:
                 raise Decline
-            at = self.starts[self.i]
-            rule = _RULES.get(self.take())
+            rule = _RULES.get(first)
             if rule is None:
                 raise Decline
+            at = starts[i]
+            self.i = i + 1
             op = rule(self)
-            if len(op.results) != len(names) or any(":" in n for n in names):
+            if len(op.results) != len(names):
                 raise Decline
             for name, result in zip(names, op.results, strict=True):
                 self.define(name, result)
             op.location = self.location(at)
-            block.add_op(op)
+            _append(block, op)
 
     def region(self, arguments: Sequence[tuple[str, Attribute]] = ()) -> Region:
         """`{ ops }`: one block, its arguments named by `arguments` or by the
@@ -277,7 +357,7 @@ class _Reader:
         outer = self.scope
         self.scope = dict(outer)
         label = None
-        if not arguments and self.kinds[self.i] == "label":
+        if not arguments and self.texts[self.i][:1] == "^":
             label = self.take()[1:]
             arguments = self.block_arguments()
         block = Block(arg_types=[type for _, type in arguments])
@@ -340,6 +420,15 @@ class _Reader:
 
 
 _INTS: dict[int, IntAttr] = {}
+_HINTS: dict[str, str | None] = {}
+"""A value's name -> the name hint xDSL keeps of it (None: none), or ""
+where not met yet."""
+_I64S: dict[int, IntegerAttr] = {}
+_I1 = IntegerType(1)
+_INDEX = IndexType()
+"""The types the rules make themselves, made once: attributes are immutable,
+and the verifier checks an op shape once per distinct type object
+(gpuc.verifier)."""
 
 
 def _int(value: int) -> IntAttr:
@@ -348,6 +437,67 @@ def _int(value: int) -> IntAttr:
     if found is None:
         found = _INTS[value] = IntAttr(value)
     return found
+
+
+def _location(file: StringAttr, line: IntAttr, column: IntAttr) -> FileLineColLoc:
+    """FileLineColLoc(file, line, column), made as xDSL's constructor makes it
+    but for its verifier, which checks the parameters' classes: these are
+    those classes already. A location per op, so a tenth of reading a
+    module went to checking them."""
+    location = FileLineColLoc.__new__(FileLineColLoc)
+    # Field by field: vars(location) would give each location a dict object
+    # of its own, more memory and more for the cycle collector to walk.
+    object.__setattr__(location, "filename", file)
+    object.__setattr__(location, "line", line)
+    object.__setattr__(location, "column", column)
+    return location
+
+
+_ROLES: dict[Enum, Attribute] = {}
+_INLINE_HINTS: dict[Enum, Attribute] = {}
+_STRINGS: dict[str, StringAttr] = {}
+
+
+def _string(text: str) -> StringAttr:
+    """StringAttr(text), made once per text (for the few texts that repeat)."""
+    found = _STRINGS.get(text)
+    if found is None:
+        found = _STRINGS[text] = StringAttr(text)
+    return found
+
+
+_NO_NESTED: ArrayAttr[StringAttr] = ArrayAttr(())
+
+
+def _symbol_ref(name: str) -> SymbolRefAttr:
+    """SymbolRefAttr(name), made as xDSL's constructor makes it but for its
+    verifier, which checks that the root is a StringAttr and the nested
+    references an ArrayAttr of them: they are, by construction."""
+    ref = SymbolRefAttr.__new__(SymbolRefAttr)
+    object.__setattr__(ref, "root_reference", StringAttr(name))
+    object.__setattr__(ref, "nested_references", _NO_NESTED)
+    return ref
+
+
+def _i64(value: int) -> IntegerAttr:
+    """IntegerAttr(value, 64), made once per value."""
+    found = _I64S.get(value)
+    if found is None:
+        found = _I64S[value] = IntegerAttr(value, 64)
+    return found
+
+
+def _append(block: Block, op: Operation) -> None:
+    """`block.add_op(op)` for an op just made, so in no block (and no
+    ancestor of `block`): the links set without add_op's checks."""
+    op.parent = block
+    last = block._last_op  # noqa: SLF001
+    if last is None:
+        block._first_op = op  # noqa: SLF001
+    else:
+        last._next_op = op  # noqa: SLF001
+        op._prev_op = last  # noqa: SLF001
+    block._last_op = op  # noqa: SLF001
 
 
 def _take_block(region: Region) -> Block:
@@ -392,17 +542,80 @@ def _make(
     properties: dict[str, Attribute] | None = None,
     regions: Sequence[Region] = (),
 ) -> Operation:
-    op_type = r.ctx.get_optional_op(name)
-    if op_type is None or not issubclass(op_type, IRDLOperation):
-        raise Decline
-    props = dict(_defaults(op_type))
-    if properties:
-        props.update(properties)
-    return op_type.create(
-        operands=operands,
-        result_types=result_types,
-        properties=props,
-        regions=regions,
+    known = r.op_types.get(name)
+    if known is None:
+        op_type = r.ctx.get_optional_op(name)
+        if op_type is None or not issubclass(op_type, IRDLOperation):
+            raise Decline
+        known = r.op_types[name] = (op_type, _defaults(op_type))
+    op_type, defaults = known
+    if defaults:
+        props = dict(defaults)
+        if properties:
+            props.update(properties)
+    else:
+        props = properties or {}
+    return _build(op_type, operands, result_types, props, regions)
+
+
+def _build(
+    op_type: type[IRDLOperation],
+    operands: Sequence[SSAValue],
+    result_types: Sequence[Attribute],
+    properties: dict[str, Attribute],
+    regions: Sequence[Region] = (),
+) -> Operation:
+    """`op_type.create(...)` with these operands, results, properties (the
+    default ones already in: `properties` becomes the op's) and regions,
+    made as `Operation.__init__` makes it, field by field, without its
+    generic steps: replacing the uses of operands the op does not have yet,
+    copying sequences it is given fresh, and IRDLOperation's search for
+    default properties and attributes (the rules' classes have no default
+    attributes and none overrides `__post_init__`; `_plain` checks, and
+    tests/test_reader.py compares every field with `create`'s)."""
+    if not _plain(op_type):
+        return op_type.create(
+            operands=operands,
+            result_types=result_types,
+            properties=properties,
+            regions=regions,
+        )
+    op = op_type.__new__(op_type)
+    if operands:
+        uses = tuple(map(Use, repeat(op, len(operands)), range(len(operands))))
+        for value, use in zip(operands, uses, strict=True):
+            value.add_use(use)
+        op._operands = SSAValues(operands)
+        op._operand_uses = uses
+    else:
+        op._operands = _NO_VALUES
+        op._operand_uses = ()
+    op.results = (
+        SSAValues(map(OpResult, result_types, repeat(op), range(len(result_types))))
+        if result_types
+        else _NO_VALUES
+    )
+    op.properties = properties
+    op.attributes = {}
+    op.location = UNKNOWN_LOC
+    op._successors = ()
+    op._successor_uses = ()
+    op.regions = ()
+    for region in regions:
+        op.add_region(region)
+    return op
+
+
+_NO_VALUES: SSAValues[Any] = SSAValues()
+
+
+@cache
+def _plain(op_type: type[IRDLOperation]) -> bool:
+    """Whether `create` makes an op of `op_type` as `_build` does: no default
+    attributes to fill in, no `__post_init__` of its own."""
+    return op_type.__post_init__ is IRDLOperation.__post_init__ and all(
+        attribute.default_value is None
+        for attribute in op_type.get_irdl_definition().attributes.values()
     )
 
 
@@ -422,7 +635,7 @@ def _one_type(r: _Reader, *values: SSAValue) -> Attribute:
     _no_attributes(r)
     r.expect(":")
     type = r.type()
-    if any(value.type != type for value in values):
+    if any(value.type is not type and value.type != type for value in values):
         raise Decline  # mistyped: the full parser says where
     return type
 
@@ -468,7 +681,7 @@ def _compare(name: str, predicates: Sequence[str]) -> Rule:
         r.expect(",")
         rhs = r.operand()
         type = _one_type(r, lhs, rhs)
-        props: dict[str, Attribute] = {"predicate": IntegerAttr(predicate, 64)}
+        props: dict[str, Attribute] = {"predicate": _i64(predicate)}
         return _make(r, name, (lhs, rhs), (_result_i1(type),), props)
 
     return rule
@@ -476,7 +689,7 @@ def _compare(name: str, predicates: Sequence[str]) -> Rule:
 
 def _result_i1(type: Attribute) -> Attribute:
     if isinstance(type, (IntegerType, IndexType, *_FLOATS)):
-        return IntegerType(1)
+        return _I1
     raise Decline  # vectors and tensors of i1: the full parser
 
 
@@ -486,18 +699,28 @@ def _constant(r: _Reader) -> Operation:
     if word in ("true", "false"):
         if r.peek() == ":":
             raise Decline
-        value: Attribute = IntegerAttr(1 if word == "true" else 0, IntegerType(1))
-        return _make(r, "arith.constant", (), (IntegerType(1),), {"value": value})
-    if r.kinds[r.i - 1] != "number":
+        value: Attribute = IntegerAttr(1 if word == "true" else 0, _I1)
+        return _make(r, "arith.constant", (), (_I1,), {"value": value})
+    if _kind(word) != "number":
         raise Decline
     r.expect(":")
     type = r.type()
-    if isinstance(type, IntegerType | IndexType) and _DECIMAL_INT.fullmatch(word):
-        value = IntegerAttr(int(word), type)
-    elif isinstance(type, _FLOATS) and _DECIMAL_FLOAT.fullmatch(word):
-        value = FloatAttr(float(word), type)
+    found = r.constants.get((word, type))
+    if found is not None:
+        value = found
     else:
-        raise Decline  # hex floats, dense constants: the full parser
+        try:
+            if isinstance(type, IntegerType | IndexType) and _DECIMAL_INT.fullmatch(
+                word
+            ):
+                value = IntegerAttr(int(word), type)
+            elif isinstance(type, _FLOATS) and _DECIMAL_FLOAT.fullmatch(word):
+                value = FloatAttr(float(word), type)
+            else:
+                raise Decline  # hex floats, dense constants: the full parser
+        except VerifyException:
+            raise Decline from None  # out of its type's range: the parser says where
+        r.constants[word, type] = value
     return _make(r, "arith.constant", (), (type,), {"value": value})
 
 
@@ -505,7 +728,7 @@ _FLOATS = (Float16Type, BFloat16Type, Float32Type, Float64Type)
 
 
 def _select(r: _Reader) -> Operation:
-    cond = r.operand(IntegerType(1))
+    cond = r.operand(_I1)
     r.expect(",")
     lhs = r.operand()
     r.expect(",")
@@ -526,7 +749,7 @@ def _region_with_yield(r: _Reader) -> Region:
 
 
 def _scf_if(r: _Reader) -> Operation:
-    cond = r.operand(IntegerType(1))
+    cond = r.operand(_I1)
     results: list[Attribute] = []
     if r.optional("->"):
         results = r.types_in_parens()
@@ -548,9 +771,9 @@ def _scf_for(r: _Reader) -> Operation:
     step = r.operand()
     if r.peek() in ("iter_args", ":"):
         raise Decline  # loop-carried values, other index types: the full parser
-    if not (lower.type == upper.type == step.type == IndexType()):
+    if not (lower.type == upper.type == step.type == _INDEX):
         raise Decline
-    body = r.region([(induction, IndexType())])
+    body = r.region([(induction, _INDEX)])
     _no_attributes(r)
     block = body.blocks.first
     assert block is not None
@@ -588,7 +811,7 @@ def _scf_while(r: _Reader) -> Operation:
 
 def _scf_condition(r: _Reader) -> Operation:
     r.expect("(")
-    condition = r.operand(IntegerType(1))
+    condition = r.operand(_I1)
     r.expect(")")
     return _make(r, "scf.condition", (condition, *_typed_operands(r)))
 
@@ -610,10 +833,18 @@ def _gpuc_func(r: _Reader) -> Operation:
     from gpuc.dialects.attrs import InlineHint, Role
     from gpuc.dialects.functions import FuncOp
 
+    if not _ROLES:
+        from gpuc.dialects.attrs import InlineHintAttr, RoleAttr
+
+        _ROLES.update({role: RoleAttr(role) for role in Role})
+        _INLINE_HINTS.update({hint: InlineHintAttr(hint) for hint in InlineHint})
+
     visibility = None
     if r.peek() in ("private", "public", "nested"):
         visibility = r.take()
-    name = r.symbol().root_reference.data
+    if r.kind() != "symbol":
+        raise Decline
+    name = r.take()[1:]
     params = r.named_values()
     outputs: list[Attribute] = []
     if r.optional("->"):
@@ -628,15 +859,23 @@ def _gpuc_func(r: _Reader) -> Operation:
     if r.peek() != "{":
         raise Decline  # declarations and attributes: the full parser
     body = r.region(params)
-    op = FuncOp(
-        name,
-        ([t for _, t in params], outputs),
-        role,
-        body,
-        visibility=visibility,
-        inline=inline,
-    )
-    return op
+    inputs = [t for _, t in params]
+    signature = (*map(id, inputs), None, *map(id, outputs))
+    function_type = r.signatures.get(signature)
+    if function_type is None:
+        function_type = FunctionType.from_lists(inputs, outputs)
+        r.signatures[signature] = function_type
+    # What FuncOp's constructor makes, its attributes made once per value.
+    props: dict[str, Attribute] = {
+        "sym_name": StringAttr(name),
+        "function_type": function_type,
+    }
+    if visibility:
+        props["sym_visibility"] = _string(visibility)
+    props["role"] = _ROLES[role]
+    if inline:
+        props["inline"] = _INLINE_HINTS[inline]
+    return _build(FuncOp, (), (), props, (body,))
 
 
 def _gpuc_return(r: _Reader) -> Operation:
@@ -701,12 +940,14 @@ def _pointer_access(r: _Reader) -> tuple[SSAValue, list[SSAValue], Attribute]:
     pointer = r.operand()
     index: list[SSAValue] = []
     if r.optional("["):
-        index = [r.operand(IndexType())]
+        index = [r.operand(_INDEX)]
         r.expect("]")
     _no_attributes(r)
     r.expect(":")
     type = r.type()
-    if not isinstance(type, PtrType) or pointer.type != type:
+    if not isinstance(type, PtrType) or (
+        pointer.type is not type and pointer.type != type
+    ):
         raise Decline
     return pointer, index, type.element
 
@@ -756,7 +997,7 @@ def _gpuc_atomic_rmw(r: _Reader) -> Operation:
     pointer = r.operand()
     index: list[SSAValue] = []
     if r.optional("["):
-        index = [r.operand(IndexType())]
+        index = [r.operand(_INDEX)]
         r.expect("]")
     r.expect(",")
     value = r.operand()
@@ -789,7 +1030,7 @@ def _dim_index(name: str) -> Rule:
             raise Decline from None
         _no_attributes(r)
         props: dict[str, Attribute] = {"dimension": DimAttr(dim)}
-        return _make(r, name, (), (IndexType(),), props)
+        return _make(r, name, (), (_INDEX,), props)
 
     return rule
 

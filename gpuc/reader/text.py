@@ -436,7 +436,8 @@ def parse_foreign_module(
         )
     except ParseError as error:
         module = _parse_device_code(text, ctx, name, offset, error, notes)
-    upgrade_foreign_ops(module)
+    if module is not fast:  # the fast reader's ops are gpuc's and xDSL's own
+        upgrade_foreign_ops(module)
     return module
 
 

@@ -28,8 +28,10 @@ from gpuc.dialects.attrs import (
     TargetAttr,
 )
 from gpuc.dialects.functions import FuncOp
+from gpuc.dialects.walk import ops_of_classes
 from gpuc.targets.common import (
     LLVM_MATH,
+    atomic_ops,
     check_atomic_widths,
     check_loop_steps,
     check_static_shared,
@@ -200,9 +202,14 @@ class Target(ArgSpecConvertible):
         using more static shared memory than `max_static_shared_bytes`; every
         other op the translator
         knows is expressible. Targets that override this call it too."""
-        check_atomic_widths(module, self.atomic_bits(), self.name)
-        check_loop_steps(module)
-        check_structured_results(module)
+        from xdsl.dialects.scf import ForOp, IfOp
+
+        atomics, loops, structured = ops_of_classes(
+            module, atomic_ops(), (ForOp,), (IfOp, ForOp)
+        )
+        check_atomic_widths(module, self.atomic_bits(), self.name, atomics=atomics)
+        check_loop_steps(module, loops)
+        check_structured_results(module, structured)
         check_static_shared(
             module, self.max_static_shared_bytes, self.name, self.static_shared_limit
         )

@@ -5,13 +5,16 @@ the checks every target runs on a module before lowering it
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from xdsl.dialects.builtin import IntegerType, ModuleOp
+from xdsl.ir import Operation
 
 from gpuc.diagnostics import OpError, made_of
 from gpuc.dialects.attrs import FINALIZED_ATTR, FinalizedAttr
 from gpuc.dialects.functions import FuncOp
+from gpuc.dialects.walk import ops_of_classes
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
@@ -70,17 +73,29 @@ LLVM_MATH = frozenset(
 """C math functions (named without the f32 `f`) that have an LLVM intrinsic."""
 
 
+def atomic_ops() -> tuple[type[Operation], ...]:
+    from gpuc.dialects.memory import AtomicCmpXchgOp, AtomicRMWOp
+
+    return (AtomicRMWOp, AtomicCmpXchgOp)
+
+
 def check_atomic_widths(
-    module: ModuleOp, widest: int, target: str, wider: str = ""
+    module: ModuleOp,
+    widest: int,
+    target: str,
+    wider: str = "",
+    atomics: Sequence[Operation] | None = None,
 ) -> None:
     """Raise an OpError for an atomic on an integer that is not a power of two
-    of 8 to `widest` bits; `wider` says how to get wider ones, if there is a way."""
+    of 8 to `widest` bits; `wider` says how to get wider ones, if there is a way.
+    `atomics`: the module's atomic ops, where already collected."""
     from gpuc.dialects.attrs import PtrType
     from gpuc.dialects.memory import AtomicCmpXchgOp, AtomicRMWOp
 
-    for op in module.walk():
-        if not isinstance(op, AtomicRMWOp | AtomicCmpXchgOp):
-            continue
+    if atomics is None:
+        (atomics,) = ops_of_classes(module, atomic_ops())
+    for op in atomics:
+        assert isinstance(op, AtomicRMWOp | AtomicCmpXchgOp)
         ptr = op.ptr.type
         assert isinstance(ptr, PtrType)
         element = ptr.element
@@ -100,16 +115,20 @@ def check_atomic_widths(
             )
 
 
-def check_loop_steps(module: ModuleOp) -> None:
+def check_loop_steps(
+    module: ModuleOp, loops: Sequence[Operation] | None = None
+) -> None:
     """Raise an OpError for an `scf.for` whose step is the constant 0 (MLIR's
-    verifier rejects it; xDSL's does not)."""
+    verifier rejects it; xDSL's does not). `loops`: the module's `scf.for`
+    ops, where already collected."""
     from xdsl.dialects.arith import ConstantOp
     from xdsl.dialects.builtin import IntegerAttr
     from xdsl.dialects.scf import ForOp
 
-    for op in module.walk():
-        if not isinstance(op, ForOp):
-            continue
+    if loops is None:
+        (loops,) = ops_of_classes(module, (ForOp,))
+    for op in loops:
+        assert isinstance(op, ForOp)
         step = op.step.owner
         if (
             isinstance(step, ConstantOp)
@@ -121,16 +140,20 @@ def check_loop_steps(module: ModuleOp) -> None:
             )
 
 
-def check_structured_results(module: ModuleOp) -> None:
+def check_structured_results(
+    module: ModuleOp, structured: Sequence[Operation] | None = None
+) -> None:
     """Raise an OpError for an `scf.if` with results but no else region, or an
     `scf.yield` whose types differ from what its `scf.if` or `scf.for` returns
     (MLIR's verifier rejects both; xDSL's does not, and LLVM's verifier then
-    fails without a location)."""
+    fails without a location). `structured`: the module's `scf.if` and
+    `scf.for` ops, where already collected."""
     from xdsl.dialects.scf import ForOp, IfOp
 
-    for op in module.walk():
-        if not isinstance(op, IfOp | ForOp):
-            continue
+    if structured is None:
+        (structured,) = ops_of_classes(module, (IfOp, ForOp))
+    for op in structured:
+        assert isinstance(op, IfOp | ForOp)
         if isinstance(op, IfOp) and op.results and not op.false_region.blocks:
             raise OpError(
                 op,

@@ -21,7 +21,7 @@ from xdsl.passes import ModulePass
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import ENTRYPOINTS_ATTR
 from gpuc.dialects.call_graph import invalidate_call_graph
-from gpuc.dialects.deferred import DeferredOp
+from gpuc.dialects.deferred import deferred_ops
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.symbols import build_table, symbol_name
 from gpuc.explain.record import active_recorder
@@ -29,13 +29,12 @@ from gpuc.transforms.symbol_uses import is_symbol
 
 
 def _check_resolved(module: ModuleOp) -> None:
-    for op in module.walk():
-        if isinstance(op, DeferredOp):
-            raise OpError(
-                op,
-                "the entrypoint set is computed after resolution, but this deferred "
-                "op is unresolved; run resolve-deferred first",
-            )
+    for op in deferred_ops(module)[:1]:
+        raise OpError(
+            op,
+            "the entrypoint set is computed after resolution, but this deferred "
+            "op is unresolved; run resolve-deferred first",
+        )
 
 
 def _exported(module: ModuleOp, exports: Iterable[str]) -> set[str]:

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
     UnrankedTensorType,
     VectorType,
 )
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 
 FOREIGN_DIALECTS = frozenset({"func", "gpu", "memref", "amdgpu", "affine"})
@@ -38,23 +38,66 @@ FOREIGN_TYPES = (MemRefType, UnrankedMemRefType, TensorType, UnrankedTensorType)
 """Types the import converts (or rejects), wherever a value has them."""
 
 
-def is_foreign(op: Operation) -> bool:
+_NEVER, _ALWAYS, _VECTOR = 0, 1, 2
+_TYPE_KINDS: dict[type[Attribute], int] = {}
+"""Type class -> whether its types are the import's business (vectors: those
+of several dimensions), decided once per class."""
+
+
+def _foreign_type(type: Attribute) -> bool:
+    kind = _TYPE_KINDS.get(type.__class__)
+    if kind is None:
+        kind = _TYPE_KINDS[type.__class__] = (
+            _ALWAYS
+            if isinstance(type, FOREIGN_TYPES)
+            else _VECTOR
+            if isinstance(type, VectorType)
+            else _NEVER
+        )
+    if kind == _VECTOR:
+        assert isinstance(type, VectorType)
+        return type.get_num_dims() != 1
+    return kind == _ALWAYS
+
+
+def is_foreign(op: Operation, named: dict[str, bool] | None = None) -> bool:
     """Whether the import has anything to do with `op` itself (vectors of
-    several dimensions, which it unrolls, included)."""
-    if op.name.split(".")[0] in FOREIGN_DIALECTS:
+    several dimensions, which it unrolls, included). `named`: whether each op
+    name is of a foreign dialect, as far as known (filled in as asked)."""
+    name = op.name
+    foreign = None if named is None else named.get(name)
+    if foreign is None:
+        foreign = name.split(".")[0] in FOREIGN_DIALECTS
+        if named is not None:
+            named[name] = foreign
+    if foreign:
         return True
-    args = (a for region in op.regions for b in region.blocks for a in b.args)
-    return any(
-        isinstance(v.type, FOREIGN_TYPES)
-        or isinstance(v.type, VectorType)
-        and v.type.get_num_dims() != 1
-        for v in (*op.results, *args)
-    )
+    for result in op.results:
+        if _foreign_type(result.type):
+            return True
+    for region in op.regions:
+        for block in region.blocks:
+            for arg in block.args:
+                if _foreign_type(arg.type):
+                    return True
+    return False
 
 
 def has_foreign_ops(module: ModuleOp) -> bool:
     """Whether anything in `module` is the import's business."""
-    return any(is_foreign(inner) for inner in module.walk())
+    named: dict[str, bool] = {}
+
+    def within(op: Operation) -> bool:
+        if is_foreign(op, named):
+            return True
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.ops:
+                    if within(inner):
+                        return True
+        return False
+
+    return within(module)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from gpuc.dialects.memory import (
     SharedAllocOp,
     StoreOp,
 )
+from gpuc.dialects.walk import ops_of_class
 
 
 def _first_thread(ops: list[Operation]) -> SSAValue:
@@ -106,5 +107,5 @@ def _zero(t: Attribute) -> FloatAttr | IntegerAttr:
 
 
 def expand_deferred_kernels(module: ModuleOp) -> None:
-    for op in [o for o in module.walk() if isinstance(o, DeferredKernelOp)]:
+    for op in ops_of_class(module, DeferredKernelOp):
         Rewriter.replace_op(op, kernel_of(op))

@@ -34,12 +34,19 @@ def _splits(op: Operation, barrier_helpers: set[str]) -> bool:
 
 def multi_block_regions(module: ModuleOp) -> list[Region]:
     """The module's regions of several blocks, innermost first."""
-    found = [
-        region
-        for op in module.walk()
-        for region in op.regions
-        if len(region.blocks) > 1
-    ]
+    found: list[Region] = []
+
+    def visit(op: Operation) -> None:
+        for region in op.regions:
+            if len(region.blocks) > 1:
+                found.append(region)
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.ops:
+                    if child.regions:
+                        visit(child)
+
+    visit(module)
     return found[::-1]
 
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -28,9 +29,17 @@ from xdsl.utils.exceptions import VerifyException
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import InlineHintAttr, Role, RoleAttr
 from gpuc.dialects.call_graph import invalidate_call_graph
-from gpuc.dialects.deferred import DeferredAddrOp, DeferredCallOp, DeferredOp
+from gpuc.dialects.deferred import (
+    DEFERRED_OPS,
+    DeferredAddrOp,
+    DeferredCallOp,
+    DeferredKernelOp,
+    DeferredOp,
+    deferred_ops,
+)
 from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp, LaunchOp, fmt_types
 from gpuc.dialects.symbols import build_table, nearest_table, symbol_name
+from gpuc.dialects.walk import ops_of_classes
 from gpuc.explain.record import active_recorder
 from gpuc.generators import Generator, Generators
 from gpuc.libraries import Library, LibrarySource, load_libraries
@@ -45,15 +54,17 @@ from gpuc.transforms.job_table import Job, JobTable, job_base_name, unique_name
 from gpuc.transforms.symbol_privatize import set_visibility
 
 
-def deferred_ops(op: Operation) -> list[DeferredOp]:
-    return [o for o in op.walk() if isinstance(o, DeferredOp)]
-
-
 def _rewrite(op: DeferredOp, symbol: str) -> None:
     """Replace `op` by the plain op that uses the materialized `symbol`."""
     new: Operation
     if isinstance(op, DeferredCallOp):
-        new = CallOp(symbol, op.arguments, op.res.types)
+        # CallOp(symbol, arguments, types), without its generic constructor's
+        # work per operand group (a call per deferred call of the module).
+        new = CallOp.create(
+            operands=op.arguments,
+            result_types=op.res.types,
+            properties={"callee": SymbolRefAttr(symbol)},
+        )
     elif isinstance(op, DeferredAddrOp):
         new = FuncAddrOp(symbol, op.signature)
     else:
@@ -71,6 +82,8 @@ class _Resolver:
         self.tables: dict[Operation, JobTable] = {}
         self._symbols: dict[Operation, dict[str, Operation]] = {}
         self.worklist: deque[DeferredOp] = deque()
+        self.without_deferred: set[FuncOp] = set()
+        """The module's functions that hold no deferred op (`run`)."""
 
     def symbols(self, table_op: Operation) -> dict[str, Operation]:
         """The symbols of `table_op`, collected once and kept up to date as jobs
@@ -83,8 +96,19 @@ class _Resolver:
     def run(self, module: ModuleOp) -> None:
         if self.recorder is not None:
             self.recorder.input_module(module)
-        expand_deferred_kernels(module)
-        self.worklist.extend(deferred_ops(module))
+        kernels, found = ops_of_classes(module, (DeferredKernelOp,), DEFERRED_OPS)
+        if kernels:
+            expand_deferred_kernels(module)
+            found = ops_of_classes(module, DEFERRED_OPS)[0]
+        deferred = cast(list[DeferredOp], found)
+        # The module's functions hold no deferred op they did not hold now
+        # (resolution only rewrites them away): a copy of one that holds none
+        # is not searched for them.
+        holding = {_top_level(op, module) for op in deferred}
+        self.without_deferred = {
+            op for op in module.ops if isinstance(op, FuncOp) and op not in holding
+        }
+        self.worklist.extend(deferred)
         while self.worklist:
             op = self.worklist.popleft()
             _rewrite(op, self.symbol_for(op))
@@ -95,10 +119,11 @@ class _Resolver:
         job = Job(op.source.root_reference.data, op.job)
         jobs = self.tables.setdefault(table_op, JobTable())
         name: str | None = jobs.lookup(job)
+        signature = op.signature
         if name is None:
-            found = self.sources.find(job, op, op.signature, self.symbols(table_op))
+            found = self.sources.find(job, op, signature, self.symbols(table_op))
             check_target(table_op, found, op)
-            self.check(op, job, found.func, f" (found in {found.origin})")
+            self.check(op, job, found.func, f" (found in {found.origin})", signature)
             name = self.materialize(job, found, table_op, op)
             jobs.record(job, name)
             if self.recorder is not None:
@@ -106,12 +131,19 @@ class _Resolver:
             return name
         func = self.symbols(table_op).get(name)
         assert isinstance(func, FuncOp)
-        self.check(op, job, func, "")
+        self.check(op, job, func, "", signature)
         if self.recorder is not None:
             self.recorder.request(op, job.describe(), name, deduplicated=True)
         return name
 
-    def check(self, op: DeferredOp, job: Job, func: FuncOp, origin: str) -> None:
+    def check(
+        self,
+        op: DeferredOp,
+        job: Job,
+        func: FuncOp,
+        origin: str,
+        signature: FunctionType,
+    ) -> None:
         outputs = func.function_type.outputs.data
         if job.config.job_role == Role.KERNEL and outputs:
             raise OpError(
@@ -120,7 +152,7 @@ class _Resolver:
                 f"returns {fmt_types(outputs)}, but a kernel returns nothing; write "
                 "results through a pointer argument",
             )
-        problem = signature_problem(op.signature, func.function_type, job.source)
+        problem = signature_problem(signature, func.function_type, job.source)
         if problem is not None:
             raise OpError(
                 op,
@@ -164,7 +196,8 @@ class _Resolver:
                 found.library.name if found.library is not None else None,
                 hint_from_job=job.config.inline_hint is not None,
             )
-        self.worklist.extend(deferred_ops(func))
+        if found.generated or found.func not in self.without_deferred:
+            self.worklist.extend(deferred_ops(func))
         for dep in self.link(found, table_op, op):
             self.worklist.extend(deferred_ops(dep))
         return name
@@ -194,6 +227,13 @@ class _Resolver:
             if self.recorder is not None and found.library is not None:
                 self.recorder.linked(copy, found.library.name, existing is not None)
         return copies
+
+
+def _top_level(op: Operation, module: ModuleOp) -> Operation:
+    """The op of `module`'s body that holds `op`."""
+    while (parent := op.parent_op()) is not None and parent is not module:
+        op = parent
+    return op
 
 
 def _is_declaration(op: Operation) -> bool:

@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
 )
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 
 from gpuc.asserts import PRINTF
 from gpuc.diagnostics import OpError
@@ -119,8 +119,59 @@ def check_printing_helpers(module: ModuleOp) -> None:
             )
 
 
+_PLAIN: dict[type[Operation], bool] = {}
+"""Op class -> whether `check_op` checks nothing of its ops but their values'
+types (not a launch, function pointer, address-space cast or atomic)."""
+_INTEGER_CLASSES: dict[type[Attribute], bool] = {}
+
+
+def _plain(cls: type[Operation]) -> bool:
+    found = _PLAIN.get(cls)
+    if found is None:
+        found = _PLAIN[cls] = not issubclass(
+            cls,
+            (
+                LaunchOp,
+                FuncAddrOp,
+                CallIndirectOp,
+                AddrSpaceCastOp,
+                AtomicRMWOp,
+                AtomicCmpXchgOp,
+            ),
+        )
+    return found
+
+
+def _check_width(op: Operation, ty: Attribute) -> None:
+    integer = _INTEGER_CLASSES.get(ty.__class__)
+    if integer is None:
+        integer = _INTEGER_CLASSES[ty.__class__] = isinstance(ty, IntegerType)
+    if integer:
+        assert isinstance(ty, IntegerType)
+        if ty.width.data not in INTEGER_WIDTHS:
+            raise OpError(
+                op,
+                f"uses {ty}; SPIR-V for OpenCL has i1, i8, i16, i32 and "
+                "i64 only: widen it",
+            )
+
+
 def check_op(op: Operation) -> None:
-    """Raise an OpError if `op` needs something SPIR-V for OpenCL cannot say."""
+    """Raise an OpError if `op` needs something SPIR-V for OpenCL cannot say
+    (each op class's checks decided once)."""
+    if not _plain(type(op)):
+        _check_special(op)
+    for result in op.results:
+        _check_width(op, result.type)
+    for region in op.regions:
+        for block in region.blocks:
+            for arg in block.args:
+                _check_width(op, arg.type)
+
+
+def _check_special(op: Operation) -> None:
+    """The checks of launches, function pointers, address-space casts and
+    atomics."""
     if isinstance(op, LaunchOp):
         raise OpError(
             op,
@@ -155,13 +206,4 @@ def check_op(op: Operation) -> None:
                 f"is an atomic on {ptr.element}; OpenCL has atomics on "
                 "i32, i64, f32 and f64 only (and gpuc's on bf16, a "
                 "compare-exchange loop on the 32-bit word)",
-            )
-    block_args = (a for r in op.regions for b in r.blocks for a in b.args)
-    for value in (*op.results, *block_args):
-        ty = value.type
-        if isinstance(ty, IntegerType) and ty.width.data not in INTEGER_WIDTHS:
-            raise OpError(
-                op,
-                f"uses {ty}; SPIR-V for OpenCL has i1, i8, i16, i32 and "
-                "i64 only: widen it",
             )

@@ -155,6 +155,14 @@ def _close_pipes(proc: subprocess.Popen[bytes] | None) -> None:
 _server = _Server()
 
 
+def server_pid() -> int | None:
+    """The process id of the running emitter server (None where none runs):
+    the jobs are its children, so their CPU time is its children's, which a
+    caller that measures CPU time (bench/scale.py) reads there."""
+    proc = _server._proc
+    return None if proc is None or proc.poll() is not None else proc.pid
+
+
 def emit_object(module: llvm.ModuleRef, tm: llvm.TargetMachine, what: str) -> bytes:
     """`tm.emit_object(module)`, computed in a fresh process (`tm` must come
     from `rebuildable`). A failure there is a LoweringError naming `what`."""

@@ -1,0 +1,383 @@
+"""Whether a module verifies, as xDSL's `Operation.verify` decides it, at a
+fraction of its cost on large modules.
+
+xDSL re-derives each op's IRDL checks (operand and result counts, variadic
+segments, type constraints, properties, attributes) from the op definition on
+every op, though a module of thousands of kernels repeats a few dozen shapes.
+Here those checks run once per shape: an op class with the same operand and
+result types, region entry types and block counts, successor count, and
+properties and attributes, each compared by what its constraint reads (the
+class, or the class and some parameters, for the constraints known here;
+identity for the rest, so an equal value that is another object is checked
+again). The checks that read more than the shape (traits' and the op's own
+`verify_`, terminators, parent links) run on every op.
+
+`verifies` answers yes or no and says nothing of why: a module it rejects is
+verified again by xDSL's verifier, whose diagnostic is the one reported
+(`gpuc.diagnostics.verify_located`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from operator import attrgetter
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    EmptyArrayAttrConstraint,
+    SymbolNameConstraint,
+)
+from xdsl.ir import (
+    Attribute,
+    Block,
+    BlockArgument,
+    Operation,
+    OpResult,
+    OpTrait,
+    ParametrizedAttribute,
+    Region,
+)
+from xdsl.ir.core import ErasedSSAValue
+from xdsl.irdl import IRDLOperation
+from xdsl.irdl.constraints import (
+    AllOf,
+    AnyAttr,
+    AnyOf,
+    AttrConstraint,
+    BaseAttr,
+    MessageConstraint,
+    ParamAttrConstraint,
+    VerificationContext,
+)
+from xdsl.irdl.operations import (
+    OpDef,
+    OptAttributeDef,
+    OptPropertyDef,
+    VarIRConstruct,
+    irdl_op_verify_arg_list,
+    irdl_op_verify_regions,
+    verify_variadic_size,
+)
+from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator
+
+_Check = Callable[[Operation], None]
+_Key = Callable[[Attribute], object]
+"""What of an attribute decides whether it meets one constraint."""
+
+
+def _nothing(attr: Attribute) -> object:
+    return None
+
+
+def _array_length(attr: Attribute) -> object:
+    return len(attr.data) if isinstance(attr, ArrayAttr) else type(attr)
+
+
+def _key(constraint: AttrConstraint) -> _Key:
+    """What `constraint.verify` reads of an attribute, for the constraint
+    classes whose `verify` is known here; the attribute's identity otherwise."""
+    kind = type(constraint)
+    if kind is AnyAttr:
+        return _nothing
+    if kind is BaseAttr or kind is SymbolNameConstraint:
+        return type
+    if kind is EmptyArrayAttrConstraint:
+        return _array_length
+    if isinstance(constraint, MessageConstraint) and kind is MessageConstraint:
+        return _key(constraint.constr)
+    if isinstance(constraint, AllOf | AnyOf) and kind in (AllOf, AnyOf):
+        parts = tuple(_key(c) for c in constraint.attr_constrs)
+        return lambda attr: (type(attr), tuple(part(attr) for part in parts))
+    if isinstance(constraint, ParamAttrConstraint) and kind is ParamAttrConstraint:
+        base = constraint.base_attr
+        params = tuple(_key(c) for c in constraint.param_constrs)
+
+        def parametrized(attr: Attribute) -> object:
+            if not isinstance(attr, base):
+                return type(attr)
+            assert isinstance(attr, ParametrizedAttribute)
+            values = attr.parameters
+            if len(values) != len(params):
+                return id(attr)
+            keys = tuple(k(v) for k, v in zip(params, values, strict=True))
+            return (type(attr), keys)
+
+        return parametrized
+    return id
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What verifying an op of one IRDL class runs: its definition's checks
+    (`op_def`, memoized by shape), then `checks` (traits with a verifier, the
+    class's own `verify_`) on every op."""
+
+    op_def: OpDef
+    traits: frozenset[OpTrait]
+    checks: tuple[_Check, ...]
+    properties: tuple[tuple[str, _Key], ...]
+    attributes: tuple[tuple[str, _Key], ...]
+
+
+_PLANS: dict[type[Operation], _Plan | None] = {}
+
+
+def _own_verify(cls: type[IRDLOperation]) -> _Check | None | bool:
+    """The `verify_` `irdl_op_definition` wrapped for `cls` (None: the
+    default, which checks nothing), or False when `cls.verify_` is not the
+    wrapper it generates (then the op's `verify_` runs whole)."""
+    wrapper = cls.verify_
+    code = getattr(wrapper, "__code__", None)
+    cells = getattr(wrapper, "__closure__", None)
+    if code is None or cells is None or code.co_name != "verify_":
+        return False
+    bound = dict(zip(code.co_freevars, (c.cell_contents for c in cells), strict=True))
+    if bound.get("op_def") is not cls.get_irdl_definition():
+        return False
+    custom = bound.get("custom_verify")
+    if custom is None or custom is Operation.verify_:
+        return None
+    return custom if callable(custom) else False
+
+
+def _plan(cls: type[Operation]) -> _Plan | None:
+    """How ops of `cls` verify; None where the op's own `verify_` runs whole
+    (not an IRDL op, or one whose verifier is not irdl_op_definition's)."""
+    if cls in _PLANS:
+        plan = _PLANS[cls]
+        if plan is None or plan.traits is plan.op_def.traits.traits:
+            return plan
+    plan = None
+    if issubclass(cls, IRDLOperation) and cls.verify is Operation.verify:
+        own = _own_verify(cls)
+        if own is not False:
+            op_def = cls.get_irdl_definition()
+            traits = op_def.traits.traits
+            checks: list[_Check] = [
+                _isolated_from_above if type(t) is IsolatedFromAbove else t.verify
+                for t in traits
+                if type(t).verify is not OpTrait.verify
+            ]
+            if own is not None:
+                assert callable(own)
+                checks.append(own)
+            plan = _Plan(
+                op_def,
+                traits,
+                tuple(checks),
+                tuple((n, _key(d.constr)) for n, d in op_def.properties.items()),
+                tuple((n, _key(d.constr)) for n, d in op_def.attributes.items()),
+            )
+    _PLANS[cls] = plan
+    return plan
+
+
+def _definition_checks(op: Operation, op_def: OpDef) -> None:
+    """What `OpDef.verify` checks besides the traits."""
+    context = VerificationContext()
+    irdl_op_verify_arg_list(op, op_def, VarIRConstruct.OPERAND, context)
+    irdl_op_verify_arg_list(op, op_def, VarIRConstruct.RESULT, context)
+    irdl_op_verify_regions(op, op_def, context)
+    verify_variadic_size(op, op_def, VarIRConstruct.SUCCESSOR)
+    for name, prop in op_def.properties.items():
+        if name in op.properties:
+            prop.constr.verify(op.properties[name], context)
+        elif not isinstance(prop, OptPropertyDef):
+            raise ValueError(name)
+    if any(name not in op_def.properties for name in op.properties):
+        raise ValueError("undefined property")
+    for name, attr in op_def.attributes.items():
+        if name in op.attributes:
+            attr.constr.verify(op.attributes[name], context)
+        elif not isinstance(attr, OptAttributeDef):
+            raise ValueError(name)
+
+
+_END = object()
+"""Ends each part of a shape (operand types, result types, ...)."""
+_TYPE = attrgetter("type")
+
+
+def _shape(op: Operation, plan: _Plan) -> tuple[object, ...]:
+    """What `_definition_checks` reads of `op`: types by identity, properties
+    and attributes by what their constraints read, as one flat tuple (each
+    part ended by `_END`)."""
+    key: list[object] = [
+        type(op),
+        *map(id, map(_TYPE, op._operands)),  # noqa: SLF001
+        _END,
+        *map(id, map(_TYPE, op.results)),
+        _END,
+    ]
+    for region in op.regions:
+        key.append(len(region.blocks))
+        if (first := region.first_block) is not None:
+            for arg in first.args:
+                key.append(id(arg.type))
+        key.append(_END)
+    key.append(_END)
+    key.append(len(op._successors))  # noqa: SLF001
+    properties = op.properties
+    if properties:
+        key.extend(properties)
+        key.append(_END)
+        for name, part in plan.properties:
+            key.append(part(properties[name]) if name in properties else _END)
+    key.append(_END)
+    attributes = op.attributes
+    if attributes:
+        for name, part in plan.attributes:
+            key.append(part(attributes[name]) if name in attributes else _END)
+    return tuple(key)
+
+
+_TRAITS: dict[type[Operation], tuple[frozenset[OpTrait], bool, bool, bool]] = {}
+
+
+def _traits(cls: type[Operation]) -> tuple[bool, bool, bool]:
+    """Whether ops of `cls` are IsTerminator, NoTerminator, IsolatedFromAbove."""
+    traits = cls.traits.traits
+    known = _TRAITS.get(cls)
+    if known is None or known[0] is not traits:
+        known = _TRAITS[cls] = (
+            traits,
+            cls.has_trait(IsTerminator),
+            cls.has_trait(NoTerminator),
+            cls.has_trait(IsolatedFromAbove),
+        )
+    return known[1:]
+
+
+def _isolated_from_above(op: Operation) -> None:
+    """`IsolatedFromAbove().verify(op)`: every operand used in `op`'s regions
+    (those of nested ops that are not isolated themselves included) is
+    defined inside `op`. Whether a block is inside is asked once per block."""
+    inside: dict[Block, bool] = {}
+    regions = list(op.regions)
+    while regions:
+        for block in regions.pop().blocks:
+            inside[block] = True
+            child = block.first_op
+            while child is not None:
+                for operand in child._operands:  # noqa: SLF001
+                    # The owner's class by the value's: isinstance on xDSL's
+                    # (abstract) IR classes costs a call into abc.
+                    kind = operand.__class__
+                    if kind is BlockArgument:
+                        where = operand.block
+                    elif kind is OpResult or isinstance(operand.owner, Operation):
+                        owner = operand.owner
+                        if owner is op:
+                            raise ValueError("an operand is the isolated op's")
+                        where = owner.parent
+                        if where is None:
+                            raise ValueError("an operand defined outside")
+                    else:
+                        where = operand.owner
+                    known = inside.get(where)
+                    if known is None:
+                        known = inside[where] = op.is_ancestor(where)
+                    if not known:
+                        raise ValueError("an operand defined outside")
+                if not _traits(type(child))[2]:
+                    regions.extend(child.regions)
+                child = child._next_op  # noqa: SLF001
+
+
+_UNPLANNED = _Plan(OpDef("unplanned"), frozenset(), (), (), ())
+"""Marks an op class whose plan a verification has not asked for yet."""
+
+
+class _Verifier:
+    """One verification of one module: `seen` holds the shapes that passed
+    their definition's checks (every attribute a shape names by identity is
+    alive in the module meanwhile, so no id is reused)."""
+
+    def __init__(self) -> None:
+        self.seen: set[tuple[object, ...]] = set()
+        self.plans: dict[type[Operation], _Plan | None] = {}
+        """`_plan` of each op class met, asked once per verification."""
+        self.erased: dict[type[object], bool] = {}
+        """Whether each value class met is ErasedSSAValue's."""
+
+    def op(self, op: Operation) -> None:
+        """`Operation.verify(op)`, nested ops included."""
+        cls = type(op)
+        if cls.verify is not Operation.verify:
+            op.verify()
+            return
+        erased = self.erased
+        for operand in op._operands:  # noqa: SLF001
+            known = erased.get(operand.__class__)
+            if known is None:
+                known = erased[operand.__class__] = isinstance(operand, ErasedSSAValue)
+            if known:
+                raise ValueError("erased value used")
+        block = op.parent
+        region = None if block is None else block.parent
+        successors = op._successors  # noqa: SLF001
+        if successors:
+            if block is None or region is None or block.last_op is not op:
+                raise ValueError("successors")
+            if any(succ.parent is not region for succ in successors):
+                raise ValueError("successor in another region")
+        if block is not None and region is not None and block.last_op is op:
+            blocks = len(region.blocks)
+            if blocks == 1:
+                parent = region.parent
+                if (
+                    parent is not None
+                    and not _traits(type(parent))[1]
+                    and not _traits(type(op))[0]
+                ):
+                    raise ValueError("not a terminator")
+            elif blocks > 1 and not _traits(type(op))[0]:
+                raise ValueError("not a terminator")
+        for nested in op.regions:
+            self.region(nested)
+        plan = self.plans.get(cls, _UNPLANNED)
+        if plan is _UNPLANNED:
+            plan = self.plans[cls] = _plan(cls)
+        if plan is None:
+            op.verify_()
+            return
+        shape = _shape(op, plan)
+        if shape not in self.seen:
+            _definition_checks(op, plan.op_def)
+            self.seen.add(shape)
+        for check in plan.checks:
+            check(op)
+
+    def region(self, region: Region) -> None:
+        for block in region.blocks:
+            self.block(block)
+            if block.parent is not region:
+                raise ValueError("block parent")
+
+    def block(self, block: Block) -> None:
+        op = block.first_op
+        while op is not None:  # block.ops, without its iterator's calls
+            if op.parent is not block:
+                raise ValueError("op parent")
+            self.op(op)
+            op = op._next_op  # noqa: SLF001
+        if block.first_op is None:
+            region = block.parent
+            parent = None if region is None else region.parent
+            if (
+                region is not None
+                and parent is not None
+                and len(region.blocks) == 1
+                and not _traits(type(parent))[1]
+            ):
+                raise ValueError("empty block")
+
+
+def verifies(op: Operation) -> bool:
+    """Whether `op.verify()` would pass (any exception from a check is a no)."""
+    try:
+        _Verifier().op(op)
+    except Exception:
+        return False
+    return True
