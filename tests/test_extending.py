@@ -574,6 +574,8 @@ class SerialTarget(NativeTarget):
 
     name: ClassVar[str] = "serial"
     executor: ClassVar[str | None] = f"{__name__}:SerialExecutor"
+    # SerialExecutor runs the generic code only (no `specialize=`).
+    block_specialization: ClassVar[bool] = False
 
 
 @pytest.fixture
