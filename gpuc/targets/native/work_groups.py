@@ -74,15 +74,10 @@ from gpuc.targets.native.uniformity import Uniformity, computes_only, first_barr
 I64 = ir.IntType(64)
 I8 = ir.IntType(8)
 PTR = ir.PointerType()
-X_LOOP_HINTS = (("llvm.loop.interleave.count", 1),)
-"""A thread loop over x: one vector's worth per iteration."""
-NARROW_ROW = 64
-"""A known block this wide in x or less has its loops over x marked
-`llvm.loop.unroll.disable`: LLVM would fully unroll a 16- or 32-thread row
-before the vectorizer sees it, into scalar code per thread. Wider or unknown
-rows keep the unroller, whose peeling is what removes a loop over x that
-only thread 0 does anything in (a block sum's `if (tid == 0)`: a 256-thread
-row left looping cost saxpy's reverse 7 ms instead of 1.8)."""
+X_LOOP_HINTS = (("llvm.loop.interleave.count", 1), ("llvm.loop.unroll.disable", None))
+"""A thread loop over x: one vector's worth per iteration, and never fully
+unrolled before the vectorizer sees it (a known block's 16 or 32 x would be,
+into scalar code per thread)."""
 FOLD_HINTS = (("llvm.loop.vectorize.width", 1),)
 WRITES = (StoreOp, AtomicRMWOp, AtomicCmpXchgOp)
 ACCESSES = (LoadOp, *WRITES)
@@ -675,10 +670,7 @@ class WorkGroupLowering(WorkGroupFunction):
                     begin, end = x_range or (zero, bx)
                     # One vector's worth of x per iteration, no interleaving:
                     # blocks are often only 16 or 32 threads wide.
-                    hints: tuple[tuple[str, int | None], ...] = X_LOOP_HINTS
-                    if isinstance(bx, ir.Constant) and int(bx.constant) <= NARROW_ROW:
-                        hints += (("llvm.loop.unroll.disable", None),)
-                    counted_loop(b, begin, end, level(0), f"{name}.x", hints)
+                    counted_loop(b, begin, end, level(0), f"{name}.x", X_LOOP_HINTS)
                     return
                 self.thread = (ids[0], ids[1], ids[2])
                 row = b.add(
