@@ -79,6 +79,10 @@ X_LOOP_HINTS = (("llvm.loop.interleave.count", 1), ("llvm.loop.unroll.disable", 
 unrolled before the vectorizer sees it (a known block's 16 or 32 x would be,
 into scalar code per thread)."""
 FOLD_HINTS = (("llvm.loop.vectorize.width", 1),)
+POOL_LANE_HINTS = (("llvm.loop.unroll.disable", None),)
+"""A lane loop that pools an add (`_poolable`) is left to the loop
+vectorizer, which runs its lanes as one vector iteration: fully unrolled,
+SLP vectorized them in pieces joined by shuffles."""
 WRITES = (StoreOp, AtomicRMWOp, AtomicCmpXchgOp)
 ACCESSES = (LoadOp, *WRITES)
 LANES = 16
@@ -399,7 +403,11 @@ class WorkGroupLowering(WorkGroupFunction):
         bound: list[SSAValue] = []
 
         def lane_loop(
-            x0: ir.Value, y: ir.Value, z: ir.Value, run: Callable[[ir.Value], None]
+            x0: ir.Value,
+            y: ir.Value,
+            z: ir.Value,
+            run: Callable[[ir.Value], None],
+            hints: Sequence[tuple[str, int | None]] = (),
         ) -> None:
             def lane(i: ir.Value) -> None:
                 x = b.add(x0, i, flags=["nuw", "nsw"])
@@ -411,7 +419,7 @@ class WorkGroupLowering(WorkGroupFunction):
                 self._unbind(bound)
                 self.thread = None
 
-            counted_loop(b, zero, lanes, lane, "lane")
+            counted_loop(b, zero, lanes, lane, "lane", hints)
 
         # A block-stride loop (its lower bound differs between the lanes):
         # iteration k of each lane is lb + k * step, run if below ub; the
@@ -497,7 +505,7 @@ class WorkGroupLowering(WorkGroupFunction):
                         b.branch(skip)
                         b.position_at_end(skip)
 
-                lane_loop(x0, y, z, step_lane)
+                lane_loop(x0, y, z, step_lane, POOL_LANE_HINTS if pools else ())
                 for add, values, at in pools:
                     self._flush_pool(add, values, at)
 
