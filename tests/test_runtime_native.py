@@ -416,3 +416,31 @@ def test_a_forked_child_gets_a_pool_of_its_own() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "child 0" in done.stdout
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_private_copies_are_added_only_where_they_hold_adds(
+    ex: NativeExecutor, dtype: type
+) -> None:
+    """The executor's sum of a private copy into the caller's array (run in
+    vector groups, then one by one) adds and zeroes exactly the elements the
+    copy added to: groups with none, some and all of them, a tail shorter
+    than a group, and -0.0 (an add of it leaves any element as it is). The
+    other elements of the caller's array are not written: -0.0 there would
+    become +0.0 if 0.0 were added to it."""
+    rng = np.random.default_rng(dtype(1).nbytes)
+    n = 16 * 40 + 13
+    src = rng.standard_normal(n).astype(dtype)
+    src[: 16 * 5] = 0  # groups without an add
+    src[16 * 5 + 3 : 16 * 9 : 2] = 0  # partial groups
+    src[16 * 12 : 16 * 12 + 40 : 3] = -0.0
+    src[n - 13 : n : 4] = 0  # the tail
+    added = src != 0
+    dst = rng.standard_normal(n).astype(dtype)
+    dst[~added] = -0.0
+    want = np.where(added, dst + src, dst)
+    add = ex._private_sums[np.dtype(dtype).name]  # noqa: SLF001
+    add(dst.ctypes.data, src.ctypes.data, n)
+    np.testing.assert_array_equal(dst[added], want[added])
+    assert (dst[~added] == 0).all() and np.signbit(dst[~added]).all()
+    assert not src.any()

@@ -235,6 +235,33 @@ def test_a_test_for_one_thread_amid_a_region(target: str, block: int, u: int) ->
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize(
+    ("block", "u", "v"),
+    [
+        ((16, 4), 3, 2),
+        ((16, 4), 0, 0),
+        ((16, 4), 15, 3),
+        ((16, 4), 16, 0),
+        ((256, 1), 0, 0),
+        ((8, 8), 2, 8),
+    ],
+)
+def test_one_thread_of_a_2d_block_picked_by_x_and_y(
+    target: str, block: tuple[int, int], u: int, v: int
+) -> None:
+    blocks = 5
+    bx, by = block
+    x = rng("picked", block, u, v).standard_normal(blocks * bx * by).astype(np.float32)
+    picked = np.full(blocks, np.nan, np.float32)
+    module(target)["picked"][(blocks,), block](x, picked, u, v)
+    if u < bx and v < by:
+        want = x.reshape(blocks, by, bx)[:, v, bx - 1 - u]
+        np.testing.assert_array_equal(picked, want)
+    else:
+        assert np.isnan(picked).all()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(
     ("block", "n", "off"),
     [
         (16, 1000, 0),
@@ -324,6 +351,7 @@ def test_kernels_launched_again_with_one_block_run_code_compiled_for_it(
         (test_a_uniform_loop_over_shared_memory, ((16, 2), 32), (16, 2)),
         (test_a_test_for_one_thread_amid_a_region, (256, 255), (256,)),
         (test_block_stride_loops, (40, 1000, 0), (40,)),
+        (test_one_thread_of_a_2d_block_picked_by_x_and_y, ((16, 4), 3, 2), (16, 4)),
     ]
     for check, args, _ in cases:
         for _ in range(3):
@@ -333,7 +361,7 @@ def test_kernels_launched_again_with_one_block_run_code_compiled_for_it(
     executor = fresh.executor
     variants = {(name, block) for name, block in executor._variants}  # noqa: SLF001
     names = ["scan", "flip", "rotate3d", "helpers", "nested", "branchy", "guards"]
-    names += ["lanes", "one_thread", "strided"]
+    names += ["lanes", "one_thread", "strided", "picked"]
     want = {(n, b) for n, (_, _, b) in zip(names, cases, strict=True)}
     assert want | {("agree", (64,))} <= variants
     test_scan_barriers_in_a_while_loop("native", 50, 7)  # generic: once only

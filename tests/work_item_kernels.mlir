@@ -477,3 +477,38 @@ gpuc.func @lanes_and_atomics(%out: !gpuc.ptr<i32, global>) kernel {
   gpuc.store %r, %out[%g] : !gpuc.ptr<i32, global>
   gpuc.return
 }
+
+// picked: after a barrier, thread (u, v) of each block (if any) writes into
+// picked[block] what thread (bx - 1 - u, v) put in shared memory. The test
+// is `tid.y == v && tid.x == u`: the native target runs that region as a
+// loop over x = u only, each thread still testing the whole condition (as a
+// block sum's `tid.x == 0 && tid.y == 0 && tid.z == 0`).
+gpuc.func @picked(%x: !gpuc.ptr<f32, global>, %picked: !gpuc.ptr<f32, global>,
+                  %u: index, %v: index) kernel {
+  %c1 = arith.constant 1 : index
+  %s = gpuc.shared_alloc 1024 : !gpuc.ptr<f32, shared>
+  %tx = gpuc.thread_id x
+  %ty = gpuc.thread_id y
+  %bx = gpuc.block_dim x
+  %by = gpuc.block_dim y
+  %b = gpuc.block_id x
+  %row = arith.muli %ty, %bx : index
+  %slot = arith.addi %row, %tx : index
+  %threads = arith.muli %bx, %by : index
+  %base = arith.muli %b, %threads : index
+  %g = arith.addi %base, %slot : index
+  %val = gpuc.load %x[%g] : !gpuc.ptr<f32, global>
+  gpuc.store %val, %s[%slot] : !gpuc.ptr<f32, shared>
+  gpuc.barrier
+  %on_y = arith.cmpi eq, %ty, %v : index
+  %on_x = arith.cmpi eq, %tx, %u : index
+  %here = arith.andi %on_y, %on_x : i1
+  scf.if %here {
+    %last = arith.subi %bx, %c1 : index
+    %mx = arith.subi %last, %tx : index
+    %mirror = arith.addi %row, %mx : index
+    %m = gpuc.load %s[%mirror] : !gpuc.ptr<f32, shared>
+    gpuc.store %m, %picked[%b] : !gpuc.ptr<f32, global>
+  }
+  gpuc.return
+}

@@ -84,29 +84,76 @@ many blocks does not keep a compiled module per block)."""
 _LIBC_FUNCTIONS = (*LIBC_FUNCTIONS, "_setjmp", "longjmp")
 
 
-def _private_sum_ir(name: str, ty: str) -> str:
+def _private_sum_ir(name: str, ty: str, lanes: int) -> str:
     """`dst[i] += src[i]; src[i] = 0` for every i < n whose `src[i]` is not
     zero: a private copy of a summed parameter added into the caller's
     buffer and zeroed again, touching no element the copy did not add to (a
     window's buffer spans elements of the array it is cut from, which the
-    kernel never touched and another thread may be writing)."""
+    kernel never touched and another thread may be writing).
+
+    `lanes` elements at a time, written out as vectors because LLVM's cost
+    model keeps the branchy loop scalar (2 ms to scan a 16 MB copy): a group
+    with no element added to is only read, a full one is added whole, a
+    partial one with masked loads and stores; then the rest one by one."""
+    vec = f"<{lanes} x {ty}>"
+    mask = f"<{lanes} x i1>"
+    bits = f"i{lanes}"
+    suffix = f"v{lanes}{'f32' if ty == 'float' else 'f64'}"
+    load, store = (f"@llvm.masked.{op}.{suffix}.p0" for op in ("load", "store"))
     return f"""
+declare {vec} {load}(ptr, i32, {mask}, {vec})
+declare void {store}({vec}, ptr, i32, {mask})
+
 define void @{name}(ptr noalias %dst, ptr noalias %src, i64 %n) {{
 entry:
-  %empty = icmp eq i64 %n, 0
-  br i1 %empty, label %done, label %loop
+  %groups = udiv i64 %n, {lanes}
+  %whole = mul i64 %groups, {lanes}
+  %none = icmp eq i64 %groups, 0
+  br i1 %none, label %tail, label %group
+group:
+  %g = phi i64 [ 0, %entry ], [ %gnext, %gnext.bb ]
+  %gs = getelementptr inbounds {ty}, ptr %src, i64 %g
+  %gv = load {vec}, ptr %gs, align 4
+  %gm = fcmp une {vec} %gv, zeroinitializer
+  %gb = bitcast {mask} %gm to {bits}
+  %empty = icmp eq {bits} %gb, 0
+  br i1 %empty, label %gnext.bb, label %some
+some:
+  %gd = getelementptr inbounds {ty}, ptr %dst, i64 %g
+  %full = icmp eq {bits} %gb, -1
+  br i1 %full, label %all, label %part
+all:
+  %ad = load {vec}, ptr %gd, align 4
+  %as = fadd {vec} %ad, %gv
+  store {vec} %as, ptr %gd, align 4
+  store {vec} zeroinitializer, ptr %gs, align 4
+  br label %gnext.bb
+part:
+  %pd = call {vec} {load}(ptr %gd, i32 4, {mask} %gm, {vec} poison)
+  %ps = fadd {vec} %pd, %gv
+  call void {store}({vec} %ps, ptr %gd, i32 4, {mask} %gm)
+  call void {store}({vec} zeroinitializer, ptr %gs, i32 4, {mask} %gm)
+  br label %gnext.bb
+gnext.bb:
+  %gnext = add nuw i64 %g, {lanes}
+  %gmore = icmp ult i64 %gnext, %whole
+  br i1 %gmore, label %group, label %tail
+tail:
+  %first = phi i64 [ 0, %entry ], [ %whole, %gnext.bb ]
+  %rest = icmp ult i64 %first, %n
+  br i1 %rest, label %loop, label %done
 loop:
-  %i = phi i64 [ 0, %entry ], [ %next, %latch ]
-  %ps = getelementptr inbounds {ty}, ptr %src, i64 %i
-  %v = load {ty}, ptr %ps
+  %i = phi i64 [ %first, %tail ], [ %next, %latch ]
+  %es = getelementptr inbounds {ty}, ptr %src, i64 %i
+  %v = load {ty}, ptr %es
   %nz = fcmp une {ty} %v, 0.0
   br i1 %nz, label %add, label %latch
 add:
-  %pd = getelementptr inbounds {ty}, ptr %dst, i64 %i
-  %d = load {ty}, ptr %pd
+  %ed = getelementptr inbounds {ty}, ptr %dst, i64 %i
+  %d = load {ty}, ptr %ed
   %s = fadd {ty} %d, %v
-  store {ty} %s, ptr %pd
-  store {ty} 0.0, ptr %ps
+  store {ty} %s, ptr %ed
+  store {ty} 0.0, ptr %es
   br label %latch
 latch:
   %next = add nuw i64 %i, 1
@@ -121,9 +168,9 @@ done:
 PRIVATE_SUMS = {"float32": "__gpuc_sum_f32", "float64": "__gpuc_sum_f64"}
 """The executor's sums of private copies, by element dtype (what
 `gpuc.kernel_params.summed_params` allows)."""
-PRIVATE_SUM_IR = _private_sum_ir(PRIVATE_SUMS["float32"], "float") + _private_sum_ir(
-    PRIVATE_SUMS["float64"], "double"
-)
+PRIVATE_SUM_IR = _private_sum_ir(
+    PRIVATE_SUMS["float32"], "float", 16
+) + _private_sum_ir(PRIVATE_SUMS["float64"], "double", 8)
 """Their IR, in every executor's glue module."""
 
 

@@ -79,6 +79,10 @@ X_LOOP_HINTS = (("llvm.loop.interleave.count", 1), ("llvm.loop.unroll.disable", 
 unrolled before the vectorizer sees it (a known block's 16 or 32 x would be,
 into scalar code per thread)."""
 FOLD_HINTS = (("llvm.loop.vectorize.width", 1),)
+POOL_LANE_HINTS = (("llvm.loop.unroll.disable", None),)
+"""A lane loop that pools an add (`_poolable`) is left to the loop
+vectorizer, which runs its lanes as one vector iteration: fully unrolled,
+SLP vectorized them in pieces joined by shuffles."""
 WRITES = (StoreOp, AtomicRMWOp, AtomicCmpXchgOp)
 ACCESSES = (LoadOp, *WRITES)
 LANES = 16
@@ -301,7 +305,7 @@ class WorkGroupLowering(WorkGroupFunction):
         )
         bound: list[SSAValue] = []
         guard = None if stores or x_range else self._x_guard(ops)
-        if guard is not None:
+        if guard is not None and guard[2]:
             guarded = guard[1]
             ops = [op for op in ops if op is not guarded]
             ops += list(guarded.true_region.block.ops)[:-1]
@@ -399,7 +403,11 @@ class WorkGroupLowering(WorkGroupFunction):
         bound: list[SSAValue] = []
 
         def lane_loop(
-            x0: ir.Value, y: ir.Value, z: ir.Value, run: Callable[[ir.Value], None]
+            x0: ir.Value,
+            y: ir.Value,
+            z: ir.Value,
+            run: Callable[[ir.Value], None],
+            hints: Sequence[tuple[str, int | None]] = (),
         ) -> None:
             def lane(i: ir.Value) -> None:
                 x = b.add(x0, i, flags=["nuw", "nsw"])
@@ -411,7 +419,7 @@ class WorkGroupLowering(WorkGroupFunction):
                 self._unbind(bound)
                 self.thread = None
 
-            counted_loop(b, zero, lanes, lane, "lane")
+            counted_loop(b, zero, lanes, lane, "lane", hints)
 
         # A block-stride loop (its lower bound differs between the lanes):
         # iteration k of each lane is lb + k * step, run if below ub; the
@@ -497,7 +505,7 @@ class WorkGroupLowering(WorkGroupFunction):
                         b.branch(skip)
                         b.position_at_end(skip)
 
-                lane_loop(x0, y, z, step_lane)
+                lane_loop(x0, y, z, step_lane, POOL_LANE_HINTS if pools else ())
                 for add, values, at in pools:
                     self._flush_pool(add, values, at)
 
@@ -536,12 +544,15 @@ class WorkGroupLowering(WorkGroupFunction):
 
     def _x_guard(
         self, ops: list[Operation]
-    ) -> tuple[tuple[ir.Value, ir.Value], scf.IfOp] | None:
+    ) -> tuple[tuple[ir.Value, ir.Value], scf.IfOp, bool] | None:
         """If all `ops` do is `scf.if (thread_id.x < u) { ... }` (or `== u`,
         or `global_id.x < u`; `u` uniform, no else, no results; the other ops
-        pure, computing the condition), the x range for which it holds and the
-        `scf.if`: the loop then runs only those threads, the body without the
-        test."""
+        pure, computing the condition), the x range for which it holds, the
+        `scf.if` and True: the loop then runs only those threads, the body
+        without the test. Where the condition is such a test `and` others
+        that do not depend on x (a block sum's `tid.x == 0 && tid.y == 0 &&
+        tid.z == 0`), the range, the `scf.if` and False: the loop runs only
+        those threads, each still testing the whole condition."""
         ifs = [op for op in ops if isinstance(op, scf.IfOp)]
         if len(ifs) != 1 or ifs[0].results or ifs[0].false_region.blocks:
             return None
@@ -549,6 +560,20 @@ class WorkGroupLowering(WorkGroupFunction):
         if any(op is not guarded and not computes_only(op) for op in ops):
             return None
         cond = guarded.cond
+        found = self._x_test(cond)
+        if found is not None:
+            return found, guarded, True
+        conjuncts = _conjuncts(cond)
+        for i, conjunct in enumerate(conjuncts):
+            found = self._x_test(conjunct)
+            others = conjuncts[:i] + conjuncts[i + 1 :]
+            if found is not None and not any(_depends_on_x(c, cond) for c in others):
+                return found, guarded, False
+        return None
+
+    def _x_test(self, cond: SSAValue) -> tuple[ir.Value, ir.Value] | None:
+        """The x range for which `cond`, a test of thread (or global) index x
+        against a uniform bound (`_x_guard`), holds; None for anything else."""
         if not isinstance(cond, OpResult) or not isinstance(cond.op, arith.CmpiOp):
             return None
         cmp = cond.op
@@ -580,7 +605,7 @@ class WorkGroupLowering(WorkGroupFunction):
             )
             left = b.sub(bound, first)
             end = b.select(b.icmp_unsigned("<", left, bx), left, bx)
-            return (zero, b.select(below, end, zero)), guarded
+            return zero, b.select(below, end, zero)
 
         def clamp(v: ir.Value) -> ir.Value:
             if kind == "slt" or kind == "eq":
@@ -592,8 +617,8 @@ class WorkGroupLowering(WorkGroupFunction):
             end = clamp(b.add(bound, ir.Constant(I64, 1)))
             # u = -1 would wrap to 0: no thread matches then.
             end = b.select(b.icmp_signed("<", bound, zero), zero, end)
-            return (begin, end), guarded
-        return (zero, clamp(bound)), guarded
+            return begin, end
+        return zero, clamp(bound)
 
     def _flush_pool(
         self, add: AtomicRMWOp, values: ir.Value, at: ir.Value | None
@@ -1175,6 +1200,14 @@ def _poolable(op: AtomicRMWOp, body: list[Operation], iv: SSAValue) -> bool:
         if space == AddressSpace.GENERIC:
             return False
     return op.index is None or not _depends_on_x(op.index, iv)
+
+
+def _conjuncts(cond: SSAValue, depth: int = 8) -> list[SSAValue]:
+    """The operands of the `arith.andi` tree `cond` is (itself if none)."""
+    op = cond.op if isinstance(cond, OpResult) else None
+    if depth == 0 or not isinstance(op, arith.AndIOp):
+        return [cond]
+    return _conjuncts(op.lhs, depth - 1) + _conjuncts(op.rhs, depth - 1)
 
 
 def _depends_on_x(value: SSAValue, iv: SSAValue, depth: int = 16) -> bool:
