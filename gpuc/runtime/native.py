@@ -573,7 +573,9 @@ class NativeExecutor:
         slots = np.tile(row, groups) if summed else row
         row_bytes = row.nbytes if summed else 0
         copies: list[tuple[np.ndarray[Any, Any], list[np.ndarray[Any, Any]]]] = []
-        spares = self._spare_copies()
+        # A launch without private copies leaves the kept ones for the next
+        # launch that has some.
+        spares = self._spare_copies() if summed and groups > 1 else {}
         for i in summed if groups > 1 else []:
             array = values[i]
             key = (array.shape, array.dtype.str)
