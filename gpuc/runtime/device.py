@@ -120,7 +120,9 @@ class DeviceExecutor(ABC):
         takes none), on `stream` (None: the null stream) with `shared` bytes
         of dynamic shared memory: what `_launch_values` calls, for a runtime
         that takes the driver's parameter array (HIP)."""
-        raise NotImplementedError(f"{type(self).__name__} defines _launch_values")
+        raise NotImplementedError(
+            f"{type(self).__name__} defines neither _launch_kernel nor _launch_values"
+        )
 
     @property
     @abstractmethod
