@@ -7,7 +7,8 @@ A kernel without barriers runs every thread of its blocks as a loop nest
 (thread x innermost) around the kernel, inlined, so that LLVM can keep the
 state in registers and vectorize across threads; where the kernel's body is
 guarded by `global_id < bound`, that loop stops at the bound, so the vector
-loop needs no masks (gpuc/targets/native/thread_guards.py). A kernel with barriers
+loop needs no masks (gpuc/targets/native/thread_guards.py; the loops:
+thread_loops.py). A kernel with barriers
 becomes a work-group function, which runs a whole block per call as loops
 over its threads between the barriers (gpuc/targets/native/work_groups.py).
 """
@@ -32,7 +33,6 @@ from gpuc.targets.native.abi import (
     entry_point,
     state_bytes,
 )
-from gpuc.targets.native.thread_guards import ThreadGuard, thread_guards
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
@@ -365,6 +365,7 @@ def launch_entry(
 
     from gpuc.targets.native.common import counted_loop, error_message
     from gpuc.targets.native.faults import fault_plan, guarded_entry
+    from gpuc.targets.native.thread_loops import ThreadLoops, by_rows, row_segments
 
     i64, i8, ptr = ir.IntType(64), ir.IntType(8), ir.PointerType()
     params = kernel.function_type.args[1:]
@@ -432,6 +433,8 @@ def launch_entry(
     else:
         write("context", 0, ir.Constant(ptr, None))
 
+    loops = ThreadLoops(ml, func, kernel, b, state, args, block, write)
+
     def body(linear_block: ir.Value) -> None:
         x, rest = b.urem(linear_block, grid[0]), b.udiv(linear_block, grid[0])
         block_id = (x, b.urem(rest, grid[1]), b.udiv(rest, grid[1]))
@@ -450,40 +453,12 @@ def launch_entry(
                 b.position_at_end(b.append_basic_block("reported"))
             return
 
-        # The first global id of this block in each dimension, built as the
-        # kernel's `gpuc.global_id` builds it, so LLVM sees the same values.
-        first = [b.mul(block_id[d], block[d], flags=["nuw", "nsw"]) for d in range(3)]
-        guards = thread_guards(func)
-        bounds = translate_bounds(ml, func, b, state, args, guards)
-        count = list(block)
-        for guard, bound in zip(guards, bounds, strict=True):
-            count[guard.dim] = threads_below(
-                b, first[guard.dim], bound, count[guard.dim], guard.signed
-            )
-        thread: dict[int, ir.Value] = {}  # dimension -> its loop's variable
+        loops.block_of(block_id)
 
-        def threads(dim: int) -> None:
-            def run(t: ir.Value) -> None:
-                write("thread_id", dim, t)
-                thread[dim] = t
-                if dim > 0:
-                    threads(dim - 1)
-                    return
-                for guard, bound in zip(guards, bounds, strict=True):
-                    gid = b.add(
-                        first[guard.dim], thread[guard.dim], flags=["nuw", "nsw"]
-                    )
-                    cmp = b.icmp_signed if guard.signed else b.icmp_unsigned
-                    assume(ml, b, cmp("<", gid, bound))
-                b.call(kernel, [state, *args])
-
-            counted_loop(
-                b, ir.Constant(i64, 0), count[dim], run, f"thread.{'xyz'[dim]}"
-            )
-
-        threads(2)
-
-    counted_loop(b, read("block_begin"), read("block_end"), body, "block")
+    if by_rows(func, record, plan.reports):
+        row_segments(b, read("block_begin"), read("block_end"), grid, loops.row)
+    else:
+        counted_loop(b, read("block_begin"), read("block_end"), body, "block")
     b.branch(finish)
     b.position_at_end(finish)
     if context is not None:
@@ -543,52 +518,3 @@ def work_group_context(
     rounded = b.and_(b.add(size, ir.Constant(i64, 63)), ir.Constant(i64, ~63))
     alloc = ml.intrinsic("aligned_alloc", ptr, [i64, i64])
     return b.call(alloc, [ir.Constant(i64, 64), rounded], name="context")
-
-
-def translate_bounds(
-    ml: ModuleLowering,
-    func: FuncOp,
-    b: ir.IRBuilder,
-    state: ir.Value,
-    args: list[ir.Value],
-    guards: list[ThreadGuard],
-) -> list[ir.Value]:
-    """Each guard's bound, computed at the builder's position in the launch
-    entry by translating its ops as the kernel's own body would."""
-    from gpuc.lowering.context import FunctionLowering, translator_for
-
-    if not guards:
-        return []
-    fl = FunctionLowering(ml, func, b.function)
-    fl.hidden_args = (state,)
-    fl.builder = b
-    entry = func.body.blocks.first
-    assert entry is not None
-    fl.values.update(zip(entry.args, args, strict=True))
-    translated: set[Operation] = set()
-    for guard in guards:
-        for op in guard.ops:
-            if op not in translated:
-                translator_for(op)(op, fl)
-                translated.add(op)
-    return [fl.get(guard.bound) for guard in guards]
-
-
-def threads_below(
-    b: ir.IRBuilder, first: ir.Value, bound: ir.Value, limit: ir.Value, signed: bool
-) -> ir.Value:
-    """How many threads from global id `first` on, at most `limit`, are below
-    `bound`: `first < bound ? min(bound - first, limit) : 0`."""
-    from llvmlite import ir
-
-    cmp = b.icmp_signed if signed else b.icmp_unsigned
-    left = b.sub(bound, first)
-    fewer = b.select(b.icmp_unsigned("<", left, limit), left, limit)
-    return b.select(cmp("<", first, bound), fewer, ir.Constant(limit.type, 0))
-
-
-def assume(ml: ModuleLowering, b: ir.IRBuilder, condition: ir.Value) -> None:
-    from llvmlite import ir
-
-    fn = ml.intrinsic("llvm.assume", ir.VoidType(), [ir.IntType(1)])
-    b.call(fn, [condition])

@@ -1,14 +1,16 @@
 // A barrier-free kernel whose body is guarded by `global_id x < n`: the launch
-// entry computes n once per block, runs thread x only up to it, and assumes
-// the guard for each thread it runs, so LLVM drops the guard and vectorizes
-// the thread loop without masked loads and stores.
+// entry computes n once per row of the grid, runs thread x of each block of
+// the row only up to it, and assumes the guard for each thread it runs, so
+// LLVM drops the guard and vectorizes the thread loop without masked loads
+// and stores.
 // RUN: gpuc-opt %s -t 'llvm{target=native stage=link}' | FileCheck %s
 // RUN: gpuc-opt %s -t 'llvm{target=native}' | FileCheck %s --check-prefix=OPT
 
 // CHECK-LABEL: define void @__gpuc_launch_saxpy(
-// CHECK:       block.body:
-// CHECK:         [[FIRST:%.+]] = mul nuw nsw i64 [[BX:%.+]], [[BDX:%.+]]
+// CHECK:       segment.body:
 // CHECK:         %n_index = sext i32 %n to i64
+// CHECK:       block.x.body:
+// CHECK:         [[FIRST:%.+]] = mul nuw nsw i64 %block.x, [[BDX:%.+]]
 // CHECK:         [[LEFT:%.+]] = sub i64 %n_index, [[FIRST]]
 // CHECK:         [[FEWER:%.+]] = select i1 {{%.+}}, i64 [[LEFT]], i64 [[BDX]]
 // CHECK:         [[SOME:%.+]] = icmp ult i64 [[FIRST]], %n_index
