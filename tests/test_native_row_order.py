@@ -10,6 +10,9 @@ import numpy as np
 import pytest
 
 import gpuc
+from gpuc.dialects.functions import FuncOp
+from gpuc.driver import load_module
+from gpuc.targets.native.thread_loops import walks_rows
 
 F32 = "!gpuc.ptr<f32, global>"
 I32 = "!gpuc.ptr<i32, global>"
@@ -65,6 +68,69 @@ def test_a_kernel_with_shared_memory_runs_block_by_block() -> None:
         .reshape(-1)
     )
     np.testing.assert_array_equal(by_block, np.arange(nx * ny, dtype=np.int32))
+
+
+def test_a_kernel_that_walks_columns_runs_block_by_block() -> None:
+    """An access whose address moves by a row from one thread x to the next
+    (a transpose's): a row of threads touches a line each, which the
+    block's next rows reuse, so the block's threads stay together."""
+    source = ORDER.replace(
+        "%row = arith.muli %y, %w : index\n  %i = arith.addi %row, %x : index",
+        "%col = arith.muli %x, %w : index\n  %i = arith.addi %col, %y : index",
+    )
+    assert source != ORDER
+    grid, block = (3, 2), (4, 2)
+    nx, ny = grid[0] * block[0], grid[1] * block[1]
+    assert nx != ny
+    seen, count = np.full(nx * ny, -1, np.int32), np.zeros(1, np.int32)
+    # %w is the column's height here: ny.
+    gpuc.compile(source, target="native")["order"][grid, block](
+        seen, count, np.int32(ny)
+    )
+    order = seen.reshape(nx, ny).T  # [y][x]
+    by_block = (
+        order.reshape(grid[1], block[1], grid[0], block[0])
+        .transpose(0, 2, 1, 3)
+        .reshape(-1)
+    )
+    np.testing.assert_array_equal(by_block, np.arange(nx * ny, dtype=np.int32))
+
+
+@pytest.mark.parametrize(
+    ("index", "rows"),
+    [
+        ("%x", True),
+        ("%xy", True),  # y * w + x
+        ("%xy_less", True),  # y * w + x - 1
+        ("%two_x", False),  # x * 2
+        ("%x_times_w", False),  # x * w
+        ("%bx", False),  # the block index x: a step of 0 or a block's width
+        ("%c0", True),
+    ],
+)
+def test_which_accesses_walk_rows(index: str, rows: bool) -> None:
+    source = f"""
+gpuc.func @k(%p: {F32}, %nx: i32) kernel {{
+  %x = gpuc.global_id x
+  %y = gpuc.global_id y
+  %bx = gpuc.block_id x
+  %w = arith.index_cast %nx : i32 to index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %row = arith.muli %y, %w : index
+  %xy = arith.addi %row, %x : index
+  %xy_less = arith.subi %xy, %c1 : index
+  %two_x = arith.muli %x, %c2 : index
+  %x_times_w = arith.muli %x, %w : index
+  %base = gpuc.offset %p[%row] : {F32}
+  %v = gpuc.load %base[%c0] : {F32}
+  gpuc.store %v, %p[{index}] : {F32}
+  gpuc.return
+}}
+"""
+    func = next(op for op in load_module(source).ops if isinstance(op, FuncOp))
+    assert walks_rows(func) is rows
 
 
 @pytest.mark.parametrize(

@@ -19,15 +19,35 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from llvmlite import ir
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.traits import is_side_effect_free
 
-from gpuc.dialects.attrs import AddressSpace, FinalizedAttr, PtrType
-from gpuc.dialects.functions import FuncOp
-from gpuc.dialects.index import BlockIdOp
+from gpuc.dialects.attrs import AddressSpace, Dim, FinalizedAttr, PtrType
+from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncOp
+from gpuc.dialects.index import (
+    BlockDimOp,
+    BlockIdOp,
+    GlobalIdOp,
+    GridDimOp,
+    LaneIdOp,
+    ThreadIdOp,
+)
+from gpuc.dialects.memory import (
+    AddrSpaceCastOp,
+    AtomicCmpXchgOp,
+    AtomicRMWOp,
+    LoadOp,
+    OffsetOp,
+    StoreOp,
+)
 from gpuc.lowering.context import FunctionLowering, ModuleLowering, translator_for
 from gpuc.targets.native.common import counted_loop
 from gpuc.targets.native.thread_guards import ThreadGuard, thread_guards
 
 I64 = ir.IntType(64)
+POINTER_MATH = (OffsetOp, AddrSpaceCastOp)
 
 Write = Callable[[str, int, ir.Value], None]
 """Stores a value into a field (and dimension) of the kernel's state."""
@@ -35,11 +55,14 @@ Write = Callable[[str, int, ir.Value], None]
 
 def by_rows(func: FuncOp, record: FinalizedAttr, reports: bool) -> bool:
     """Whether the launch entry runs `func`'s threads a row of the grid at a
-    time rather than block by block: a kernel without barriers may run its
+    time rather than block by block. A kernel without barriers may run its
     threads in any order, but one with shared memory needs a block's threads
     together (each block has its own), one that reports faults or asserts or
     prints names the block, and a thread guard whose bound reads the block
-    index is computed per block."""
+    index is computed per block. And the order pays only where each access
+    moves along its array by one element from one thread x to the next (or
+    not at all): a row of threads of a transpose, reading a column, touches
+    a line per thread, which block by block the block's next rows reuse."""
     if record.uses_barrier or reports or record.reaches_print or record.shared_bytes:
         return False
     if any(
@@ -47,9 +70,91 @@ def by_rows(func: FuncOp, record: FinalizedAttr, reports: bool) -> bool:
         for t in func.function_type.inputs.data
     ):
         return False
-    return not any(
+    if any(
         isinstance(op, BlockIdOp) for guard in thread_guards(func) for op in guard.ops
-    )
+    ):
+        return False
+    return walks_rows(func)
+
+
+def walks_rows(func: FuncOp) -> bool:
+    """Whether every memory access of `func` is at an address whose step from
+    one thread x to the next is 0 or 1 element (a helper call's accesses are
+    unknown: no)."""
+    steps: dict[SSAValue, int | None] = {}
+    for op in func.walk():
+        if isinstance(op, CallOp | CallIndirectOp):
+            return False
+        if isinstance(op, POINTER_MATH):
+            continue
+        if isinstance(op, LoadOp | StoreOp | AtomicRMWOp | AtomicCmpXchgOp):
+            step = x_step(op.index, steps) if op.index is not None else 0
+            ptr = op.ptr
+            while step is not None and isinstance(ptr.owner, POINTER_MATH):
+                owner = ptr.owner
+                if isinstance(owner, AddrSpaceCastOp):
+                    ptr = owner.source
+                    continue
+                more = x_step(owner.index, steps)
+                step = None if more is None else step + more
+                ptr = owner.ptr
+            if step not in (0, 1):
+                return False
+        elif any(isinstance(v.type, PtrType) for v in op.operands):
+            return False  # another op that takes a pointer
+    return True
+
+
+def x_step(value: SSAValue, steps: dict[SSAValue, int | None]) -> int | None:
+    """How much `value` grows from one thread x to the next, the other
+    indices equal: 0 if it does not depend on thread x, None if unknown (or
+    not a constant step)."""
+    if value in steps:
+        return steps[value]
+    steps[value] = None  # a cycle through block arguments: unknown
+    owner = value.owner
+    step: int | None = None
+    if isinstance(value, BlockArgument):
+        parent = value.block.parent_op()
+        step = 0 if isinstance(parent, FuncOp) else None
+    elif isinstance(owner, GlobalIdOp | ThreadIdOp):
+        step = 1 if owner.dimension.data == Dim.X else 0
+    elif isinstance(owner, BlockIdOp):
+        step = None if owner.dimension.data == Dim.X else 0
+    elif isinstance(owner, BlockDimOp | GridDimOp | arith.ConstantOp):
+        step = 0
+    elif isinstance(owner, arith.AddiOp | arith.SubiOp):
+        lhs, rhs = x_step(owner.lhs, steps), x_step(owner.rhs, steps)
+        if lhs is not None and rhs is not None:
+            step = lhs + rhs if isinstance(owner, arith.AddiOp) else lhs - rhs
+    elif isinstance(owner, arith.MuliOp):
+        lhs, rhs = x_step(owner.lhs, steps), x_step(owner.rhs, steps)
+        if lhs == 0 and rhs == 0:
+            step = 0
+        elif lhs is not None and rhs is not None:
+            step = scaled(owner.lhs, rhs) if lhs == 0 else scaled(owner.rhs, lhs)
+    elif isinstance(owner, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp):
+        step = x_step(owner.input, steps)
+    elif (
+        isinstance(owner, Operation)
+        and not owner.regions
+        and is_side_effect_free(owner)
+        and not isinstance(owner, LaneIdOp)
+        and all(x_step(v, steps) == 0 for v in owner.operands)
+    ):
+        step = 0
+    steps[value] = step
+    return step
+
+
+def scaled(factor: SSAValue, step: int) -> int | None:
+    """`step` times `factor` if that is a constant, else None (0 stays 0)."""
+    if step == 0:
+        return 0
+    owner = factor.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return step * owner.value.value.data
+    return None
 
 
 class ThreadLoops:
