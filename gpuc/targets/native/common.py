@@ -34,13 +34,18 @@ def error_message(ml: ModuleLowering, text: str) -> ir.Value:
     return message
 
 
+LoopHint = tuple[str, int | ir.Value | None]
+"""An `llvm.loop` option: its name and its value (an i32, a metadata node,
+or none)."""
+
+
 def counted_loop(
     b: ir.IRBuilder,
     begin: ir.Value,
     end: ir.Value,
     body: object,
     name: str,
-    hints: Sequence[tuple[str, int | None]] = (),
+    hints: Sequence[LoopHint] = (),
 ) -> None:
     """`for (i = begin; i < end; ++i) body(i)`, leaving the builder after it;
     `hints` become the loop's `llvm.loop` metadata (e.g.
@@ -63,9 +68,21 @@ def counted_loop(
     b.position_at_end(done)
 
 
-def set_loop_hints(
-    latch: ir.Instruction, hints: Sequence[tuple[str, int | None]]
-) -> None:
+class DistinctNode(ir.values.MDValue):  # type: ignore[misc]
+    """A metadata node printed `distinct` (llvmlite unifies equal nodes; an
+    access group must be a node of its own)."""
+
+    def descr(self, buf: list[str]) -> None:
+        buf.append("distinct ")
+        super().descr(buf)
+
+
+def access_group(module: ir.Module) -> ir.Value:
+    """A new access group, `distinct !{}` (`llvm.access.group`)."""
+    return DistinctNode(module, [], name=str(len(module.metadata)))
+
+
+def set_loop_hints(latch: ir.Instruction, hints: Sequence[LoopHint]) -> None:
     """`hints` as the `llvm.loop` metadata of the loop `latch` branches back
     in (a hint without a value, such as `llvm.loop.unroll.disable`, is the
     name alone)."""
@@ -74,7 +91,10 @@ def set_loop_hints(
         module.add_metadata(
             [ir.MetaDataString(module, key)]
             if value is None
-            else [ir.MetaDataString(module, key), ir.Constant(ir.IntType(32), value)]
+            else [
+                ir.MetaDataString(module, key),
+                ir.Constant(ir.IntType(32), value) if isinstance(value, int) else value,
+            ]
         )
         for key, value in hints
     ]

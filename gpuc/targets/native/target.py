@@ -433,7 +433,8 @@ def launch_entry(
     else:
         write("context", 0, ir.Constant(ptr, None))
 
-    loops = ThreadLoops(ml, func, kernel, b, state, args, block, write)
+    rows = by_rows(func, record, plan.reports)
+    loops = ThreadLoops(ml, func, kernel, b, state, args, block, write, rows)
 
     def body(linear_block: ir.Value) -> None:
         x, rest = b.urem(linear_block, grid[0]), b.udiv(linear_block, grid[0])
@@ -455,7 +456,7 @@ def launch_entry(
 
         loops.block_of(block_id)
 
-    if by_rows(func, record, plan.reports):
+    if rows:
         row_segments(b, read("block_begin"), read("block_end"), grid, loops.row)
     else:
         counted_loop(b, read("block_begin"), read("block_end"), body, "block")

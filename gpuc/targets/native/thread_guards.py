@@ -38,6 +38,8 @@ class ThreadGuard:
     signed: bool
     bound: SSAValue
     ops: tuple[Operation, ...]
+    condition: SSAValue
+    """The comparison itself (a conjunct of the guard's condition)."""
 
 
 def thread_guards(kernel: FuncOp) -> list[ThreadGuard]:
@@ -107,13 +109,26 @@ def as_thread_guard(condition: SSAValue, block: Block) -> ThreadGuard | None:
     if ops is None:
         return None
     dim = list(Dim).index(gid.owner.dimension.data)
-    return ThreadGuard(dim, signed, bound, ops)
+    return ThreadGuard(dim, signed, bound, ops, condition)
 
 
 def block_wide_ops(value: SSAValue, block: Block) -> tuple[Operation, ...] | None:
     """The ops of `block` that compute `value`, in program order, if they read
     nothing that differs between the threads of a block (no thread index, no
     memory: another thread may have written it by then); else None."""
+    return computing_ops(value, block, PER_THREAD, nested=False)
+
+
+def computing_ops(
+    value: SSAValue,
+    block: Block,
+    varying: tuple[type[Operation], ...],
+    nested: bool,
+) -> tuple[Operation, ...] | None:
+    """The ops that compute `value` from the arguments of `block` by ops
+    without effects or regions, none an instance of `varying`, in program
+    order; each in `block`, or with `nested` in `block` or a region below
+    it. None if `value` is not computed so."""
     needed: set[Operation] = set()
     pending = [value]
     while pending:
@@ -127,12 +142,12 @@ def block_wide_ops(value: SSAValue, block: Block) -> tuple[Operation, ...] | Non
             continue
         if (
             not isinstance(op, Operation)
-            or op.parent_block() is not block
+            or (op.parent_block() is not block and not nested)
             or op.regions
-            or isinstance(op, PER_THREAD)
+            or isinstance(op, varying)
             or not is_side_effect_free(op)
         ):
             return None
         needed.add(op)
         pending.extend(op.operands)
-    return tuple(op for op in block.ops if op in needed)
+    return tuple(op for op in block.walk() if op in needed)

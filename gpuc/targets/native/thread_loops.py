@@ -19,35 +19,23 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from llvmlite import ir
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import BlockArgument, Operation, SSAValue
-from xdsl.traits import is_side_effect_free
+from xdsl.ir import Operation, SSAValue
 
 from gpuc.dialects.attrs import AddressSpace, Dim, FinalizedAttr, PtrType
-from gpuc.dialects.functions import CallIndirectOp, CallOp, FuncOp
-from gpuc.dialects.index import (
-    BlockDimOp,
-    BlockIdOp,
-    GlobalIdOp,
-    GridDimOp,
-    LaneIdOp,
-    ThreadIdOp,
-)
-from gpuc.dialects.memory import (
-    AddrSpaceCastOp,
-    AtomicCmpXchgOp,
-    AtomicRMWOp,
-    LoadOp,
-    OffsetOp,
-    StoreOp,
-)
+from gpuc.dialects.functions import FuncOp
+from gpuc.dialects.index import BlockIdOp
 from gpuc.lowering.context import FunctionLowering, ModuleLowering, translator_for
-from gpuc.targets.native.common import counted_loop
-from gpuc.targets.native.thread_guards import ThreadGuard, thread_guards
+from gpuc.targets.native.common import access_group, counted_loop
+from gpuc.targets.native.private_sums import summed
+from gpuc.targets.native.thread_guards import thread_guards
+from gpuc.targets.native.x_steps import (
+    EdgeTest,
+    adds_in_any_order,
+    edge_tests,
+    walks_rows,
+)
 
 I64 = ir.IntType(64)
-POINTER_MATH = (OffsetOp, AddrSpaceCastOp)
 
 Write = Callable[[str, int, ir.Value], None]
 """Stores a value into a field (and dimension) of the kernel's state."""
@@ -77,86 +65,6 @@ def by_rows(func: FuncOp, record: FinalizedAttr, reports: bool) -> bool:
     return walks_rows(func)
 
 
-def walks_rows(func: FuncOp) -> bool:
-    """Whether every memory access of `func` is at an address whose step from
-    one thread x to the next is 0 or 1 element (a helper call's accesses are
-    unknown: no)."""
-    steps: dict[SSAValue, int | None] = {}
-    for op in func.walk():
-        if isinstance(op, CallOp | CallIndirectOp):
-            return False
-        if isinstance(op, POINTER_MATH):
-            continue
-        if isinstance(op, LoadOp | StoreOp | AtomicRMWOp | AtomicCmpXchgOp):
-            step = x_step(op.index, steps) if op.index is not None else 0
-            ptr = op.ptr
-            while step is not None and isinstance(ptr.owner, POINTER_MATH):
-                owner = ptr.owner
-                if isinstance(owner, AddrSpaceCastOp):
-                    ptr = owner.source
-                    continue
-                more = x_step(owner.index, steps)
-                step = None if more is None else step + more
-                ptr = owner.ptr
-            if step not in (0, 1):
-                return False
-        elif any(isinstance(v.type, PtrType) for v in op.operands):
-            return False  # another op that takes a pointer
-    return True
-
-
-def x_step(value: SSAValue, steps: dict[SSAValue, int | None]) -> int | None:
-    """How much `value` grows from one thread x to the next, the other
-    indices equal: 0 if it does not depend on thread x, None if unknown (or
-    not a constant step)."""
-    if value in steps:
-        return steps[value]
-    steps[value] = None  # a cycle through block arguments: unknown
-    owner = value.owner
-    step: int | None = None
-    if isinstance(value, BlockArgument):
-        parent = value.block.parent_op()
-        step = 0 if isinstance(parent, FuncOp) else None
-    elif isinstance(owner, GlobalIdOp | ThreadIdOp):
-        step = 1 if owner.dimension.data == Dim.X else 0
-    elif isinstance(owner, BlockIdOp):
-        step = None if owner.dimension.data == Dim.X else 0
-    elif isinstance(owner, BlockDimOp | GridDimOp | arith.ConstantOp):
-        step = 0
-    elif isinstance(owner, arith.AddiOp | arith.SubiOp):
-        lhs, rhs = x_step(owner.lhs, steps), x_step(owner.rhs, steps)
-        if lhs is not None and rhs is not None:
-            step = lhs + rhs if isinstance(owner, arith.AddiOp) else lhs - rhs
-    elif isinstance(owner, arith.MuliOp):
-        lhs, rhs = x_step(owner.lhs, steps), x_step(owner.rhs, steps)
-        if lhs == 0 and rhs == 0:
-            step = 0
-        elif lhs is not None and rhs is not None:
-            step = scaled(owner.lhs, rhs) if lhs == 0 else scaled(owner.rhs, lhs)
-    elif isinstance(owner, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp):
-        step = x_step(owner.input, steps)
-    elif (
-        isinstance(owner, Operation)
-        and not owner.regions
-        and is_side_effect_free(owner)
-        and not isinstance(owner, LaneIdOp)
-        and all(x_step(v, steps) == 0 for v in owner.operands)
-    ):
-        step = 0
-    steps[value] = step
-    return step
-
-
-def scaled(factor: SSAValue, step: int) -> int | None:
-    """`step` times `factor` if that is a constant, else None (0 stays 0)."""
-    if step == 0:
-        return 0
-    owner = factor.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return step * owner.value.value.data
-    return None
-
-
 class ThreadLoops:
     """Builds, at `b`'s position, the loops that run `kernel` (the translated
     `func`) on each thread of a block or of a row of the grid's blocks."""
@@ -171,10 +79,24 @@ class ThreadLoops:
         args: list[ir.Value],
         block: list[ir.Value],
         write: Write,
+        rows: bool,
     ) -> None:
         self.ml, self.func, self.kernel, self.b = ml, func, kernel, b
         self.state, self.args, self.block, self.write = state, args, block, write
         self.guards = thread_guards(func)
+        self.edges = edge_tests(func) if rows else []
+        self.row_edges: list[EdgeTest] = []
+        """Edge tests in y, where the loop over x is parallel (below)."""
+        self.group: ir.Value | None = None
+        """The access group of the split loop over x, where it is parallel:
+        in the rows at none of `row_edges`."""
+        if self.edges:
+            row_edges = edge_tests(func, Dim.Y)
+            known = [t.condition for t in self.edges + row_edges]
+            known += [guard.condition for guard in self.guards]
+            if adds_in_any_order(func, summed(func), known):
+                self.row_edges = row_edges
+                self.group = access_group(ml.llvm)
 
     def block_of(self, block_id: tuple[ir.Value, ir.Value, ir.Value]) -> None:
         """Every thread of the block `block_id` (written to the state)."""
@@ -198,9 +120,24 @@ class ThreadLoops:
         b, block = self.b, self.block
         self.write("block_id", 1, block_id[1])
         self.write("block_id", 2, block_id[2])
-        bounds = translate_bounds(
-            self.ml, self.func, b, self.state, self.args, self.guards
+        bounds = translate(
+            self.ml,
+            self.func,
+            b,
+            self.state,
+            self.args,
+            [(guard.bound, guard.ops) for guard in self.guards],
         )
+        edges = translate(
+            self.ml,
+            self.func,
+            b,
+            self.state,
+            self.args,
+            [(edge.bound, edge.ops) for edge in self.edges + self.row_edges],
+        )
+        edges, row_edges = edges[: len(self.edges)], edges[len(self.edges) :]
+        parallel = False  # in a row at none of row_edges
         # The first global id of the block in each dimension, built as the
         # kernel's `gpuc.global_id` builds it, so LLVM sees the same values.
         first = [b.mul(block_id[d], block[d], flags=["nuw", "nsw"]) for d in range(3)]
@@ -212,6 +149,10 @@ class ThreadLoops:
                 )
         thread: dict[int, ir.Value] = {}  # dimension -> its loop's variable
 
+        def at(in_parallel: bool) -> None:
+            nonlocal parallel
+            parallel = in_parallel
+
         def run_x(block_x: ir.Value) -> None:
             if block_x is not block_id[0]:
                 self.write("block_id", 0, block_x)
@@ -220,7 +161,10 @@ class ThreadLoops:
             for guard, bound in zip(self.guards, bounds, strict=True):
                 if guard.dim == 0:
                     count_x = threads_below(b, first[0], bound, count_x, guard.signed)
-            threads(0, count_x)
+            if edges:
+                self._split_x(first, thread, bounds, edges, count_x, parallel)
+            else:
+                threads(0, count_x)
 
         def threads(dim: int, n: ir.Value) -> None:
             def run(t: ir.Value) -> None:
@@ -228,6 +172,8 @@ class ThreadLoops:
                 thread[dim] = t
                 if dim == 2:
                     threads(1, count[1])
+                elif dim == 1 and row_edges:
+                    self._split_rows(first, t, row_edges, lambda: over_x(run_x), at)
                 elif dim == 1:
                     over_x(run_x)
                 else:
@@ -237,15 +183,107 @@ class ThreadLoops:
 
         threads(2, count[2])
 
-    def _thread(
-        self, first: list[ir.Value], thread: dict[int, ir.Value], bounds: list[ir.Value]
+    def _split_rows(
+        self,
+        first: list[ir.Value],
+        t: ir.Value,
+        row_edges: list[ir.Value],
+        run: Callable[[], None],
+        at: Callable[[bool], None],
     ) -> None:
+        """`run()` for the row of threads y = `t`: twice, once for a row at
+        one of `row_edges` (the global id y equal to its bound) and once,
+        told so, for a row at none, whose loop over x is parallel."""
         b = self.b
+        gid = b.add(first[1], t, flags=["nuw", "nsw"])
+        on_edge = b.icmp_unsigned("==", gid, row_edges[0])
+        for edge in row_edges[1:]:
+            on_edge = b.or_(on_edge, b.icmp_unsigned("==", gid, edge))
+        with b.if_else(on_edge) as (edge_row, other_row):
+            with edge_row:
+                at(False)
+                run()
+            with other_row:
+                for edge in row_edges:
+                    assume(self.ml, b, b.icmp_unsigned("!=", gid, edge))
+                at(True)
+                run()
+        at(False)
+
+    def _split_x(
+        self,
+        first: list[ir.Value],
+        thread: dict[int, ir.Value],
+        bounds: list[ir.Value],
+        edges: list[ir.Value],
+        count: ir.Value,
+        parallel: bool,
+    ) -> None:
+        """The loop over x in pieces: the threads between two edges (a global
+        id x equal to an edge's bound), each told that it is at none, then
+        the edge's thread alone."""
+        b = self.b
+        before = b.block
+        head = b.append_basic_block("piece.head")
+        body = b.append_basic_block("piece.body")
+        done = b.append_basic_block("piece.done")
+        b.branch(head)
+        b.position_at_end(head)
+        start = b.phi(I64, name="piece")
+        start.add_incoming(ir.Constant(I64, 0), before)
+        b.cbranch(b.icmp_unsigned("<", start, count), body, done)
+        b.position_at_end(body)
+        stop = count
+        for edge in edges:
+            at = b.sub(edge, first[0])  # past the block (or before it): huge
+            inside = b.and_(
+                b.icmp_unsigned(">=", at, start), b.icmp_unsigned("<", at, stop)
+            )
+            stop = b.select(inside, at, stop)
+        group = self.group if parallel else None
+        hints = [("llvm.loop.parallel_accesses", group)] if group is not None else []
+
+        def between(t: ir.Value) -> None:
+            self._thread(first, thread, bounds, t, edges, group)
+
+        counted_loop(b, start, stop, between, "thread.x", hints)
+        at_edge = b.icmp_unsigned("<", stop, count)
+        with b.if_then(at_edge):
+            self._thread(first, thread, bounds, stop, [])
+        after = b.select(at_edge, b.add(stop, ir.Constant(I64, 1)), count)
+        start.add_incoming(after, b.block)
+        b.branch(head)
+        b.position_at_end(done)
+
+    def _thread(
+        self,
+        first: list[ir.Value],
+        thread: dict[int, ir.Value],
+        bounds: list[ir.Value],
+        t: ir.Value | None = None,
+        edges: list[ir.Value] | None = None,
+        group: ir.Value | None = None,
+    ) -> None:
+        """The kernel for one thread (x = `t` where given: a thread of the
+        split loop over x, at none of `edges` if those are given)."""
+        b = self.b
+        tagged: list[ir.Instruction] = []
+        if t is not None:
+            self.write("thread_id", 0, t)
+            thread[0] = t
         for guard, bound in zip(self.guards, bounds, strict=True):
             gid = b.add(first[guard.dim], thread[guard.dim], flags=["nuw", "nsw"])
             cmp = b.icmp_signed if guard.signed else b.icmp_unsigned
-            assume(self.ml, b, cmp("<", gid, bound))
-        b.call(self.kernel, [self.state, *self.args])
+            tagged.append(assume(self.ml, b, cmp("<", gid, bound)))
+        if edges:
+            gid = b.add(first[0], thread[0], flags=["nuw", "nsw"])
+            for edge in edges:
+                tagged.append(assume(self.ml, b, b.icmp_unsigned("!=", gid, edge)))
+        tagged.append(b.call(self.kernel, [self.state, *self.args]))
+        if group is not None:
+            # Inlining passes the group on to the kernel's memory accesses.
+            for instruction in tagged:
+                instruction.set_metadata("llvm.access.group", group)
 
 
 def row_segments(
@@ -279,17 +317,18 @@ def row_segments(
     b.position_at_end(done)
 
 
-def translate_bounds(
+def translate(
     ml: ModuleLowering,
     func: FuncOp,
     b: ir.IRBuilder,
     state: ir.Value,
     args: list[ir.Value],
-    guards: list[ThreadGuard],
+    values: list[tuple[SSAValue, tuple[Operation, ...]]],
 ) -> list[ir.Value]:
-    """Each guard's bound, computed at the builder's position in the launch
-    entry by translating its ops as the kernel's own body would."""
-    if not guards:
+    """Each value, computed at the builder's position in the launch entry by
+    translating the ops given with it as the kernel's own body would (a
+    guard's bound, an edge's)."""
+    if not values:
         return []
     fl = FunctionLowering(ml, func, b.function)
     fl.hidden_args = (state,)
@@ -297,13 +336,13 @@ def translate_bounds(
     entry = func.body.blocks.first
     assert entry is not None
     fl.values.update(zip(entry.args, args, strict=True))
-    translated: set[object] = set()
-    for guard in guards:
-        for op in guard.ops:
+    translated: set[Operation] = set()
+    for _, ops in values:
+        for op in ops:
             if op not in translated:
                 translator_for(op)(op, fl)
                 translated.add(op)
-    return [fl.get(guard.bound) for guard in guards]
+    return [fl.get(value) for value, _ in values]
 
 
 def threads_below(
@@ -317,6 +356,6 @@ def threads_below(
     return b.select(cmp("<", first, bound), fewer, ir.Constant(limit.type, 0))
 
 
-def assume(ml: ModuleLowering, b: ir.IRBuilder, condition: ir.Value) -> None:
+def assume(ml: ModuleLowering, b: ir.IRBuilder, condition: ir.Value) -> ir.Instruction:
     fn = ml.intrinsic("llvm.assume", ir.VoidType(), [ir.IntType(1)])
-    b.call(fn, [condition])
+    return b.call(fn, [condition])
