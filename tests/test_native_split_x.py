@@ -214,3 +214,40 @@ def test_which_loops_over_x_are_parallel(body: str, parallel: bool) -> None:
     tests = edge_tests(func) + edge_tests(func, Dim.Y)
     known = [t.condition for t in tests] + [g.condition for g in thread_guards(func)]
     assert adds_in_any_order(func, summed(func), known) is parallel
+
+
+SUM_INTO_ONE = f"""
+gpuc.func @total(%in: {F32}, %sum: {F32}, %nx: i32) kernel {{
+  %x = gpuc.global_id x
+  %w = arith.index_cast %nx : i32 to index
+  %x_in = arith.cmpi ult, %x, %w : index
+  scf.if %x_in {{
+    %c0 = arith.constant 0 : index
+    %first = arith.cmpi eq, %x, %c0 : index
+    %v = gpuc.load %in[%x] : {F32}
+    %two = arith.constant 2.0 : f32
+    %twice = arith.mulf %v, %two : f32
+    %r = arith.select %first, %twice, %v : f32
+    %o = gpuc.atomic_rmw add %sum[%c0], %r {{gpuc.regrouped}} : {F32}
+  }}
+  gpuc.return
+}}
+"""
+
+
+def test_every_thread_adding_into_one_element_keeps_every_add() -> None:
+    """A regrouped add that every thread of a row makes at one address (a
+    scalar's adjoint) is no vector of distinct read-add-writes: its loop
+    over x is split but not marked parallel."""
+    func = next(op for op in load_module(SUM_INTO_ONE).ops if isinstance(op, FuncOp))
+    known = [t.condition for t in edge_tests(func)]
+    known += [g.condition for g in thread_guards(func)]
+    assert not adds_in_any_order(func, summed(func), known)
+    n = 1000
+    field = np.random.default_rng(7).standard_normal(n).astype(np.float32)
+    total = np.zeros(1, np.float32)
+    gpuc.compile(SUM_INTO_ONE, target="native")["total"][4, 256](
+        field, total, np.int32(n)
+    )
+    want = field.astype(np.float64).sum() + field[0]
+    np.testing.assert_allclose(total[0], want, rtol=1e-4, atol=1e-3)

@@ -57,22 +57,32 @@ def walks_rows(func: FuncOp) -> bool:
             return False
         if isinstance(op, POINTER_MATH):
             continue
-        if isinstance(op, LoadOp | StoreOp | AtomicRMWOp | AtomicCmpXchgOp):
-            step = x_step(op.index, steps) if op.index is not None else 0
-            ptr = op.ptr
-            while step is not None and isinstance(ptr.owner, POINTER_MATH):
-                owner = ptr.owner
-                if isinstance(owner, AddrSpaceCastOp):
-                    ptr = owner.source
-                    continue
-                more = x_step(owner.index, steps)
-                step = None if more is None else step + more
-                ptr = owner.ptr
+        if isinstance(op, ACCESSES):
+            step = address_step(op, steps)
             if step not in (0, 1):
                 return False
         elif any(isinstance(v.type, PtrType) for v in op.operands):
             return False  # another op that takes a pointer
     return True
+
+
+Access = LoadOp | StoreOp | AtomicRMWOp | AtomicCmpXchgOp
+
+
+def address_step(op: Access, steps: Steps) -> int | None:
+    """The step of the address `op` accesses (in elements), through the
+    `gpuc.offset`s its pointer is made by."""
+    step = x_step(op.index, steps) if op.index is not None else 0
+    ptr = op.ptr
+    while step is not None and isinstance(ptr.owner, POINTER_MATH):
+        owner = ptr.owner
+        if isinstance(owner, AddrSpaceCastOp):
+            ptr = owner.source
+            continue
+        more = x_step(owner.index, steps)
+        step = None if more is None else step + more
+        ptr = owner.ptr
+    return step
 
 
 def x_step(value: SSAValue, steps: Steps) -> int | None:
@@ -200,7 +210,13 @@ def adds_in_any_order(
             if isinstance(op, AtomicCmpXchgOp):
                 return False
             if isinstance(op, AtomicRMWOp):
-                if REGROUPED not in op.attributes or base.index not in summed:
+                # A vector of read-add-writes is whole only at distinct
+                # addresses: an add every thread makes at one is a sum.
+                if (
+                    REGROUPED not in op.attributes
+                    or base.index not in summed
+                    or address_step(op, steps) != 1
+                ):
                     return False
                 adds += 1
         elif isinstance(op, scf.IfOp):
