@@ -89,6 +89,35 @@ def test_a_kernel_s_edge_tests_are_found() -> None:
 
 
 @pytest.mark.parametrize(
+    ("bound", "split"),
+    [
+        ("%w_less", True),
+        ("%w_less_nsw", False),  # poison on overflow: no assumption of it
+        ("%w_half", False),  # a division: the kernel may never compute it
+    ],
+)
+def test_edge_bounds_the_entry_may_compute(bound: str, split: bool) -> None:
+    source = f"""
+gpuc.func @k(%out: {F32}, %nx: i32, %k: index) kernel {{
+  %x = gpuc.global_id x
+  %w = arith.index_cast %nx : i32 to index
+  %c1 = arith.constant 1 : index
+  %w_less = arith.subi %w, %c1 : index
+  %w_less_nsw = arith.subi %w, %c1 overflow<nsw> : index
+  %w_half = arith.divui %w, %k : index
+  %at = arith.cmpi eq, %x, {bound} : index
+  scf.if %at {{
+    %one = arith.constant 1.0 : f32
+    gpuc.store %one, %out[%x] : {F32}
+  }}
+  gpuc.return
+}}
+"""
+    func = next(op for op in load_module(source).ops if isinstance(op, FuncOp))
+    assert bool(edge_tests(func)) is split
+
+
+@pytest.mark.parametrize(
     ("nx", "ny", "block", "u"),
     [
         (37, 21, (16, 16), 5),  # edges inside blocks, a partial last block

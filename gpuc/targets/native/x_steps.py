@@ -161,7 +161,7 @@ def edge_tests(func: FuncOp, dim: Dim = Dim.X) -> list[EdgeTest]:
             if not isinstance(owner, GlobalIdOp) or owner.dimension.data != dim:
                 continue
             ops = row_wide_ops(other, func)
-            if ops is None:
+            if ops is None or not all(map(speculatable, ops)):
                 continue
             if all(edge.bound is not other for edge in found):
                 found.append(EdgeTest(op.result, other, ops))
@@ -176,6 +176,24 @@ def row_wide_ops(value: SSAValue, func: FuncOp) -> tuple[Operation, ...] | None:
     program order; None if it is not such a value."""
     varying = (ThreadIdOp, GlobalIdOp, LaneIdOp, BlockIdOp)
     return computing_ops(value, func.body.block, varying, nested=True)
+
+
+def speculatable(op: Operation) -> bool:
+    """Whether the launch entry may compute `op` for every row although the
+    kernel computes it only where a branch leads to it: no division, which
+    may trap, and nothing that may be poison (overflow flags), which the
+    assumption made of it would turn into undefined behaviour."""
+    if isinstance(op, arith.AddiOp | arith.SubiOp | arith.MuliOp):
+        return str(op.properties.get("overflowFlags")) == "#arith.overflow<none>"
+    return isinstance(
+        op,
+        arith.ConstantOp
+        | arith.IndexCastOp
+        | arith.ExtSIOp
+        | arith.ExtUIOp
+        | BlockDimOp
+        | GridDimOp,
+    )
 
 
 def adds_in_any_order(
