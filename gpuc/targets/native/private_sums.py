@@ -12,10 +12,11 @@ caller's buffer after the launch (gpuc/runtime/native.py). A regrouped sum
 may be grouped in any way, so the result is the same sum, grouped by OS
 thread.
 
-Within one OS thread the adds are plain read-modify-writes that carry no
-metadata saying the threads of a block never touch the same address: LLVM's
-own dependence analysis decides whether a thread loop vectorizes (stencil2d's
-neighbours overlap from one thread to the next, so its loop stays scalar).
+Within one OS thread the adds are plain read-modify-writes. Where they
+overlap from one thread to the next (stencil2d's neighbours), LLVM's own
+dependence analysis keeps a thread loop scalar; the launch entry marks the
+loop parallel where no mask is left in it (thread_loops.py, x_steps.py
+`adds_in_any_order`), since the adds may run in any order, each whole.
 
 In checked mode the adds stay atomic and the executor makes no copies (its
 checks know the caller's buffers only).
