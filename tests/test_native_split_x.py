@@ -280,3 +280,38 @@ def test_every_thread_adding_into_one_element_keeps_every_add() -> None:
     )
     want = field.astype(np.float64).sum() + field[0]
     np.testing.assert_allclose(total[0], want, rtol=1e-4, atol=1e-3)
+
+
+def test_a_one_dimensional_derivative_s_loop_is_marked_parallel() -> None:
+    """Without edge tests in y, every row's split loop over x is marked."""
+    source = f"""
+gpuc.func @k(%in: {F32}, %din: {F32}, %nx: i32) kernel {{
+  %x = gpuc.global_id x
+  %w = arith.index_cast %nx : i32 to index
+  %x_in = arith.cmpi ult, %x, %w : index
+  scf.if %x_in {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %first = arith.cmpi eq, %x, %c0 : index
+    %v = gpuc.load %in[%x] : {F32}
+    %o = gpuc.atomic_rmw add %din[%x], %v {{gpuc.regrouped}} : {F32}
+    scf.if %first {{
+      %p = gpuc.atomic_rmw add %din[%x], %v {{gpuc.regrouped}} : {F32}
+    }} else {{
+      %left = arith.subi %x, %c1 : index
+      %q = gpuc.atomic_rmw add %din[%left], %v {{gpuc.regrouped}} : {F32}
+    }}
+  }}
+  gpuc.return
+}}
+"""
+    module = gpuc.compile(source, target="native", opt_level=0)
+    assert "llvm.loop.parallel_accesses" in module.llvm_ir
+    n = 1000
+    field = np.random.default_rng(3).standard_normal(n).astype(np.float32)
+    din = np.random.default_rng(4).standard_normal(n).astype(np.float32)
+    want = din.astype(np.float64) + field
+    want[0] += field[0]
+    want[:-1] += field[1:]
+    gpuc.compile(source, target="native")["k"][4, 256](field, din, np.int32(n))
+    np.testing.assert_allclose(din, want, rtol=1e-5, atol=1e-5)

@@ -137,7 +137,8 @@ class ThreadLoops:
             [(edge.bound, edge.ops) for edge in self.edges + self.row_edges],
         )
         edges, row_edges = edges[: len(self.edges)], edges[len(self.edges) :]
-        parallel = False  # in a row at none of row_edges
+        # Marked parallel where it may be: in a row at none of row_edges.
+        parallel = outside = self.group is not None and not row_edges
         # The first global id of the block in each dimension, built as the
         # kernel's `gpuc.global_id` builds it, so LLVM sees the same values.
         first = [b.mul(block_id[d], block[d], flags=["nuw", "nsw"]) for d in range(3)]
@@ -174,6 +175,7 @@ class ThreadLoops:
                     threads(1, count[1])
                 elif dim == 1 and row_edges:
                     self._split_rows(first, t, row_edges, lambda: over_x(run_x), at)
+                    at(outside)
                 elif dim == 1:
                     over_x(run_x)
                 else:
@@ -208,7 +210,6 @@ class ThreadLoops:
                     assume(self.ml, b, b.icmp_unsigned("!=", gid, edge))
                 at(True)
                 run()
-        at(False)
 
     def _split_x(
         self,
