@@ -5,12 +5,12 @@ point `__gpuc_launch_<k>` that the native executor calls.
 
 A kernel without barriers runs every thread of its blocks as a loop nest
 (thread x innermost) around the kernel, inlined, so that LLVM can keep the
-state in registers and vectorize across threads; where the kernel's body is
+state in registers and vectorize across threads (thread_loops.py: a row of
+the grid at a time where the kernel allows it); where the kernel's body is
 guarded by `global_id < bound`, that loop stops at the bound, so the vector
-loop needs no masks (gpuc/targets/native/thread_guards.py; the loops:
-thread_loops.py). A kernel with barriers
-becomes a work-group function, which runs a whole block per call as loops
-over its threads between the barriers (gpuc/targets/native/work_groups.py).
+loop needs no masks (thread_guards.py). A kernel with barriers becomes a
+work-group function, which runs a whole block per call as loops over its
+threads between the barriers (gpuc/targets/native/work_groups.py).
 """
 
 from __future__ import annotations
