@@ -77,8 +77,12 @@ def printed(module: ir.Module) -> str:
     for value in module.globals.values():
         if isinstance(value, ir.Function):
             for block in value.blocks:
+                # Past the blocks, only a phi can be in a cycle (a loop's
+                # value feeding it); phis lead their block.
                 for instruction in block.instructions:
-                    vars(instruction).clear()
+                    if not isinstance(instruction, ir.PhiInstr):
+                        break
+                    instruction.incomings.clear()
                 vars(block).clear()
         vars(value).clear()
     for node in module.metadata:  # alias scopes refer to themselves
