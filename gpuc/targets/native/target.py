@@ -35,6 +35,8 @@ from gpuc.targets.native.abi import (
 from gpuc.targets.native.thread_guards import ThreadGuard, thread_guards
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from llvmlite import binding as llvm
     from llvmlite import ir
     from xdsl.dialects import cf
@@ -462,26 +464,27 @@ def launch_entry(
             )
         thread: dict[int, ir.Value] = {}  # dimension -> its loop's variable
 
-        def threads(dim: int) -> None:
+        def call_kernel() -> None:
+            for guard, bound in zip(guards, bounds, strict=True):
+                gid = b.add(first[guard.dim], thread[guard.dim], flags=["nuw", "nsw"])
+                cmp = b.icmp_signed if guard.signed else b.icmp_unsigned
+                assume(ml, b, cmp("<", gid, bound))
+            b.call(kernel, [state, *args])
+
+        # Each loop around the next (no function calls itself: a closure in
+        # its own cell would keep the builder and its values for the cycle
+        # collector).
+        def threads(dim: int, inner: Callable[[], None]) -> Callable[[], None]:
             def run(t: ir.Value) -> None:
                 write("thread_id", dim, t)
                 thread[dim] = t
-                if dim > 0:
-                    threads(dim - 1)
-                    return
-                for guard, bound in zip(guards, bounds, strict=True):
-                    gid = b.add(
-                        first[guard.dim], thread[guard.dim], flags=["nuw", "nsw"]
-                    )
-                    cmp = b.icmp_signed if guard.signed else b.icmp_unsigned
-                    assume(ml, b, cmp("<", gid, bound))
-                b.call(kernel, [state, *args])
+                inner()
 
-            counted_loop(
+            return lambda: counted_loop(
                 b, ir.Constant(i64, 0), count[dim], run, f"thread.{'xyz'[dim]}"
             )
 
-        threads(2)
+        threads(2, threads(1, threads(0, call_kernel)))()
 
     counted_loop(b, read("block_begin"), read("block_end"), body, "block")
     b.branch(finish)
