@@ -41,7 +41,6 @@ from gpuc.targets.base import Target, target_options
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
-    from llvmlite import ir
 
     from gpuc.generators import Generator
     from gpuc.runtime.launch_types import ArrayShape
@@ -249,7 +248,9 @@ class Compilation:
     """The target `configured` names (`target_of_attr`)."""
     source: str | os.PathLike[str] | ModuleOp
     module: ModuleOp | None = None
-    ir: ir.Module | None = None
+    translated: str | None = None
+    """The translated LLVM IR text, before linking (printed once: link parses
+    it, dumps and the compile cache keep it)."""
     llvm_module: llvm.ModuleRef | None = None
     machine: llvm.TargetMachine | None = None
     llvm_ir: str | None = None
@@ -282,20 +283,21 @@ def stage_dialect(c: Compilation) -> None:
 
 def stage_translate(c: Compilation) -> None:
     from gpuc.lowering.context import translate_module
-    from gpuc.lowering.llvm import initialize
+    from gpuc.lowering.llvm import initialize, printed
 
     assert c.module is not None
     initialize(c.target.llvm_options())
     c.machine = c.target.target_machine(configured_settings(c.module).opt_level)
-    c.ir = translate_module(c.module, c.target)
-    c.ir.data_layout = str(c.machine.target_data)
+    translated = translate_module(c.module, c.target)
+    translated.data_layout = str(c.machine.target_data)
+    c.translated = printed(translated)
 
 
 def stage_link(c: Compilation) -> None:
     from gpuc.lowering.llvm import parse
 
-    assert c.ir is not None
-    c.llvm_module = parse(c.ir)
+    assert c.translated is not None
+    c.llvm_module = parse(c.translated)
     c.target.link(c.llvm_module)
 
 

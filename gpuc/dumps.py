@@ -98,7 +98,7 @@ class Dumps:
         if name == "parse" and c.module is not None:
             self.write("parse", str(c.module) + "\n", "mlir", "compiled")
         elif name == "translate":
-            self.write(name, str(c.ir) if c.ir is not None else None, "ll", "compiled")
+            self.write(name, c.translated, "ll", "compiled")
         elif name == "link":
             text = str(c.llvm_module) if c.llvm_module is not None else None
             self.write(name, text, "ll", "compiled")

@@ -221,8 +221,8 @@ def _compile_through(
     translated: list[str] = []
 
     def later(name: str, c: Compilation) -> None:
-        if name == "translate" and c.ir is not None and cache is not None:
-            translated.append(str(c.ir))  # kept in the entry; printing costs
+        if name == "translate" and c.translated is not None and cache is not None:
+            translated.append(c.translated)  # kept in the entry
         staged(name, c)
 
     last = LATER_STAGES.index(stop_after) + 1 if stop_after in LATER_STAGES else 0

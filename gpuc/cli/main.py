@@ -500,8 +500,8 @@ def print_stage(stage: str, c: Compilation) -> None:
     text: str | None = None
     if stage == "parse" and c.module is not None:
         text = str(c.module)
-    elif stage == "translate" and c.ir is not None:
-        text = str(c.ir)
+    elif stage == "translate":
+        text = c.translated
     elif stage in ("link", "optimize") and c.llvm_module is not None:
         text = str(c.llvm_module)
     elif stage == "emit" and isinstance(c.artefact, str):

@@ -434,4 +434,5 @@ def translate_module(module: ModuleOp, target: Target) -> ir.Module:
     target.finish_module(ml)
     if ml.debug is not None:
         ml.debug.finish()
+        ml.debug = None  # it refers back to ml: reference counting frees both
     return ml.llvm

@@ -66,9 +66,33 @@ def initialize(options: tuple[str, ...] = ()) -> None:
             _OPTIONS.add(option)
 
 
-def parse(module: ir.Module) -> llvm.ModuleRef:
-    """The llvmlite binding module of `module`, verified."""
+def printed(module: ir.Module) -> str:
+    """The text of `module`, which is taken apart after printing: its values
+    point at their parents (instruction to block to function to module) and
+    back, so once unreferenced it would be cyclic garbage, a few hundred
+    objects per function, left to Python's cycle collector to find after
+    the compile (bench/scale.py). With the links cut, reference counting frees
+    it at once."""
     text = str(module)
+    for value in module.globals.values():
+        if isinstance(value, ir.Function):
+            for block in value.blocks:
+                # Past the blocks, only a phi can be in a cycle (a loop's
+                # value feeding it); phis lead their block.
+                for instruction in block.instructions:
+                    if not isinstance(instruction, ir.PhiInstr):
+                        break
+                    instruction.incomings.clear()
+                vars(block).clear()
+        vars(value).clear()
+    for node in module.metadata:  # alias scopes refer to themselves
+        vars(node).clear()
+    vars(module).clear()
+    return text
+
+
+def parse(text: str) -> llvm.ModuleRef:
+    """The llvmlite binding module of the LLVM IR `text`, verified."""
     try:
         parsed = llvm.parse_assembly(text)
         parsed.verify()

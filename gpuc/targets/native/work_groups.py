@@ -683,34 +683,33 @@ class WorkGroupLowering(WorkGroupFunction):
         b = self.builder
         zero = ir.Constant(I64, 0)
         bx, by, bz = (self.block_values[("block_dim", d)] for d in range(3))
-        ids: dict[int, ir.Value] = {}
 
-        def level(dim: int) -> Callable[[ir.Value], None]:
-            def run(t: ir.Value) -> None:
-                ids[dim] = t
-                if dim == 2:
-                    counted_loop(b, zero, by, level(1), f"{name}.y")
-                    return
-                if dim == 1:
-                    begin, end = x_range or (zero, bx)
-                    # One vector's worth of x per iteration, no interleaving:
-                    # blocks are often only 16 or 32 threads wide.
-                    counted_loop(b, begin, end, level(0), f"{name}.x", X_LOOP_HINTS)
-                    return
-                self.thread = (ids[0], ids[1], ids[2])
-                row = b.add(
-                    b.mul(ids[2], by, flags=["nuw", "nsw"]),
-                    ids[1],
-                    flags=["nuw", "nsw"],
-                )
-                linear = b.add(
-                    b.mul(row, bx, flags=["nuw", "nsw"]), ids[0], flags=["nuw", "nsw"]
-                )
-                body(linear)
+        # Three loops, each calling the next (no function refers to itself:
+        # a closure in its own cell would keep `body` and `self` alive for
+        # the cycle collector).
+        def x_loop(x: ir.Value, y: ir.Value, z: ir.Value) -> None:
+            self.thread = (x, y, z)
+            row = b.add(b.mul(z, by, flags=["nuw", "nsw"]), y, flags=["nuw", "nsw"])
+            linear = b.add(
+                b.mul(row, bx, flags=["nuw", "nsw"]), x, flags=["nuw", "nsw"]
+            )
+            body(linear)
 
-            return run
+        def y_loop(y: ir.Value, z: ir.Value) -> None:
+            begin, end = x_range or (zero, bx)
+            # One vector's worth of x per iteration, no interleaving:
+            # blocks are often only 16 or 32 threads wide.
+            counted_loop(
+                b, begin, end, lambda x: x_loop(x, y, z), f"{name}.x", X_LOOP_HINTS
+            )
 
-        counted_loop(b, zero, bz, level(2), f"{name}.z")
+        counted_loop(
+            b,
+            zero,
+            bz,
+            lambda z: counted_loop(b, zero, by, lambda y: y_loop(y, z), f"{name}.y"),
+            f"{name}.z",
+        )
         self.thread = None
 
     def write_thread_state(self) -> None:
