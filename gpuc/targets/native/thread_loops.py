@@ -154,6 +154,17 @@ class ThreadLoops:
             nonlocal parallel
             parallel = in_parallel
 
+        # Each loop is made by the one around it, none by itself: a function
+        # in a cell its own closure holds would keep the builder and the
+        # kernel's values alive for the cycle collector.
+        def threads(dim: int, n: ir.Value, inner: Callable[[], None]) -> None:
+            def run(t: ir.Value) -> None:
+                self.write("thread_id", dim, t)
+                thread[dim] = t
+                inner()
+
+            counted_loop(b, ir.Constant(I64, 0), n, run, f"thread.{'xyz'[dim]}")
+
         def run_x(block_x: ir.Value) -> None:
             if block_x is not block_id[0]:
                 self.write("block_id", 0, block_x)
@@ -165,25 +176,16 @@ class ThreadLoops:
             if edges:
                 self._split_x(first, thread, bounds, edges, count_x, parallel)
             else:
-                threads(0, count_x)
+                threads(0, count_x, lambda: self._thread(first, thread, bounds))
 
-        def threads(dim: int, n: ir.Value) -> None:
-            def run(t: ir.Value) -> None:
-                self.write("thread_id", dim, t)
-                thread[dim] = t
-                if dim == 2:
-                    threads(1, count[1])
-                elif dim == 1 and row_edges:
-                    self._split_rows(first, t, row_edges, lambda: over_x(run_x), at)
-                    at(outside)
-                elif dim == 1:
-                    over_x(run_x)
-                else:
-                    self._thread(first, thread, bounds)
+        def rows() -> None:
+            if row_edges:
+                self._split_rows(first, thread[1], row_edges, lambda: over_x(run_x), at)
+                at(outside)
+            else:
+                over_x(run_x)
 
-            counted_loop(b, ir.Constant(I64, 0), n, run, f"thread.{'xyz'[dim]}")
-
-        threads(2, count[2])
+        threads(2, count[2], lambda: threads(1, count[1], rows))
 
     def _split_rows(
         self,
