@@ -318,7 +318,12 @@ def test_pass_options_parse_from_a_pipeline_spec() -> None:
             "gpu_module": "",
             "configured": None,
         },
-        {"libraries": ("z.mlir",), "generators": ()},
+        {
+            "libraries": ("z.mlir",),
+            "generators": (),
+            "move_sources": False,
+            "exports": (),
+        },
         {"exports": ("c",)},
         {"exclude": ("main",)},
         {
@@ -478,8 +483,10 @@ def test_a_named_gpu_module_is_one_pass_of_the_import() -> None:
 
 def test_after_pass_sees_each_pass_in_order() -> None:
     """The callback (as xDSL's PassPipeline one) gets every pass's name and
-    the module as that pass left it."""
-    module = Parser(make_context(), SAXPY).parse_module()
+    the module as that pass left it (@fma_body, which only its job
+    references, is moved into the job; @unused is left to symbol-dce)."""
+    unused = "gpuc.func private @unused() helper {\n  gpuc.return\n}\n"
+    module = Parser(make_context(), SAXPY + unused).parse_module()
     seen: list[tuple[str, str]] = []
     run_dialect_pipeline(module, after_pass=lambda name, m: seen.append((name, str(m))))
     assert [name for name, _ in seen] == DIALECT_PASSES
@@ -489,5 +496,38 @@ def test_after_pass_sees_each_pass_in_order() -> None:
     assert ENTRYPOINTS_ATTR not in ir["resolve-deferred"]
     assert ENTRYPOINTS_ATTR in ir["classify-entrypoints"]
     assert "gpuc.call" in ir["privatize"] and "gpuc.call" not in ir["inline"]
-    assert "helper" in ir["inline"] and "helper" not in ir["symbol-dce"]
+    assert "@fma_body(" in ir["attach-target"]
+    assert "@fma_body(" not in ir["resolve-deferred"]
+    assert "@unused" in ir["inline"] and "helper" not in ir["symbol-dce"]
     assert ir["verify-target"] == str(module)
+
+
+def test_a_source_moved_into_its_job_changes_no_result() -> None:
+    """The pipeline moves a private source that only its job references into
+    the job (resolve-deferred's `move_sources`) instead of copying it: the
+    module comes out as it does from copies, and an exported source stays."""
+    from dataclasses import replace
+
+    from gpuc.transforms.resolve_deferred import ResolveDeferred
+
+    text = SAXPY + SAXPY.replace("@saxpy", "@saxpy2").replace("@fma_body", "@fma2")
+    pipeline = GpucPipeline("ptx")
+    copying = [
+        replace(p, move_sources=False) if isinstance(p, ResolveDeferred) else p
+        for p in pipeline.passes()
+    ]
+    assert copying != list(pipeline.passes())
+    moved: list[str] = []
+
+    def after(name: str, module: ModuleOp) -> None:
+        if name == "resolve-deferred":
+            moved.extend(n for n in ("fma_body", "fma2") if n not in func_names(module))
+
+    module = run_dialect_pipeline(parse(text), target="ptx", after_pass=after)
+    assert moved == ["fma_body", "fma2"]
+    copied = parse(text)
+    run_passes(make_context(), copied, copying)
+    assert str(module) == str(copied)
+
+    exported = run_dialect_pipeline(parse(text), target="ptx", exports=["fma2"])
+    assert func_names(exported) == ["saxpy", "saxpy2", "fma2"]

@@ -11,6 +11,7 @@ across it is an error, as in MLIR.
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import cache
 
 from xdsl.dialects.builtin import (
@@ -153,8 +154,29 @@ def symbol_uses(
     if _may_hide_table(op):
         raise _unknown_table(op, op)
     uses = held_refs(op)
-    if is_symbol_table(op):
-        return uses
+    if not is_symbol_table(op):
+        _nested_refs(op, uses, nested_tables, scoped=True)
+    return uses
+
+
+def referenced_names(root: Operation) -> Counter[str]:
+    """How many references name each root symbol anywhere in `root` (itself,
+    nested symbol tables and unregistered ops included): a name counted 0
+    is referenced nowhere, whatever table it is looked up in."""
+    uses = held_refs(root)
+    _nested_refs(root, uses, None, scoped=False)
+    return Counter(ref.root_reference.data for ref in uses)
+
+
+def _nested_refs(
+    op: Operation,
+    uses: list[SymbolRefAttr],
+    nested_tables: list[Operation] | None,
+    scoped: bool,
+) -> None:
+    """Append the refs held by the ops nested in `op` to `uses`. `scoped`: as
+    `symbol_uses` (nested tables listed in `nested_tables`, not entered);
+    else every nested op."""
     kinds = _KINDS
     stack = [op]
     while stack:
@@ -171,14 +193,15 @@ def symbol_uses(
                         for attr in nested.attributes.values():
                             _collect(attr, uses)
                     if nested.regions:
-                        if _may_hide_table(nested):
+                        if not scoped:
+                            stack.append(nested)
+                        elif _may_hide_table(nested):
                             raise _unknown_table(nested, op)
-                        if not is_symbol_table(nested):
+                        elif not is_symbol_table(nested):
                             stack.append(nested)
                         elif nested_tables is not None:
                             nested_tables.append(nested)
                     nested = nested.next_op
-    return uses
 
 
 def op_name(op: Operation) -> str:
