@@ -182,10 +182,16 @@ class CallGraph:
             if op is not root and op_name in FUNCTION_OPS:
                 self._visit(op, symbols, op, None)
                 continue
-            # Reversed onto the stack: ops are visited in program order.
+            # Reversed onto the stack: ops are visited in program order (by
+            # xDSL's links: its iterators cost a call per op).
             for region in reversed(regions):
-                for block in reversed(region.blocks):
-                    stack.extend(reversed(block.ops))
+                block = region._last_block  # noqa: SLF001
+                while block is not None:
+                    child = block._last_op  # noqa: SLF001
+                    while child is not None:
+                        stack.append(child)
+                        child = child._prev_op  # noqa: SLF001
+                    block = block._prev_block  # noqa: SLF001
 
     # Queries.
 

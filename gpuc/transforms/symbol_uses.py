@@ -120,10 +120,15 @@ def _collect(attr: Attribute, out: list[SymbolRefAttr]) -> None:
 def held_refs(op: Operation) -> list[SymbolRefAttr]:
     """The symbol references held by `op` itself (not by the ops nested in it)."""
     out: list[SymbolRefAttr] = []
+    kinds = _KINDS
     for attr in op.properties.values():
-        _collect(attr, out)
-    for attr in op.attributes.values():
-        _collect(attr, out)
+        # A leaf attribute (most of them) is skipped without a call.
+        if kinds.get(type(attr), _UNKNOWN)[0] != _LEAF:
+            _collect(attr, out)
+    if op.attributes:
+        for attr in op.attributes.values():
+            if kinds.get(type(attr), _UNKNOWN)[0] != _LEAF:
+                _collect(attr, out)
     return out
 
 
