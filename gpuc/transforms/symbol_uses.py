@@ -183,20 +183,36 @@ def _nested_refs(
     `symbol_uses` (nested tables listed in `nested_tables`, not entered);
     else every nested op."""
     kinds = _KINDS
+    held: dict[int, list[SymbolRefAttr]] = {}
+    """id of a composite attribute -> the refs in it: types and job
+    configurations are shared by many ops (the module keeps each alive)."""
+
+    def collect(attr: Attribute) -> None:
+        kind = kinds.get(type(attr), _UNKNOWN)[0]
+        if kind == _REF:
+            uses.append(attr)  # type: ignore[arg-type]
+        elif kind != _LEAF:
+            found = held.get(id(attr))
+            if found is None:
+                found = held[id(attr)] = []
+                _collect(attr, found)
+            uses.extend(found)
+
     stack = [op]
     while stack:
         for region in stack.pop().regions:
-            for block in region.blocks:
-                nested = block.first_op
+            block = region._first_block  # noqa: SLF001
+            while block is not None:  # xDSL's links: its iterators cost calls
+                nested = block._first_op  # noqa: SLF001
                 while nested is not None:
                     # Skipping leaf attributes here, without a call, is most of
                     # the speed of symbol-dce on large modules.
                     for attr in nested.properties.values():
                         if kinds.get(type(attr), _UNKNOWN)[0] != _LEAF:
-                            _collect(attr, uses)
+                            collect(attr)
                     if nested.attributes:
                         for attr in nested.attributes.values():
-                            _collect(attr, uses)
+                            collect(attr)
                     if nested.regions:
                         if not scoped:
                             stack.append(nested)
@@ -206,7 +222,8 @@ def _nested_refs(
                             stack.append(nested)
                         elif nested_tables is not None:
                             nested_tables.append(nested)
-                    nested = nested.next_op
+                    nested = nested._next_op  # noqa: SLF001
+                block = block._next_block  # noqa: SLF001
 
 
 def op_name(op: Operation) -> str:
