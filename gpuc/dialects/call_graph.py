@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Iterable
 from functools import cached_property
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
 from xdsl.ir import Operation
 
 from gpuc.dialects.functions import (
@@ -105,6 +105,8 @@ class CallGraph:
         self.referenced: set[Operation] = set()
         """Symbols referenced other than as the callee of a direct call."""
         self._held_refs = held_refs
+        self._held: dict[int, list[SymbolRefAttr]] = {}
+        """The refs in each composite attribute met, by id (`held_refs`)."""
         self._scan_table(module)
 
     def _scan_table(self, table: Operation) -> None:
@@ -166,7 +168,7 @@ class CallGraph:
                 if isinstance(op, SharedAllocOp):
                     self.shared_allocs.setdefault(name, []).append(op)
             if op.properties or op.attributes:
-                for ref in self._held_refs(op):
+                for ref in self._held_refs(op, self._held):
                     target = symbols.get(ref.root_reference.data)
                     if target is not None:
                         self.referenced.add(target)

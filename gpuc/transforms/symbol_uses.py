@@ -117,19 +117,40 @@ def _collect(attr: Attribute, out: list[SymbolRefAttr]) -> None:
             _collect(value, out)
 
 
-def held_refs(op: Operation) -> list[SymbolRefAttr]:
-    """The symbol references held by `op` itself (not by the ops nested in it)."""
+def held_refs(
+    op: Operation, held: dict[int, list[SymbolRefAttr]] | None = None
+) -> list[SymbolRefAttr]:
+    """The symbol references held by `op` itself (not by the ops nested in it).
+    `held`: the refs in each composite attribute met so far, by id, for a
+    caller that asks of many ops while they are alive (one walk)."""
     out: list[SymbolRefAttr] = []
     kinds = _KINDS
     for attr in op.properties.values():
         # A leaf attribute (most of them) is skipped without a call.
         if kinds.get(type(attr), _UNKNOWN)[0] != _LEAF:
-            _collect(attr, out)
+            _collect_held(attr, out, held)
     if op.attributes:
         for attr in op.attributes.values():
             if kinds.get(type(attr), _UNKNOWN)[0] != _LEAF:
-                _collect(attr, out)
+                _collect_held(attr, out, held)
     return out
+
+
+def _collect_held(
+    attr: Attribute,
+    out: list[SymbolRefAttr],
+    held: dict[int, list[SymbolRefAttr]] | None,
+) -> None:
+    """`_collect`, through `held` when given: types and job configurations
+    are shared by many ops."""
+    if held is None or _KINDS.get(type(attr), _UNKNOWN)[0] == _REF:
+        _collect(attr, out)
+        return
+    found = held.get(id(attr))
+    if found is None:
+        found = held[id(attr)] = []
+        _collect(attr, found)
+    out.extend(found)
 
 
 @cache
@@ -184,19 +205,8 @@ def _nested_refs(
     else every nested op."""
     kinds = _KINDS
     held: dict[int, list[SymbolRefAttr]] = {}
-    """id of a composite attribute -> the refs in it: types and job
-    configurations are shared by many ops (the module keeps each alive)."""
-
-    def collect(attr: Attribute) -> None:
-        kind = kinds.get(type(attr), _UNKNOWN)[0]
-        if kind == _REF:
-            uses.append(attr)  # type: ignore[arg-type]
-        elif kind != _LEAF:
-            found = held.get(id(attr))
-            if found is None:
-                found = held[id(attr)] = []
-                _collect(attr, found)
-            uses.extend(found)
+    """id of a composite attribute -> the refs in it (the module keeps each
+    alive meanwhile)."""
 
     stack = [op]
     while stack:
@@ -209,10 +219,11 @@ def _nested_refs(
                     # the speed of symbol-dce on large modules.
                     for attr in nested.properties.values():
                         if kinds.get(type(attr), _UNKNOWN)[0] != _LEAF:
-                            collect(attr)
+                            _collect_held(attr, uses, held)
                     if nested.attributes:
                         for attr in nested.attributes.values():
-                            collect(attr)
+                            if kinds.get(type(attr), _UNKNOWN)[0] != _LEAF:
+                                _collect_held(attr, uses, held)
                     if nested.regions:
                         if not scoped:
                             stack.append(nested)
