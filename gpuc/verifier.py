@@ -154,10 +154,13 @@ def _plan(cls: type[Operation]) -> _Plan | None:
         if own is not False:
             op_def = cls.get_irdl_definition()
             traits = op_def.traits.traits
+            # IsolatedFromAbove is checked as the walk meets each operand
+            # (`_Verifier.op`), not by a walk of its own.
             checks: list[_Check] = [
-                _isolated_from_above if type(t) is IsolatedFromAbove else t.verify
+                t.verify
                 for t in traits
                 if type(t).verify is not OpTrait.verify
+                and type(t) is not IsolatedFromAbove
             ]
             if own is not None:
                 assert callable(own)
@@ -258,7 +261,9 @@ def _traits(cls: type[Operation]) -> tuple[bool, bool, bool]:
 def _isolated_from_above(op: Operation) -> None:
     """`IsolatedFromAbove().verify(op)`: every operand used in `op`'s regions
     (those of nested ops that are not isolated themselves included) is
-    defined inside `op`. Whether a block is inside is asked once per block."""
+    defined inside `op`. Whether a block is inside is asked once per block.
+    (The walk checks this as it goes; this runs where it could not: an op
+    inside verified itself whole.)"""
     inside: dict[Block, bool] = {}
     regions = list(op.regions)
     while regions:
@@ -298,7 +303,14 @@ _UNPLANNED = _Plan(OpDef("unplanned"), frozenset(), (), (), ())
 class _Verifier:
     """One verification of one module: `seen` holds the shapes that passed
     their definition's checks (every attribute a shape names by identity is
-    alive in the module meanwhile, so no id is reused)."""
+    alive in the module meanwhile, so no id is reused).
+
+    IsolatedFromAbove is checked in the same walk: each block entered is
+    given its scope, the closest op around it with that trait, and each
+    operand must be defined in a block of its user's scope. That is stricter
+    than xDSL only for IR that breaks dominance (a value defined in an
+    isolated op, used after it), which then takes xDSL's verifier, as every
+    no does."""
 
     def __init__(self) -> None:
         self.seen: set[tuple[object, ...]] = set()
@@ -306,21 +318,41 @@ class _Verifier:
         """`_plan` of each op class met, asked once per verification."""
         self.erased: dict[type[object], bool] = {}
         """Whether each value class met is ErasedSSAValue's."""
+        self.scopes: dict[int, Operation | None] = {}
+        """id of each block entered -> its scope (None: no isolated op around
+        it inside the verified op)."""
+        self.whole = 0
+        """How many ops verified themselves whole, nested ops included (their
+        operands' scopes unchecked by the walk)."""
 
     def op(self, op: Operation) -> None:
         """`Operation.verify(op)`, nested ops included."""
         cls = type(op)
         if cls.verify is not Operation.verify:
+            self.whole += 1
             op.verify()
             return
+        block = op.parent
+        scope = None if block is None else self.scopes.get(id(block))
         erased = self.erased
         for operand in op._operands:  # noqa: SLF001
-            known = erased.get(operand.__class__)
+            kind = operand.__class__
+            known = erased.get(kind)
             if known is None:
-                known = erased[operand.__class__] = isinstance(operand, ErasedSSAValue)
+                known = erased[kind] = isinstance(operand, ErasedSSAValue)
             if known:
                 raise ValueError("erased value used")
-        block = op.parent
+            if scope is not None:
+                # The owner's class by the value's: isinstance on xDSL's
+                # (abstract) IR classes costs a call into abc.
+                if kind is BlockArgument:
+                    where = operand.block
+                elif kind is OpResult or isinstance(operand.owner, Operation):
+                    where = operand.owner.parent
+                else:
+                    where = operand.owner
+                if self.scopes.get(id(where)) is not scope:
+                    raise ValueError("an operand defined outside its isolated scope")
         region = None if block is None else block.parent
         successors = op._successors  # noqa: SLF001
         # The links themselves, not the properties over them: a call saved
@@ -342,8 +374,21 @@ class _Verifier:
                     raise ValueError("not a terminator")
             elif not _traits(type(op))[0]:
                 raise ValueError("not a terminator")
-        for nested in op.regions:
-            self.region(nested)
+        regions = op.regions
+        if regions:
+            isolated = _traits(cls)[2]
+            inner = op if isolated else scope
+            scopes = self.scopes
+            for nested in regions:
+                entered = nested._first_block  # noqa: SLF001
+                while entered is not None:
+                    scopes[id(entered)] = inner
+                    entered = entered._next_block  # noqa: SLF001
+            whole = self.whole
+            for nested in regions:
+                self.region(nested)
+            if isolated and self.whole != whole:
+                _isolated_from_above(op)
         plan = self.plans.get(cls, _UNPLANNED)
         if plan is _UNPLANNED:
             plan = self.plans[cls] = _plan(cls)
