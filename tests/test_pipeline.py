@@ -9,24 +9,28 @@ from __future__ import annotations
 import sys
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from xdsl.dialects.arith import ConstantOp
+from xdsl.context import Context
+from xdsl.dialects.arith import AddfOp, ConstantOp
 from xdsl.dialects.builtin import (
     FloatAttr,
     FunctionType,
+    IntegerType,
     ModuleOp,
     f32,
     i32,
 )
 from xdsl.ir import Block, Region
 from xdsl.parser import Parser
-from xdsl.passes import PassPipeline
+from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import DiagnosticException
 
 from gpuc.context import make_context
+from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import ENTRYPOINTS_ATTR, TARGET_ATTR, Role
 from gpuc.dialects.functions import FuncOp, ReturnOp
 from gpuc.generators import Generator, GeneratorRequest, Generators
@@ -531,3 +535,41 @@ def test_a_source_moved_into_its_job_changes_no_result() -> None:
 
     exported = run_dialect_pipeline(parse(text), target="ptx", exports=["fma2"])
     assert func_names(exported) == ["saxpy", "saxpy2", "fma2"]
+
+
+@dataclass(frozen=True)
+class LeavesInvalidIR(ModulePass):
+    """Breaks the module: uses the first kernel's constant in the second
+    kernel (`isolation`), or gives it a result type its value does not have."""
+
+    name = "leaves-invalid-ir"
+
+    how: str = "isolation"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        first, second = (f for f in op.ops if isinstance(f, FuncOp) and f.is_kernel)
+        constant = next(c for c in first.walk() if isinstance(c, ConstantOp))
+        if self.how == "type":
+            constant.results[0]._type = IntegerType(32)  # pyright: ignore
+            return
+        entry = second.body.blocks[0]
+        assert entry.last_op is not None
+        entry.insert_op_before(AddfOp(constant, constant), entry.last_op)
+
+
+@pytest.mark.parametrize("how", ["isolation", "type"])
+def test_a_pass_that_leaves_invalid_ir_is_caught(how: str) -> None:
+    """The pipeline verifies its result: IR a pass (here one slipped in after
+    finalize-kernels) leaves invalid is a located diagnostic, not a module
+    handed to the lowering."""
+    kernel = SAXPY.replace(
+        "%i = gpuc.global_id x",
+        "%i = gpuc.global_id x\n  %c = arith.constant 1.0 : f32",
+    )
+    module = parse(kernel + kernel.replace("@saxpy", "@second"))
+    passes = list(GpucPipeline("ptx").passes(module))
+    passes.insert(
+        [p.name for p in passes].index("finalize-kernels") + 1, LeavesInvalidIR(how)
+    )
+    with pytest.raises(OpError, match="arith"):
+        run_passes(make_context(), module, passes)
