@@ -327,6 +327,19 @@ def invalidate_call_graph(module: ModuleOp) -> None:
     _graphs.pop(module, None)
 
 
+def note_references(module: ModuleOp, names: Iterable[str]) -> None:
+    """`module` now also references its symbols `names` from an attribute of
+    its own (as the entrypoint set does): its graph, if one is kept, records
+    them as a fresh walk would (adding references is all such a change does
+    to the graph)."""
+    graph = _graphs.get(module)
+    if graph is not None:
+        symbols = graph.tables[module]
+        graph.referenced.update(
+            target for name in names if (target := symbols.get(name)) is not None
+        )
+
+
 def pass_ran(ran: object, module: ModuleOp) -> None:
     """What a pass runner calls after each pass: the graph is forgotten unless
     the pass declares `preserves_call_graph` (passes from elsewhere, which

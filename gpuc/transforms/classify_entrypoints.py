@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, SymbolRefAttr
@@ -20,8 +21,8 @@ from xdsl.passes import ModulePass
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import ENTRYPOINTS_ATTR
-from gpuc.dialects.call_graph import invalidate_call_graph
-from gpuc.dialects.deferred import deferred_ops
+from gpuc.dialects.call_graph import call_graph, note_references
+from gpuc.dialects.deferred import DEFERRED_OPS, deferred_ops
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.symbols import build_table, symbol_name
 from gpuc.explain.record import active_recorder
@@ -29,6 +30,11 @@ from gpuc.transforms.symbol_uses import is_symbol
 
 
 def _check_resolved(module: ModuleOp) -> None:
+    # The call graph knows every op name of the module (and inline, next in
+    # the pipeline, asks for it: this pass keeps it).
+    names = call_graph(module).op_names
+    if all(kind.name not in names for kind in DEFERRED_OPS):
+        return
     for op in deferred_ops(module)[:1]:
         raise OpError(
             op,
@@ -115,9 +121,13 @@ class ClassifyEntrypoints(ModulePass):
     """Record the entrypoint set (kernels + `exports`) as `gpuc.entrypoints`."""
 
     name = "classify-entrypoints"
+    preserves_call_graph: ClassVar[bool] = True
+    """The set it writes references its symbols: it tells the call graph
+    (`note_references`), which is otherwise unchanged."""
 
     exports: tuple[str, ...] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        write_entrypoints(op, compute_entrypoints(op, self.exports))
-        invalidate_call_graph(op)  # the set references its symbols
+        entrypoints = compute_entrypoints(op, self.exports)
+        write_entrypoints(op, entrypoints)
+        note_references(op, entrypoints)
