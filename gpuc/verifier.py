@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
+from typing import cast
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -336,17 +337,18 @@ class _Verifier:
         scope = None if block is None else self.scopes.get(id(block))
         erased = self.erased
         for operand in op._operands:  # noqa: SLF001
-            kind = operand.__class__
-            known = erased.get(kind)
+            known = erased.get(operand.__class__)
             if known is None:
-                known = erased[kind] = isinstance(operand, ErasedSSAValue)
+                known = erased[operand.__class__] = isinstance(operand, ErasedSSAValue)
             if known:
                 raise ValueError("erased value used")
             if scope is not None:
                 # The owner's class by the value's: isinstance on xDSL's
                 # (abstract) IR classes costs a call into abc.
+                kind = operand.__class__
+                where: object  # the defining block (or None), asked by id
                 if kind is BlockArgument:
-                    where = operand.block
+                    where = cast(BlockArgument, operand).block
                 elif kind is OpResult or isinstance(operand.owner, Operation):
                     where = operand.owner.parent
                 else:
