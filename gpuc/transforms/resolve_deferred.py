@@ -97,6 +97,10 @@ class _Resolver:
         self.moved: set[str] = set()
         """The names of the sources moved into their jobs: still taken, so
         that job names come out as they do when the source is copied."""
+        self.signatures: dict[tuple[int, ...], tuple[FunctionType, object]] = {}
+        """The ids of a deferred call's operand and result types -> its
+        signature (and the types, kept alive so that no id is reused): the
+        deferred calls of a module share a few signatures."""
 
     def symbols(self, table_op: Operation) -> dict[str, Operation]:
         """The symbols of `table_op`, collected once and kept up to date as jobs
@@ -134,13 +138,24 @@ class _Resolver:
             op = self.worklist.popleft()
             _rewrite(op, self.symbol_for(op))
 
+    def signature(self, op: DeferredOp) -> FunctionType:
+        """`op.signature`, made once per signature for deferred calls."""
+        if not isinstance(op, DeferredCallOp):
+            return op.signature
+        types = (op.arguments.types, op.res.types)
+        key = (*map(id, types[0]), -1, *map(id, types[1]))
+        known = self.signatures.get(key)
+        if known is None:
+            known = self.signatures[key] = (FunctionType.from_lists(*types), types)
+        return known[0]
+
     def symbol_for(self, op: DeferredOp) -> str:
         table_op = nearest_table(op)
         assert table_op is not None
         job = Job(op.source.root_reference.data, op.job)
         jobs = self.tables.setdefault(table_op, JobTable())
         name: str | None = jobs.lookup(job)
-        signature = op.signature
+        signature = self.signature(op)
         if name is None:
             found = self.sources.find(job, op, signature, self.symbols(table_op))
             check_target(table_op, found, op)
