@@ -172,16 +172,21 @@ def _unknown_table(op: Operation, scope: Operation) -> UnknownSymbolTableError:
 
 
 def symbol_uses(
-    op: Operation, nested_tables: list[Operation] | None = None
+    op: Operation,
+    nested_tables: list[Operation] | None = None,
+    held: dict[int, list[SymbolRefAttr]] | None = None,
 ) -> list[SymbolRefAttr]:
     """MLIR's `getSymbolUses(op)`: the refs `op` holds and, unless `op` is a symbol
     table, those nested in it. Nested symbol tables are appended to
-    `nested_tables`; their contents are not walked."""
+    `nested_tables`; their contents are not walked. `held`: as `held_refs`',
+    for a caller that asks of many ops while they are alive."""
     if _may_hide_table(op):
         raise _unknown_table(op, op)
-    uses = held_refs(op)
+    if held is None:
+        held = {}
+    uses = held_refs(op, held)
     if not is_symbol_table(op):
-        _nested_refs(op, uses, nested_tables, scoped=True)
+        _nested_refs(op, uses, nested_tables, held, scoped=True)
     return uses
 
 
@@ -189,8 +194,9 @@ def referenced_names(root: Operation) -> Counter[str]:
     """How many references name each root symbol anywhere in `root` (itself,
     nested symbol tables and unregistered ops included): a name counted 0
     is referenced nowhere, whatever table it is looked up in."""
-    uses = held_refs(root)
-    _nested_refs(root, uses, None, scoped=False)
+    held: dict[int, list[SymbolRefAttr]] = {}
+    uses = held_refs(root, held)
+    _nested_refs(root, uses, None, held, scoped=False)
     return Counter(ref.root_reference.data for ref in uses)
 
 
@@ -198,16 +204,14 @@ def _nested_refs(
     op: Operation,
     uses: list[SymbolRefAttr],
     nested_tables: list[Operation] | None,
+    held: dict[int, list[SymbolRefAttr]],
     scoped: bool,
 ) -> None:
-    """Append the refs held by the ops nested in `op` to `uses`. `scoped`: as
-    `symbol_uses` (nested tables listed in `nested_tables`, not entered);
-    else every nested op."""
+    """Append the refs held by the ops nested in `op` to `uses` (`held`: the
+    refs of each composite attribute met, by id). `scoped`: as `symbol_uses`
+    (nested tables listed in `nested_tables`, not entered); else every
+    nested op."""
     kinds = _KINDS
-    held: dict[int, list[SymbolRefAttr]] = {}
-    """id of a composite attribute -> the refs in it (the module keeps each
-    alive meanwhile)."""
-
     stack = [op]
     while stack:
         for region in stack.pop().regions:
