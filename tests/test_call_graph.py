@@ -90,3 +90,23 @@ def test_classify_entrypoints_keeps_the_graph_it_asks_for(
     assert graphs.computed == built
     names = {op.sym_name.data for op in graph.referenced if isinstance(op, FuncOp)}
     assert names == {"k", "g"}
+
+
+def test_a_smaller_entrypoint_set_forgets_the_graph(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A set written over one with more names drops references: the graph is
+    forgotten, not patched."""
+    from gpuc.transforms.classify_entrypoints import write_entrypoints
+
+    monkeypatch.setenv("GPUC_CHECK_ANALYSES", "1")
+    m = module()
+    write_entrypoints(m, ["k", "g"])
+    assert referenced_functions(m) == {"k", "g"}
+    write_entrypoints(m, ["k"])
+    assert referenced_functions(m) == {"k"}
+
+
+def referenced_functions(m: ModuleOp) -> set[str]:
+    graph = call_graph(m)  # checked against a fresh walk
+    return {op.sym_name.data for op in graph.referenced if isinstance(op, FuncOp)}

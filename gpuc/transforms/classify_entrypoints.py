@@ -21,7 +21,11 @@ from xdsl.passes import ModulePass
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import ENTRYPOINTS_ATTR
-from gpuc.dialects.call_graph import call_graph, note_references
+from gpuc.dialects.call_graph import (
+    call_graph,
+    invalidate_call_graph,
+    note_references,
+)
 from gpuc.dialects.deferred import DEFERRED_OPS, deferred_ops
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.symbols import build_table, symbol_name
@@ -92,7 +96,25 @@ def compute_entrypoints(module: ModuleOp, exports: Iterable[str] = ()) -> list[s
 
 
 def write_entrypoints(module: ModuleOp, names: Iterable[str]) -> None:
+    """Record the set `names` on `module`. Its call graph, if one is kept,
+    stays true: a set that drops none of the old one's names only adds
+    references (`note_references`); any other change forgets the graph."""
+    names = list(names)
+    old = module.attributes.get(ENTRYPOINTS_ATTR)
     module.attributes[ENTRYPOINTS_ATTR] = ArrayAttr([SymbolRefAttr(n) for n in names])
+    kept = set(names)
+    if old is None or (
+        isinstance(old, ArrayAttr)
+        and all(
+            isinstance(ref, SymbolRefAttr)
+            and not ref.nested_references.data
+            and ref.root_reference.data in kept
+            for ref in old.data
+        )
+    ):
+        note_references(module, names)
+    else:
+        invalidate_call_graph(module)
 
 
 def read_entrypoints(module: ModuleOp) -> list[str]:
@@ -122,12 +144,10 @@ class ClassifyEntrypoints(ModulePass):
 
     name = "classify-entrypoints"
     preserves_call_graph: ClassVar[bool] = True
-    """The set it writes references its symbols: it tells the call graph
-    (`note_references`), which is otherwise unchanged."""
+    """The set it writes references its symbols: `write_entrypoints` tells
+    the call graph, which is otherwise unchanged."""
 
     exports: tuple[str, ...] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        entrypoints = compute_entrypoints(op, self.exports)
-        write_entrypoints(op, entrypoints)
-        note_references(op, entrypoints)
+        write_entrypoints(op, compute_entrypoints(op, self.exports))
