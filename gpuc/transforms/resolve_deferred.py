@@ -40,7 +40,12 @@ from gpuc.dialects.deferred import (
     deferred_ops,
 )
 from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp, LaunchOp, fmt_types
-from gpuc.dialects.symbols import build_table, nearest_table, symbol_name
+from gpuc.dialects.symbols import (
+    build_table,
+    is_symbol_table,
+    nearest_table,
+    symbol_name,
+)
 from gpuc.dialects.walk import ops_of_classes
 from gpuc.explain.record import active_recorder
 from gpuc.generators import Generator, Generators
@@ -121,11 +126,16 @@ class _Resolver:
         # The module's functions hold no deferred op they did not hold now
         # (resolution only rewrites them away): a copy of one that holds none
         # is not searched for them.
-        holding = {_top_level(op, module) for op in deferred}
+        placed = [_top_level(op, module) for op in deferred]
+        holding = {top for top, _ in placed}
         self.without_deferred = {
             op for op in module.ops if isinstance(op, FuncOp) and op not in holding
         }
-        if self.movable is not None and self.recorder is None:
+        if (
+            self.movable is not None
+            and self.recorder is None
+            and not any(nested for _, nested in placed)
+        ):
             self.sole_sources = _sole_sources(
                 module,
                 deferred,
@@ -291,17 +301,15 @@ def _sole_sources(
     sits in a nested symbol table): then each later reference to it is a
     copy of that op, which the job table answers. Otherwise none is moved:
     a generator may derive new references from the bodies it is given.
-    (`symbols`: the module's.)"""
-    for op in deferred:
-        source = symbols.get(op.source.root_reference.data)
-        if (
-            op.job.generator_name is not None
-            or not isinstance(source, FuncOp)
-            or source.is_declaration
-            or nearest_table(op) is not module
-        ):
-            return set()
+    (`symbols`: the module's; the caller checks that no deferred op sits in a
+    nested symbol table.)"""
+    if any(op.job.generator_name is not None for op in deferred):
+        return set()
     named = Counter(op.source.root_reference.data for op in deferred)
+    for name in named:
+        source = symbols.get(name)
+        if not isinstance(source, FuncOp) or source.is_declaration:
+            return set()
     candidates = {
         op.sym_name.data: op
         for op in without_deferred
@@ -315,11 +323,14 @@ def _sole_sources(
     return {op for name, op in candidates.items() if references[name] == 1}
 
 
-def _top_level(op: Operation, module: ModuleOp) -> Operation:
-    """The op of `module`'s body that holds `op`."""
+def _top_level(op: Operation, module: ModuleOp) -> tuple[Operation, bool]:
+    """The op of `module`'s body that holds `op`, and whether a symbol table
+    other than `module` holds it (then its symbols are looked up there)."""
+    nested = is_symbol_table(op)
     while (parent := op.parent_op()) is not None and parent is not module:
         op = parent
-    return op
+        nested = nested or is_symbol_table(op)
+    return op, nested
 
 
 def _is_declaration(op: Operation) -> bool:
