@@ -48,8 +48,11 @@ def _check_resolved(module: ModuleOp) -> None:
 
 
 def _exported(module: ModuleOp, exports: Iterable[str]) -> set[str]:
-    table = build_table(module)
     names: set[str] = set()
+    exports = list(exports)
+    if not exports:
+        return names
+    table = build_table(module)
     for export in exports:
         name = export.removeprefix("@")
         found = table.get(name)
