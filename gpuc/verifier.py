@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
+from typing import cast
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -154,10 +155,13 @@ def _plan(cls: type[Operation]) -> _Plan | None:
         if own is not False:
             op_def = cls.get_irdl_definition()
             traits = op_def.traits.traits
+            # IsolatedFromAbove is checked as the walk meets each operand
+            # (`_Verifier.op`), not by a walk of its own.
             checks: list[_Check] = [
-                _isolated_from_above if type(t) is IsolatedFromAbove else t.verify
+                t.verify
                 for t in traits
                 if type(t).verify is not OpTrait.verify
+                and type(t) is not IsolatedFromAbove
             ]
             if own is not None:
                 assert callable(own)
@@ -196,7 +200,8 @@ def _definition_checks(op: Operation, op_def: OpDef) -> None:
 
 _END = object()
 """Ends each part of a shape (operand types, result types, ...)."""
-_TYPE = attrgetter("type")
+_TYPE = attrgetter("_type")
+"""A value's type, without the call of its `type` property."""
 
 
 def _shape(op: Operation, plan: _Plan) -> tuple[object, ...]:
@@ -211,10 +216,15 @@ def _shape(op: Operation, plan: _Plan) -> tuple[object, ...]:
         _END,
     ]
     for region in op.regions:
-        key.append(len(region.blocks))
-        if (first := region.first_block) is not None:
-            for arg in first.args:
-                key.append(id(arg.type))
+        first = region._first_block  # noqa: SLF001
+        blocks = 0
+        block = first
+        while block is not None:
+            blocks += 1
+            block = block._next_block  # noqa: SLF001
+        key.append(blocks)
+        if first is not None:
+            key.extend(map(id, map(_TYPE, first._args)))  # noqa: SLF001
         key.append(_END)
     key.append(_END)
     key.append(len(op._successors))  # noqa: SLF001
@@ -252,7 +262,9 @@ def _traits(cls: type[Operation]) -> tuple[bool, bool, bool]:
 def _isolated_from_above(op: Operation) -> None:
     """`IsolatedFromAbove().verify(op)`: every operand used in `op`'s regions
     (those of nested ops that are not isolated themselves included) is
-    defined inside `op`. Whether a block is inside is asked once per block."""
+    defined inside `op`. Whether a block is inside is asked once per block.
+    (The walk checks this as it goes; this runs where it could not: an op
+    inside verified itself whole.)"""
     inside: dict[Block, bool] = {}
     regions = list(op.regions)
     while regions:
@@ -292,7 +304,14 @@ _UNPLANNED = _Plan(OpDef("unplanned"), frozenset(), (), (), ())
 class _Verifier:
     """One verification of one module: `seen` holds the shapes that passed
     their definition's checks (every attribute a shape names by identity is
-    alive in the module meanwhile, so no id is reused)."""
+    alive in the module meanwhile, so no id is reused).
+
+    IsolatedFromAbove is checked in the same walk: each block entered is
+    given its scope, the closest op around it with that trait, and each
+    operand must be defined in a block of its user's scope. That is stricter
+    than xDSL only for IR that breaks dominance (a value defined in an
+    isolated op, used after it), which then takes xDSL's verifier, as every
+    no does."""
 
     def __init__(self) -> None:
         self.seen: set[tuple[object, ...]] = set()
@@ -300,13 +319,22 @@ class _Verifier:
         """`_plan` of each op class met, asked once per verification."""
         self.erased: dict[type[object], bool] = {}
         """Whether each value class met is ErasedSSAValue's."""
+        self.scopes: dict[int, Operation | None] = {}
+        """id of each block entered -> its scope (None: no isolated op around
+        it inside the verified op)."""
+        self.whole = 0
+        """How many ops verified themselves whole, nested ops included (their
+        operands' scopes unchecked by the walk)."""
 
     def op(self, op: Operation) -> None:
         """`Operation.verify(op)`, nested ops included."""
         cls = type(op)
         if cls.verify is not Operation.verify:
+            self.whole += 1
             op.verify()
             return
+        block = op.parent
+        scope = None if block is None else self.scopes.get(id(block))
         erased = self.erased
         for operand in op._operands:  # noqa: SLF001
             known = erased.get(operand.__class__)
@@ -314,17 +342,31 @@ class _Verifier:
                 known = erased[operand.__class__] = isinstance(operand, ErasedSSAValue)
             if known:
                 raise ValueError("erased value used")
-        block = op.parent
+            if scope is not None:
+                # The owner's class by the value's: isinstance on xDSL's
+                # (abstract) IR classes costs a call into abc.
+                kind = operand.__class__
+                where: object  # the defining block (or None), asked by id
+                if kind is BlockArgument:
+                    where = cast(BlockArgument, operand).block
+                elif kind is OpResult or isinstance(operand.owner, Operation):
+                    where = operand.owner.parent
+                else:
+                    where = operand.owner
+                if self.scopes.get(id(where)) is not scope:
+                    raise ValueError("an operand defined outside its isolated scope")
         region = None if block is None else block.parent
         successors = op._successors  # noqa: SLF001
+        # The links themselves, not the properties over them: a call saved
+        # per op is a tenth of a verification.
+        last = block is not None and block._last_op is op  # noqa: SLF001
         if successors:
-            if block is None or region is None or block.last_op is not op:
+            if region is None or not last:
                 raise ValueError("successors")
             if any(succ.parent is not region for succ in successors):
                 raise ValueError("successor in another region")
-        if block is not None and region is not None and block.last_op is op:
-            blocks = len(region.blocks)
-            if blocks == 1:
+        if last and region is not None:
+            if region._first_block is region._last_block:  # noqa: SLF001
                 parent = region.parent
                 if (
                     parent is not None
@@ -332,10 +374,23 @@ class _Verifier:
                     and not _traits(type(op))[0]
                 ):
                     raise ValueError("not a terminator")
-            elif blocks > 1 and not _traits(type(op))[0]:
+            elif not _traits(type(op))[0]:
                 raise ValueError("not a terminator")
-        for nested in op.regions:
-            self.region(nested)
+        regions = op.regions
+        if regions:
+            isolated = _traits(cls)[2]
+            inner = op if isolated else scope
+            scopes = self.scopes
+            for nested in regions:
+                entered = nested._first_block  # noqa: SLF001
+                while entered is not None:
+                    scopes[id(entered)] = inner
+                    entered = entered._next_block  # noqa: SLF001
+            whole = self.whole
+            for nested in regions:
+                self.region(nested)
+            if isolated and self.whole != whole:
+                _isolated_from_above(op)
         plan = self.plans.get(cls, _UNPLANNED)
         if plan is _UNPLANNED:
             plan = self.plans[cls] = _plan(cls)
@@ -350,10 +405,12 @@ class _Verifier:
             check(op)
 
     def region(self, region: Region) -> None:
-        for block in region.blocks:
+        block = region._first_block  # noqa: SLF001
+        while block is not None:  # region.blocks, without its iterator's calls
             self.block(block)
             if block.parent is not region:
                 raise ValueError("block parent")
+            block = block._next_block  # noqa: SLF001
 
     def block(self, block: Block) -> None:
         op = block.first_op

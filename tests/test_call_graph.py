@@ -71,3 +71,42 @@ def test_a_change_behind_its_back_is_an_error_when_checked(
     f.detach()
     with pytest.raises(AssertionError, match="the call graph is stale"):
         call_graph(m)
+
+
+def test_classify_entrypoints_keeps_the_graph_it_asks_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """classify-entrypoints asks the graph whether a deferred op is left and
+    records the references of the set it writes, so the next pass (inline)
+    gets that graph, checked against a fresh walk, not a second walk."""
+    from gpuc.dialects import call_graph as graphs
+    from gpuc.transforms.classify_entrypoints import ClassifyEntrypoints
+
+    monkeypatch.setenv("GPUC_CHECK_ANALYSES", "1")
+    m = module()
+    run_passes(make_context(), m, [ClassifyEntrypoints(exports=("g",))])
+    built = graphs.computed
+    graph = call_graph(m)  # checked against a fresh walk: not stale
+    assert graphs.computed == built
+    names = {op.sym_name.data for op in graph.referenced if isinstance(op, FuncOp)}
+    assert names == {"k", "g"}
+
+
+def test_a_smaller_entrypoint_set_forgets_the_graph(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A set written over one with more names drops references: the graph is
+    forgotten, not patched."""
+    from gpuc.transforms.classify_entrypoints import write_entrypoints
+
+    monkeypatch.setenv("GPUC_CHECK_ANALYSES", "1")
+    m = module()
+    write_entrypoints(m, ["k", "g"])
+    assert referenced_functions(m) == {"k", "g"}
+    write_entrypoints(m, ["k"])
+    assert referenced_functions(m) == {"k"}
+
+
+def referenced_functions(m: ModuleOp) -> set[str]:
+    graph = call_graph(m)  # checked against a fresh walk
+    return {op.sym_name.data for op in graph.referenced if isinstance(op, FuncOp)}

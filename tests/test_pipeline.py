@@ -9,24 +9,28 @@ from __future__ import annotations
 import sys
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from xdsl.dialects.arith import ConstantOp
+from xdsl.context import Context
+from xdsl.dialects.arith import AddfOp, ConstantOp
 from xdsl.dialects.builtin import (
     FloatAttr,
     FunctionType,
+    IntegerType,
     ModuleOp,
     f32,
     i32,
 )
 from xdsl.ir import Block, Region
 from xdsl.parser import Parser
-from xdsl.passes import PassPipeline
+from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import DiagnosticException
 
 from gpuc.context import make_context
+from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import ENTRYPOINTS_ATTR, TARGET_ATTR, Role
 from gpuc.dialects.functions import FuncOp, ReturnOp
 from gpuc.generators import Generator, GeneratorRequest, Generators
@@ -318,7 +322,12 @@ def test_pass_options_parse_from_a_pipeline_spec() -> None:
             "gpu_module": "",
             "configured": None,
         },
-        {"libraries": ("z.mlir",), "generators": ()},
+        {
+            "libraries": ("z.mlir",),
+            "generators": (),
+            "move_sources": False,
+            "exports": (),
+        },
         {"exports": ("c",)},
         {"exclude": ("main",)},
         {
@@ -478,8 +487,10 @@ def test_a_named_gpu_module_is_one_pass_of_the_import() -> None:
 
 def test_after_pass_sees_each_pass_in_order() -> None:
     """The callback (as xDSL's PassPipeline one) gets every pass's name and
-    the module as that pass left it."""
-    module = Parser(make_context(), SAXPY).parse_module()
+    the module as that pass left it (@fma_body, which only its job
+    references, is moved into the job; @unused is left to symbol-dce)."""
+    unused = "gpuc.func private @unused() helper {\n  gpuc.return\n}\n"
+    module = Parser(make_context(), SAXPY + unused).parse_module()
     seen: list[tuple[str, str]] = []
     run_dialect_pipeline(module, after_pass=lambda name, m: seen.append((name, str(m))))
     assert [name for name, _ in seen] == DIALECT_PASSES
@@ -489,5 +500,76 @@ def test_after_pass_sees_each_pass_in_order() -> None:
     assert ENTRYPOINTS_ATTR not in ir["resolve-deferred"]
     assert ENTRYPOINTS_ATTR in ir["classify-entrypoints"]
     assert "gpuc.call" in ir["privatize"] and "gpuc.call" not in ir["inline"]
-    assert "helper" in ir["inline"] and "helper" not in ir["symbol-dce"]
+    assert "@fma_body(" in ir["attach-target"]
+    assert "@fma_body(" not in ir["resolve-deferred"]
+    assert "@unused" in ir["inline"] and "helper" not in ir["symbol-dce"]
     assert ir["verify-target"] == str(module)
+
+
+def test_a_source_moved_into_its_job_changes_no_result() -> None:
+    """The pipeline moves a private source that only its job references into
+    the job (resolve-deferred's `move_sources`) instead of copying it: the
+    module comes out as it does from copies, and an exported source stays."""
+    from dataclasses import replace
+
+    from gpuc.transforms.resolve_deferred import ResolveDeferred
+
+    text = SAXPY + SAXPY.replace("@saxpy", "@saxpy2").replace("@fma_body", "@fma2")
+    pipeline = GpucPipeline("ptx")
+    copying = [
+        replace(p, move_sources=False) if isinstance(p, ResolveDeferred) else p
+        for p in pipeline.passes()
+    ]
+    assert copying != list(pipeline.passes())
+    moved: list[str] = []
+
+    def after(name: str, module: ModuleOp) -> None:
+        if name == "resolve-deferred":
+            moved.extend(n for n in ("fma_body", "fma2") if n not in func_names(module))
+
+    module = run_dialect_pipeline(parse(text), target="ptx", after_pass=after)
+    assert moved == ["fma_body", "fma2"]
+    copied = parse(text)
+    run_passes(make_context(), copied, copying)
+    assert str(module) == str(copied)
+
+    exported = run_dialect_pipeline(parse(text), target="ptx", exports=["fma2"])
+    assert func_names(exported) == ["saxpy", "saxpy2", "fma2"]
+
+
+@dataclass(frozen=True)
+class LeavesInvalidIR(ModulePass):
+    """Breaks the module: uses the first kernel's constant in the second
+    kernel (`isolation`), or gives it a result type its value does not have."""
+
+    name = "leaves-invalid-ir"
+
+    how: str = "isolation"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        first, second = (f for f in op.ops if isinstance(f, FuncOp) and f.is_kernel)
+        constant = next(c for c in first.walk() if isinstance(c, ConstantOp))
+        if self.how == "type":
+            constant.results[0]._type = IntegerType(32)  # pyright: ignore
+            return
+        entry = second.body.blocks[0]
+        assert entry.last_op is not None
+        entry.insert_op_before(AddfOp(constant, constant), entry.last_op)
+
+
+@pytest.mark.parametrize("how", ["isolation", "type"])
+def test_a_pass_that_leaves_invalid_ir_is_caught(how: str) -> None:
+    """The pipeline verifies its result: IR a pass (here one slipped in after
+    finalize-kernels) leaves invalid is a located diagnostic, not a module
+    handed to the lowering."""
+    kernel = SAXPY.replace(
+        "%i = gpuc.global_id x",
+        "%i = gpuc.global_id x\n  %c = arith.constant 1.0 : f32",
+    )
+    module = parse(kernel + kernel.replace("@saxpy", "@second"))
+    passes = list(GpucPipeline("ptx").passes(module))
+    passes.insert(
+        [p.name for p in passes].index("finalize-kernels") + 1, LeavesInvalidIR(how)
+    )
+    with pytest.raises(OpError, match="arith"):
+        run_passes(make_context(), module, passes)

@@ -10,10 +10,14 @@ from pathlib import Path
 
 import pytest
 from xdsl.dialects.arith import AddfOp, ConstantOp
-from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp, f32
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerType, ModuleOp, f32
+from xdsl.ir import Block, Region
+from xdsl.irdl import IRDLOperation, irdl_op_definition, region_def, traits_def
+from xdsl.traits import NoTerminator
 
 from gpuc.context import make_context
 from gpuc.diagnostics import OpError, verify_located
+from gpuc.dialects.functions import FuncOp
 from gpuc.driver import load_module
 from gpuc.reader.text import ForeignParser
 from gpuc.verifier import verifies
@@ -81,3 +85,52 @@ def test_an_operand_of_a_type_its_op_refuses_fails() -> None:
     assert not verifies(module)
     with pytest.raises(OpError, match="arith.addf"):
         verify_located(module)
+
+
+def _kernel_and_a_constant() -> tuple[ModuleOp, FuncOp, ConstantOp]:
+    """A module, its first kernel, and a constant of a helper."""
+    module = load_module(module_text(2, gpuc_kernel))
+    kernel = next(op for op in module.ops if isinstance(op, FuncOp))
+    constant = next(op for op in module.walk() if isinstance(op, ConstantOp))
+    assert kernel.is_kernel and not kernel.is_ancestor(constant)
+    return module, kernel, constant
+
+
+def test_an_operand_from_another_function_fails() -> None:
+    """IsolatedFromAbove, which the walk checks as it meets each operand."""
+    module, last, constant = _kernel_and_a_constant()
+    terminator = last.body.blocks[0].last_op
+    assert terminator is not None
+    last.body.blocks[0].insert_op_before(AddfOp(constant, constant), terminator)
+    assert not verifies(module)
+    assert not xdsl_verifies(module)
+    with pytest.raises(OpError, match="arith.addf"):
+        verify_located(module)
+
+
+@irdl_op_definition
+class WholeOp(IRDLOperation):
+    """An op that verifies itself whole, nested ops included."""
+
+    name = "test.whole"
+    body = region_def()
+    traits = traits_def(NoTerminator())
+
+    def verify(self, verify_nested_ops: bool = True) -> None:
+        super().verify(verify_nested_ops)
+
+
+@pytest.mark.parametrize("outside", [True, False])
+def test_an_operand_under_an_op_verified_whole_is_checked(outside: bool) -> None:
+    """The walk does not see the operands under an op that verifies itself
+    whole: the function's isolation is then checked by a walk of its own."""
+    module, last, constant = _kernel_and_a_constant()
+    if not outside:
+        constant = ConstantOp(FloatAttr(1.0, f32))
+        last.body.blocks[0].insert_op_before(constant, last.body.blocks[0].first_op)
+    terminator = last.body.blocks[0].last_op
+    assert terminator is not None
+    whole = WholeOp.create(regions=[Region(Block([AddfOp(constant, constant)]))])
+    last.body.blocks[0].insert_op_before(whole, terminator)
+    assert xdsl_verifies(module) is not outside
+    assert verifies(module) is not outside

@@ -476,6 +476,12 @@ def _parse_assert_messages(parser: AttrParser) -> DictionaryAttr:
     return DictionaryAttr(entries)
 
 
+_UNIT = UnitAttr()
+_NONE = NoneAttr()
+"""The flags of #gpuc.finalized, made once (attributes are immutable): a
+record per kernel made five each."""
+
+
 @irdl_attr_definition
 class FinalizedAttr(ParametrizedAttribute):
     """`#gpuc.finalized<symbol = "k", cconv = "ptx_kernel", barrier, shared = 48>`:
@@ -529,7 +535,7 @@ class FinalizedAttr(ParametrizedAttribute):
         fragments: bool = False,
     ):
         def flag(on: bool) -> UnitAttr | NoneAttr:
-            return UnitAttr() if on else NoneAttr()
+            return _UNIT if on else _NONE
 
         super().__init__(
             StringAttr(symbol),
@@ -538,10 +544,10 @@ class FinalizedAttr(ParametrizedAttribute):
             flag(launch_entry),
             flag(barrier),
             IntAttr(shared),
-            ArrayAttr([IntAttr(d) for d in block]) if block is not None else NoneAttr(),
+            ArrayAttr([IntAttr(d) for d in block]) if block is not None else _NONE,
             DictionaryAttr({str(i): StringAttr(m) for i, m in errors.items()})
             if errors
-            else NoneAttr(),
+            else _NONE,
             flag(prints),
             flag(fragments),
         )

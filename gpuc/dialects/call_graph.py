@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Iterable
 from functools import cached_property
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
 from xdsl.ir import Operation
 
 from gpuc.dialects.functions import (
@@ -105,6 +105,8 @@ class CallGraph:
         self.referenced: set[Operation] = set()
         """Symbols referenced other than as the callee of a direct call."""
         self._held_refs = held_refs
+        self._held: dict[int, list[SymbolRefAttr]] = {}
+        """The refs in each composite attribute met, by id (`held_refs`)."""
         self._scan_table(module)
 
     def _scan_table(self, table: Operation) -> None:
@@ -166,7 +168,7 @@ class CallGraph:
                 if isinstance(op, SharedAllocOp):
                     self.shared_allocs.setdefault(name, []).append(op)
             if op.properties or op.attributes:
-                for ref in self._held_refs(op):
+                for ref in self._held_refs(op, self._held):
                     target = symbols.get(ref.root_reference.data)
                     if target is not None:
                         self.referenced.add(target)
@@ -182,10 +184,16 @@ class CallGraph:
             if op is not root and op_name in FUNCTION_OPS:
                 self._visit(op, symbols, op, None)
                 continue
-            # Reversed onto the stack: ops are visited in program order.
+            # Reversed onto the stack: ops are visited in program order (by
+            # xDSL's links: its iterators cost a call per op).
             for region in reversed(regions):
-                for block in reversed(region.blocks):
-                    stack.extend(reversed(block.ops))
+                block = region._last_block  # noqa: SLF001
+                while block is not None:
+                    child = block._last_op  # noqa: SLF001
+                    while child is not None:
+                        stack.append(child)
+                        child = child._prev_op  # noqa: SLF001
+                    block = block._prev_block  # noqa: SLF001
 
     # Queries.
 
@@ -317,6 +325,19 @@ def call_graph(module: ModuleOp) -> CallGraph:
 def invalidate_call_graph(module: ModuleOp) -> None:
     """Forget `module`'s graph: its calls or functions changed."""
     _graphs.pop(module, None)
+
+
+def note_references(module: ModuleOp, names: Iterable[str]) -> None:
+    """`module` now also references its symbols `names` from an attribute of
+    its own (as the entrypoint set does): its graph, if one is kept, records
+    them as a fresh walk would (adding references is all such a change does
+    to the graph)."""
+    graph = _graphs.get(module)
+    if graph is not None:
+        symbols = graph.tables[module]
+        graph.referenced.update(
+            target for name in names if (target := symbols.get(name)) is not None
+        )
 
 
 def pass_ran(ran: object, module: ModuleOp) -> None:

@@ -207,33 +207,36 @@ class FuncOp(IRDLOperation):
         return self.inline.data if self.inline else None
 
     def verify_(self) -> None:
+        # Each accessor asked once: every function of every module verified
+        # (twice a compile) runs this.
         name = self.sym_name.data
         if not name:
             raise VerifyException(
                 'a function needs a non-empty name: @"" cannot be called, launched '
                 "or linked"
             )
-        outputs = self.function_type.outputs.data
-        if self.is_kernel and outputs:
+        function_type = self.function_type
+        outputs = function_type.outputs.data
+        if outputs and self.is_kernel:
             raise VerifyException(
                 f"kernel @{name} returns {fmt_types(outputs)}; kernels return nothing: "
                 "write results through a pointer argument"
             )
-        if self.visibility not in ("public", "private", "nested"):
+        visibility = self.visibility
+        if visibility not in ("public", "private", "nested"):
             raise VerifyException(
-                f"@{name} has visibility '{self.visibility}'; expected public, private "
+                f"@{name} has visibility '{visibility}'; expected public, private "
                 "or nested"
             )
-        if self.is_declaration:
-            if self.visibility == "public":
+        entry = self.body.first_block
+        if entry is None:  # a declaration
+            if visibility == "public":
                 raise VerifyException(
                     f"declaration @{name} cannot be public; mark it private (a symbol "
                     "without a body is defined elsewhere)"
                 )
             return
-        entry = self.body.blocks.first
-        assert entry is not None
-        if entry.arg_types != self.function_type.inputs.data:
+        if entry.arg_types != function_type.inputs.data:
             raise VerifyException(
                 f"@{name}: entry block argument types {fmt_types(entry.arg_types)} "
                 "differ from the parameter types "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, SymbolRefAttr
@@ -20,8 +21,12 @@ from xdsl.passes import ModulePass
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import ENTRYPOINTS_ATTR
-from gpuc.dialects.call_graph import invalidate_call_graph
-from gpuc.dialects.deferred import deferred_ops
+from gpuc.dialects.call_graph import (
+    call_graph,
+    invalidate_call_graph,
+    note_references,
+)
+from gpuc.dialects.deferred import DEFERRED_OPS, deferred_ops
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.symbols import build_table, symbol_name
 from gpuc.explain.record import active_recorder
@@ -29,6 +34,11 @@ from gpuc.transforms.symbol_uses import is_symbol
 
 
 def _check_resolved(module: ModuleOp) -> None:
+    # The call graph knows every op name of the module (and inline, next in
+    # the pipeline, asks for it: this pass keeps it).
+    names = call_graph(module).op_names
+    if all(kind.name not in names for kind in DEFERRED_OPS):
+        return
     for op in deferred_ops(module)[:1]:
         raise OpError(
             op,
@@ -38,8 +48,11 @@ def _check_resolved(module: ModuleOp) -> None:
 
 
 def _exported(module: ModuleOp, exports: Iterable[str]) -> set[str]:
-    table = build_table(module)
     names: set[str] = set()
+    exports = list(exports)
+    if not exports:
+        return names
+    table = build_table(module)
     for export in exports:
         name = export.removeprefix("@")
         found = table.get(name)
@@ -86,7 +99,25 @@ def compute_entrypoints(module: ModuleOp, exports: Iterable[str] = ()) -> list[s
 
 
 def write_entrypoints(module: ModuleOp, names: Iterable[str]) -> None:
+    """Record the set `names` on `module`. Its call graph, if one is kept,
+    stays true: a set that drops none of the old one's names only adds
+    references (`note_references`); any other change forgets the graph."""
+    names = list(names)
+    old = module.attributes.get(ENTRYPOINTS_ATTR)
     module.attributes[ENTRYPOINTS_ATTR] = ArrayAttr([SymbolRefAttr(n) for n in names])
+    kept = set(names)
+    if old is None or (
+        isinstance(old, ArrayAttr)
+        and all(
+            isinstance(ref, SymbolRefAttr)
+            and not ref.nested_references.data
+            and ref.root_reference.data in kept
+            for ref in old.data
+        )
+    ):
+        note_references(module, names)
+    else:
+        invalidate_call_graph(module)
 
 
 def read_entrypoints(module: ModuleOp) -> list[str]:
@@ -115,9 +146,11 @@ class ClassifyEntrypoints(ModulePass):
     """Record the entrypoint set (kernels + `exports`) as `gpuc.entrypoints`."""
 
     name = "classify-entrypoints"
+    preserves_call_graph: ClassVar[bool] = True
+    """The set it writes references its symbols: `write_entrypoints` tells
+    the call graph, which is otherwise unchanged."""
 
     exports: tuple[str, ...] = ()
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         write_entrypoints(op, compute_entrypoints(op, self.exports))
-        invalidate_call_graph(op)  # the set references its symbols

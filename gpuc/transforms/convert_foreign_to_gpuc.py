@@ -12,7 +12,7 @@ anything changes; gpuc ops pass through, so running the pass twice is
 harmless.
 
 A module of gpuc, arith, math, scf and cf ops alone has nothing to convert:
-the pass sees that in one walk (`is_foreign`) and never imports the
+the pass sees that in one walk (`has_foreign_ops`) and never imports the
 conversion (foreign/conversion.py) nor xDSL's gpu and memref dialects.
 """
 
@@ -60,44 +60,46 @@ def _foreign_type(type: Attribute) -> bool:
     return kind == _ALWAYS
 
 
-def is_foreign(op: Operation, named: dict[str, bool] | None = None) -> bool:
-    """Whether the import has anything to do with `op` itself (vectors of
-    several dimensions, which it unrolls, included). `named`: whether each op
-    name is of a foreign dialect, as far as known (filled in as asked)."""
-    name = op.name
-    foreign = None if named is None else named.get(name)
-    if foreign is None:
-        foreign = name.split(".")[0] in FOREIGN_DIALECTS
-        if named is not None:
-            named[name] = foreign
-    if foreign:
-        return True
-    for result in op.results:
-        if _foreign_type(result.type):
-            return True
-    for region in op.regions:
-        for block in region.blocks:
-            for arg in block.args:
-                if _foreign_type(arg.type):
-                    return True
-    return False
-
-
 def has_foreign_ops(module: ModuleOp) -> bool:
-    """Whether anything in `module` is the import's business."""
+    """Whether anything in `module` is the import's business: an op of a
+    foreign dialect, or a value of a foreign type (vectors of several
+    dimensions, which it unrolls, included). One walk over xDSL's links, each
+    op name and each type object judged once (this runs on every compile)."""
     named: dict[str, bool] = {}
+    typed: dict[int, tuple[bool, Attribute]] = {}
+    """id of a type -> whether it is foreign (and the type, kept alive so
+    that its id is not reused meanwhile)."""
 
-    def within(op: Operation) -> bool:
-        if is_foreign(op, named):
+    def foreign_type(type: Attribute) -> bool:
+        known = typed[id(type)] = (_foreign_type(type), type)
+        return known[0]
+
+    stack: list[Operation] = [module]
+    while stack:
+        op = stack.pop()
+        name = op.name
+        foreign = named.get(name)
+        if foreign is None:
+            foreign = named[name] = name.split(".")[0] in FOREIGN_DIALECTS
+        if foreign:
             return True
+        for result in op.results:
+            known = typed.get(id(result.type))
+            if known[0] if known is not None else foreign_type(result.type):
+                return True
         for region in op.regions:
-            for block in region.blocks:
-                for inner in block.ops:
-                    if within(inner):
+            block = region._first_block  # noqa: SLF001
+            while block is not None:
+                for arg in block.args:
+                    known = typed.get(id(arg.type))
+                    if known[0] if known is not None else foreign_type(arg.type):
                         return True
-        return False
-
-    return within(module)
+                child = block._first_op  # noqa: SLF001
+                while child is not None:
+                    stack.append(child)
+                    child = child._next_op  # noqa: SLF001
+                block = block._next_block  # noqa: SLF001
+    return False
 
 
 @dataclass(frozen=True)

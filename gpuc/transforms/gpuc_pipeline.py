@@ -146,7 +146,9 @@ class GpucPipeline(ModulePass):
         return (
             AttachTarget(self.target, configured=self.configured),
             *imports,
-            ResolveDeferred(self.libraries, self.generators),
+            ResolveDeferred(
+                self.libraries, self.generators, move_sources=True, exports=self.exports
+            ),
             ClassifyEntrypoints(self.exports),
             Privatize(),
             Inline(),

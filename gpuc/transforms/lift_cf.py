@@ -33,20 +33,25 @@ def _splits(op: Operation, barrier_helpers: set[str]) -> bool:
 
 
 def multi_block_regions(module: ModuleOp) -> list[Region]:
-    """The module's regions of several blocks, innermost first."""
+    """The module's regions of several blocks, innermost first (one walk over
+    xDSL's links: this runs on every compile, mostly to find none)."""
     found: list[Region] = []
-
-    def visit(op: Operation) -> None:
-        for region in op.regions:
-            if len(region.blocks) > 1:
+    stack: list[Operation] = [module]
+    while stack:  # pre-order: the children go on the stack last one first
+        op = stack.pop()
+        regions = op.regions
+        for region in regions:
+            if region._first_block is not region._last_block:  # noqa: SLF001
                 found.append(region)
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.ops:
+        for region in reversed(regions):
+            block = region._last_block  # noqa: SLF001
+            while block is not None:
+                child = block._last_op  # noqa: SLF001
+                while child is not None:
                     if child.regions:
-                        visit(child)
-
-    visit(module)
+                        stack.append(child)
+                    child = child._prev_op  # noqa: SLF001
+                block = block._prev_block  # noqa: SLF001
     return found[::-1]
 
 

@@ -9,13 +9,15 @@ job table answers every job after its first materialization. A job is
 materialized once per symbol table, as a copy of its source named after the
 job (see `job_table.py`): helper jobs become private `helper` functions,
 kernel jobs public `kernel` functions of the module (so of its target). The
-job's inline hint, if any, replaces the source's.
+job's inline hint, if any, replaces the source's. With `move_sources` (the
+pipeline's setting, symbol-dce following), a private source that only its job
+references is moved into the job instead of copied: symbol-dce would drop it.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Sequence
+from collections import Counter, deque
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -38,7 +40,12 @@ from gpuc.dialects.deferred import (
     deferred_ops,
 )
 from gpuc.dialects.functions import CallOp, FuncAddrOp, FuncOp, LaunchOp, fmt_types
-from gpuc.dialects.symbols import build_table, nearest_table, symbol_name
+from gpuc.dialects.symbols import (
+    build_table,
+    is_symbol_table,
+    nearest_table,
+    symbol_name,
+)
 from gpuc.dialects.walk import ops_of_classes
 from gpuc.explain.record import active_recorder
 from gpuc.generators import Generator, Generators
@@ -52,6 +59,7 @@ from gpuc.transforms.job_sources import (
 )
 from gpuc.transforms.job_table import Job, JobTable, job_base_name, unique_name
 from gpuc.transforms.symbol_privatize import set_visibility
+from gpuc.transforms.symbol_uses import is_private, referenced_names
 
 
 def _rewrite(op: DeferredOp, symbol: str) -> None:
@@ -76,7 +84,7 @@ def _rewrite(op: DeferredOp, symbol: str) -> None:
 
 
 class _Resolver:
-    def __init__(self, sources: JobSources):
+    def __init__(self, sources: JobSources, movable: Collection[str] | None = None):
         self.sources = sources
         self.recorder = active_recorder()
         self.tables: dict[Operation, JobTable] = {}
@@ -84,6 +92,20 @@ class _Resolver:
         self.worklist: deque[DeferredOp] = deque()
         self.without_deferred: set[FuncOp] = set()
         """The module's functions that hold no deferred op (`run`)."""
+        self.movable = movable
+        """None: every job copies its source. Else the names never moved (the
+        exports); the sources `run` finds referenced once are added to
+        `sole_sources`."""
+        self.sole_sources: set[FuncOp] = set()
+        """Private module functions holding no deferred op whose only reference
+        in the module is one deferred op: its job takes the function itself."""
+        self.moved: set[str] = set()
+        """The names of the sources moved into their jobs: still taken, so
+        that job names come out as they do when the source is copied."""
+        self.signatures: dict[tuple[int, ...], tuple[FunctionType, object]] = {}
+        """The ids of a deferred call's operand and result types -> its
+        signature (and the types, kept alive so that no id is reused): the
+        deferred calls of a module share a few signatures."""
 
     def symbols(self, table_op: Operation) -> dict[str, Operation]:
         """The symbols of `table_op`, collected once and kept up to date as jobs
@@ -104,14 +126,38 @@ class _Resolver:
         # The module's functions hold no deferred op they did not hold now
         # (resolution only rewrites them away): a copy of one that holds none
         # is not searched for them.
-        holding = {_top_level(op, module) for op in deferred}
+        placed = [_top_level(op, module) for op in deferred]
+        holding = {top for top, _ in placed}
         self.without_deferred = {
             op for op in module.ops if isinstance(op, FuncOp) and op not in holding
         }
+        if (
+            self.movable is not None
+            and self.recorder is None
+            and not any(nested for _, nested in placed)
+        ):
+            self.sole_sources = _sole_sources(
+                module,
+                deferred,
+                self.symbols(module),
+                self.without_deferred,
+                self.movable,
+            )
         self.worklist.extend(deferred)
         while self.worklist:
             op = self.worklist.popleft()
             _rewrite(op, self.symbol_for(op))
+
+    def signature(self, op: DeferredOp) -> FunctionType:
+        """`op.signature`, made once per signature for deferred calls."""
+        if not isinstance(op, DeferredCallOp):
+            return op.signature
+        types = (op.arguments.types, op.res.types)
+        key = (*map(id, types[0]), -1, *map(id, types[1]))
+        known = self.signatures.get(key)
+        if known is None:
+            known = self.signatures[key] = (FunctionType.from_lists(*types), types)
+        return known[0]
 
     def symbol_for(self, op: DeferredOp) -> str:
         table_op = nearest_table(op)
@@ -119,7 +165,7 @@ class _Resolver:
         job = Job(op.source.root_reference.data, op.job)
         jobs = self.tables.setdefault(table_op, JobTable())
         name: str | None = jobs.lookup(job)
-        signature = op.signature
+        signature = self.signature(op)
         if name is None:
             found = self.sources.find(job, op, signature, self.symbols(table_op))
             check_target(table_op, found, op)
@@ -165,8 +211,19 @@ class _Resolver:
     ) -> str:
         """Insert the job's function into `table_op`; return its name."""
         symbols = self.symbols(table_op)
-        func = found.func if found.generated else found.func.clone()
-        name: str = unique_name(job_base_name(job), symbols.__contains__)
+        moving = found.func in self.sole_sources
+        if moving:
+            func = found.func
+            self.sole_sources.remove(func)  # as the job's, a source of others
+            self.moved.add(job.source)
+            del symbols[job.source]
+            table_op.regions[0].block.detach_op(func)
+        else:
+            func = found.func if found.generated else found.func.clone()
+        moved = self.moved
+        name: str = unique_name(
+            job_base_name(job), lambda n: n in symbols or n in moved
+        )
         func.sym_name = StringAttr(name)
         func.role = RoleAttr(job.config.job_role)
         set_visibility(
@@ -229,11 +286,51 @@ class _Resolver:
         return copies
 
 
-def _top_level(op: Operation, module: ModuleOp) -> Operation:
-    """The op of `module`'s body that holds `op`."""
+def _sole_sources(
+    module: ModuleOp,
+    deferred: Sequence[DeferredOp],
+    symbols: dict[str, Operation],
+    without_deferred: Collection[FuncOp],
+    kept: Collection[str],
+) -> set[FuncOp]:
+    """The module's private functions, holding no deferred op and not in
+    `kept`, that one deferred op of `deferred` names and nothing else in the
+    module references (by any symbol reference, at any depth, nested tables
+    included). Moving one into its job leaves nothing dangling when every job
+    is a copy of a module function (no generator makes one, no deferred op
+    sits in a nested symbol table): then each later reference to it is a
+    copy of that op, which the job table answers. Otherwise none is moved:
+    a generator may derive new references from the bodies it is given.
+    (`symbols`: the module's; the caller checks that no deferred op sits in a
+    nested symbol table.)"""
+    if any(op.job.generator_name is not None for op in deferred):
+        return set()
+    named = Counter(op.source.root_reference.data for op in deferred)
+    for name in named:
+        source = symbols.get(name)
+        if not isinstance(source, FuncOp) or source.is_declaration:
+            return set()
+    candidates = {
+        op.sym_name.data: op
+        for op in without_deferred
+        if named.get(op.sym_name.data) == 1
+        and op.sym_name.data not in kept
+        and is_private(op)
+    }
+    if not candidates:
+        return set()
+    references = referenced_names(module)
+    return {op for name, op in candidates.items() if references[name] == 1}
+
+
+def _top_level(op: Operation, module: ModuleOp) -> tuple[Operation, bool]:
+    """The op of `module`'s body that holds `op`, and whether a symbol table
+    other than `module` holds it (then its symbols are looked up there)."""
+    nested = is_symbol_table(op)
     while (parent := op.parent_op()) is not None and parent is not module:
         op = parent
-    return op
+        nested = nested or is_symbol_table(op)
+    return op, nested
 
 
 def _is_declaration(op: Operation) -> bool:
@@ -259,10 +356,16 @@ def resolve_deferred(
     module: ModuleOp,
     libraries: Sequence[Library] = (),
     generators: Generators | None = None,
+    movable: Collection[str] | None = None,
 ) -> dict[Operation, JobTable]:
     """Resolve every deferred op of `module`; return the job table of each symbol
-    table that had deferred ops."""
-    resolver = _Resolver(JobSources(libraries, generators or Generators()))
+    table that had deferred ops. `movable`: None, every job copies its source;
+    else a private module source that only its job references is moved into
+    the job, but for the names in `movable` (which stay). Never with
+    libraries: their functions may reference the module's symbols by name."""
+    if libraries:
+        movable = None
+    resolver = _Resolver(JobSources(libraries, generators or Generators()), movable)
     resolver.run(module)
     return resolver.tables
 
@@ -276,11 +379,19 @@ class ResolveDeferred(ModulePass):
 
     libraries: tuple[LibrarySource, ...] = ()
     generators: tuple[tuple[str, Generator], ...] = ()
+    move_sources: bool = False
+    """Move a private source that only its job references into the job
+    instead of copying it (it is dead after resolution; the pipeline's
+    symbol-dce would drop it)."""
+    exports: tuple[str, ...] = ()
+    """With `move_sources`: symbols never moved (the entrypoint set keeps
+    them)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         resolve_deferred(
             op,
             load_libraries(self.libraries, ctx),
             Generators(dict(self.generators)),
+            {e.removeprefix("@") for e in self.exports} if self.move_sources else None,
         )
         invalidate_call_graph(op)

@@ -40,6 +40,9 @@ class _Liveness:
         self.computed: list[Operation] = []
         self.unreached: list[Operation] = []
         self._tables: dict[Operation, dict[str, Operation]] = {}
+        self._held: dict[int, list[SymbolRefAttr]] = {}
+        """The refs of each composite attribute met (`symbol_uses`): the ops
+        are alive until liveness is known."""
 
     def _table(self, table_op: Operation) -> dict[str, Operation]:
         table = self._tables.get(table_op)
@@ -83,7 +86,7 @@ class _Liveness:
                 self.compute(op, hidden or not is_symbol(op) or is_private(op))
             scope = op.parent_op()
             assert scope is not None
-            for ref in symbol_uses(op, self.unreached):
+            for ref in symbol_uses(op, self.unreached, self._held):
                 for symbol in self._resolve(scope, ref):
                     if self.recorder is not None:
                         self.recorder.referenced(symbol, op)

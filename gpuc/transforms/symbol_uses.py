@@ -11,6 +11,7 @@ across it is an error, as in MLIR.
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import cache
 
 from xdsl.dialects.builtin import (
@@ -116,14 +117,40 @@ def _collect(attr: Attribute, out: list[SymbolRefAttr]) -> None:
             _collect(value, out)
 
 
-def held_refs(op: Operation) -> list[SymbolRefAttr]:
-    """The symbol references held by `op` itself (not by the ops nested in it)."""
+def held_refs(
+    op: Operation, held: dict[int, list[SymbolRefAttr]] | None = None
+) -> list[SymbolRefAttr]:
+    """The symbol references held by `op` itself (not by the ops nested in it).
+    `held`: the refs in each composite attribute met so far, by id, for a
+    caller that asks of many ops while they are alive (one walk)."""
     out: list[SymbolRefAttr] = []
+    kinds = _KINDS
     for attr in op.properties.values():
-        _collect(attr, out)
-    for attr in op.attributes.values():
-        _collect(attr, out)
+        # A leaf attribute (most of them) is skipped without a call.
+        if kinds.get(type(attr), _UNKNOWN)[0] != _LEAF:
+            _collect_held(attr, out, held)
+    if op.attributes:
+        for attr in op.attributes.values():
+            if kinds.get(type(attr), _UNKNOWN)[0] != _LEAF:
+                _collect_held(attr, out, held)
     return out
+
+
+def _collect_held(
+    attr: Attribute,
+    out: list[SymbolRefAttr],
+    held: dict[int, list[SymbolRefAttr]] | None,
+) -> None:
+    """`_collect`, through `held` when given: types and job configurations
+    are shared by many ops."""
+    if held is None or _KINDS.get(type(attr), _UNKNOWN)[0] == _REF:
+        _collect(attr, out)
+        return
+    found = held.get(id(attr))
+    if found is None:
+        found = held[id(attr)] = []
+        _collect(attr, found)
+    out.extend(found)
 
 
 @cache
@@ -145,40 +172,73 @@ def _unknown_table(op: Operation, scope: Operation) -> UnknownSymbolTableError:
 
 
 def symbol_uses(
-    op: Operation, nested_tables: list[Operation] | None = None
+    op: Operation,
+    nested_tables: list[Operation] | None = None,
+    held: dict[int, list[SymbolRefAttr]] | None = None,
 ) -> list[SymbolRefAttr]:
     """MLIR's `getSymbolUses(op)`: the refs `op` holds and, unless `op` is a symbol
     table, those nested in it. Nested symbol tables are appended to
-    `nested_tables`; their contents are not walked."""
+    `nested_tables`; their contents are not walked. `held`: as `held_refs`',
+    for a caller that asks of many ops while they are alive."""
     if _may_hide_table(op):
         raise _unknown_table(op, op)
-    uses = held_refs(op)
-    if is_symbol_table(op):
-        return uses
+    if held is None:
+        held = {}
+    uses = held_refs(op, held)
+    if not is_symbol_table(op):
+        _nested_refs(op, uses, nested_tables, held, scoped=True)
+    return uses
+
+
+def referenced_names(root: Operation) -> Counter[str]:
+    """How many references name each root symbol anywhere in `root` (itself,
+    nested symbol tables and unregistered ops included): a name counted 0
+    is referenced nowhere, whatever table it is looked up in."""
+    held: dict[int, list[SymbolRefAttr]] = {}
+    uses = held_refs(root, held)
+    _nested_refs(root, uses, None, held, scoped=False)
+    return Counter(ref.root_reference.data for ref in uses)
+
+
+def _nested_refs(
+    op: Operation,
+    uses: list[SymbolRefAttr],
+    nested_tables: list[Operation] | None,
+    held: dict[int, list[SymbolRefAttr]],
+    scoped: bool,
+) -> None:
+    """Append the refs held by the ops nested in `op` to `uses` (`held`: the
+    refs of each composite attribute met, by id). `scoped`: as `symbol_uses`
+    (nested tables listed in `nested_tables`, not entered); else every
+    nested op."""
     kinds = _KINDS
     stack = [op]
     while stack:
         for region in stack.pop().regions:
-            for block in region.blocks:
-                nested = block.first_op
+            block = region._first_block  # noqa: SLF001
+            while block is not None:  # xDSL's links: its iterators cost calls
+                nested = block._first_op  # noqa: SLF001
                 while nested is not None:
                     # Skipping leaf attributes here, without a call, is most of
                     # the speed of symbol-dce on large modules.
                     for attr in nested.properties.values():
                         if kinds.get(type(attr), _UNKNOWN)[0] != _LEAF:
-                            _collect(attr, uses)
+                            _collect_held(attr, uses, held)
                     if nested.attributes:
                         for attr in nested.attributes.values():
-                            _collect(attr, uses)
+                            if kinds.get(type(attr), _UNKNOWN)[0] != _LEAF:
+                                _collect_held(attr, uses, held)
                     if nested.regions:
-                        if _may_hide_table(nested):
+                        if not scoped:
+                            stack.append(nested)
+                        elif _may_hide_table(nested):
                             raise _unknown_table(nested, op)
-                        if not is_symbol_table(nested):
+                        elif not is_symbol_table(nested):
                             stack.append(nested)
                         elif nested_tables is not None:
                             nested_tables.append(nested)
-                    nested = nested.next_op
-    return uses
+                    nested = nested._next_op  # noqa: SLF001
+                block = block._next_block  # noqa: SLF001
 
 
 def op_name(op: Operation) -> str:

@@ -33,6 +33,7 @@ from gpuc.dialects.memory import (
     AtomicRMWOp,
     ptr_type_of,
 )
+from gpuc.dialects.walk import preorder
 
 ATOMIC_TYPES = (
     IntegerType(32),
@@ -49,12 +50,14 @@ def check_module(module: ModuleOp) -> None:
     OpenCL cannot express."""
     from gpuc.dialects.analysis import call_cycle
 
+    widths: dict[int, Attribute] = {}
+    """id -> each type whose width passed (kept alive, so no id is reused)."""
     for func in module.ops:
         if isinstance(func, FuncOp):
             if func.is_kernel:
                 check_kernel_params(func)
-            for op in func.walk():
-                check_op(op)
+            for op in preorder(func):
+                check_op(op, widths)
     check_printing_helpers(module)
     cycle = call_cycle(module)
     if cycle is not None:
@@ -156,17 +159,22 @@ def _check_width(op: Operation, ty: Attribute) -> None:
             )
 
 
-def check_op(op: Operation) -> None:
+def check_op(op: Operation, widths: dict[int, Attribute]) -> None:
     """Raise an OpError if `op` needs something SPIR-V for OpenCL cannot say
-    (each op class's checks decided once)."""
+    (each op class's checks decided once; `widths`: the types whose width
+    passed, by id, so that each type object is checked once)."""
     if not _plain(type(op)):
         _check_special(op)
     for result in op.results:
-        _check_width(op, result.type)
+        if id(result.type) not in widths:
+            _check_width(op, result.type)
+            widths[id(result.type)] = result.type
     for region in op.regions:
         for block in region.blocks:
             for arg in block.args:
-                _check_width(op, arg.type)
+                if id(arg.type) not in widths:
+                    _check_width(op, arg.type)
+                    widths[id(arg.type)] = arg.type
 
 
 def _check_special(op: Operation) -> None:
