@@ -41,11 +41,6 @@ def test_the_translated_module_is_freed_without_the_cycle_collector(
         assert llvmlite_values() == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gpuc.dialects.call_graph keeps every module it was asked about: "
-    "its WeakKeyDictionary's value, the CallGraph, refers to its key",
-)
 def test_repeated_compiles_do_not_grow_the_live_objects() -> None:
     options = make_options("ptx", {"line_info": True})
     counts: list[int] = []

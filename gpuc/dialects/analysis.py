@@ -7,7 +7,6 @@ compile result, so nobody parses LLVM IR to find them.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -102,16 +101,20 @@ def _align(offset: int, align: int) -> int:
     return (offset + align - 1) // align * align
 
 
-_facts: weakref.WeakKeyDictionary[CallGraph, ModuleFacts] = weakref.WeakKeyDictionary()
+_FACTS = "_gpuc_module_facts"
+"""The Python attribute of a call graph that holds its facts: kept on the
+graph, not in a weak-keyed table, whose value (facts referring to the
+module's functions, and through them to the module and its graph) would
+keep its key alive for good."""
 
 
 def module_facts(module: ModuleOp) -> ModuleFacts:
     """The facts of `module` in its current state, from its call graph (and
     computed once per graph)."""
     graph = call_graph(module)
-    found = _facts.get(graph)
-    if found is None:
-        found = _facts[graph] = _compute_facts(graph)
+    found = graph.__dict__.get(_FACTS)
+    if not isinstance(found, ModuleFacts):
+        found = graph.__dict__[_FACTS] = _compute_facts(graph)
     return found
 
 

@@ -16,7 +16,6 @@ checked against a fresh walk, so a pass that forgets is caught, not trusted.
 from __future__ import annotations
 
 import os
-import weakref
 from collections.abc import Iterable
 from functools import cached_property
 
@@ -303,7 +302,19 @@ class CallGraph:
         )
 
 
-_graphs: weakref.WeakKeyDictionary[ModuleOp, CallGraph] = weakref.WeakKeyDictionary()
+_KEPT = "_gpuc_call_graph"
+"""The Python attribute of a module object that holds its graph. Not a
+weak-keyed table: the graph refers to the module's ops, and through their
+parents to the module, so a table's value would keep its key (and every
+module ever asked about) alive for good. On the module, graph and module are
+one cycle, freed together."""
+
+
+def _kept(module: ModuleOp) -> CallGraph | None:
+    graph = module.__dict__.get(_KEPT)
+    return graph if isinstance(graph, CallGraph) else None
+
+
 computed = 0
 """How many graphs were computed (walks of a whole module), for tests."""
 
@@ -312,19 +323,20 @@ def call_graph(module: ModuleOp) -> CallGraph:
     """The call graph of `module` in its current state: computed on the first
     query after the module changed (`invalidate_call_graph`), else kept."""
     global computed
-    graph = _graphs.get(module)
+    graph = _kept(module)
     if graph is not None:
         if os.environ.get("GPUC_CHECK_ANALYSES") == "1":
             _check_fresh(graph)
         return graph
     computed += 1
-    graph = _graphs[module] = CallGraph(module)
+    graph = CallGraph(module)
+    module.__dict__[_KEPT] = graph
     return graph
 
 
 def invalidate_call_graph(module: ModuleOp) -> None:
     """Forget `module`'s graph: its calls or functions changed."""
-    _graphs.pop(module, None)
+    module.__dict__.pop(_KEPT, None)
 
 
 def note_references(module: ModuleOp, names: Iterable[str]) -> None:
@@ -332,7 +344,7 @@ def note_references(module: ModuleOp, names: Iterable[str]) -> None:
     its own (as the entrypoint set does): its graph, if one is kept, records
     them as a fresh walk would (adding references is all such a change does
     to the graph)."""
-    graph = _graphs.get(module)
+    graph = _kept(module)
     if graph is not None:
         symbols = graph.tables[module]
         graph.referenced.update(
