@@ -315,3 +315,80 @@ gpuc.func @k(%in: {F32}, %din: {F32}, %nx: i32) kernel {{
     want[:-1] += field[1:]
     gpuc.compile(source, target="native")["k"][4, 256](field, din, np.int32(n))
     np.testing.assert_allclose(din, want, rtol=1e-5, atol=1e-5)
+
+
+MULTIBLOCK = f"""
+gpuc.func @k(%out: {F32}, %nx: i32) kernel {{
+  %x = gpuc.global_id x
+  %w = arith.index_cast %nx : i32 to index
+  %c0 = arith.constant 0 : index
+  %e = arith.cmpi eq, %x, %c0 : index
+  %in = arith.cmpi ult, %x, %w : index
+  cf.cond_br %in, ^a, ^done
+^a:
+  cf.cond_br %e, ^b, ^c
+^b:
+  %one = arith.constant 1.0 : f32
+  gpuc.store %one, %out[%x] : {F32}
+  cf.br ^done
+^c:
+  %two = arith.constant 2.0 : f32
+  gpuc.store %two, %out[%x] : {F32}
+  cf.br ^done
+^done:
+  gpuc.return
+}}
+"""
+
+
+def test_a_kernel_of_several_blocks_is_not_split_and_runs() -> None:
+    """An edge test in a kernel whose body is a CFG (what an inlined
+    multi-block helper leaves) splits nothing, and the kernel runs."""
+    func = next(op for op in load_module(MULTIBLOCK).ops if isinstance(op, FuncOp))
+    assert edge_tests(func) == []
+    module = gpuc.compile(MULTIBLOCK, target="native", cache=False)
+    n = int(np.random.default_rng().integers(40, 200))
+    out = np.full(n, np.nan, np.float32)
+    module["k"][(n + 31) // 32, 32](out, np.int32(n))
+    want = np.full(n, 2.0, np.float32)
+    want[0] = 1.0
+    np.testing.assert_array_equal(out, want)
+
+
+def test_an_address_made_by_a_long_chain_of_adds_compiles() -> None:
+    """x_step gives up (unknown: block order) past MAX_DEPTH operands deep
+    instead of exhausting Python's stack: 1,200 chained adds, an unrolled
+    loop's index."""
+    chain = [f"  %i{k} = arith.addi %i{k - 1}, %s : index" for k in range(1, 1201)]
+    source = "\n".join(
+        [
+            f"gpuc.func @k(%out: {F32}, %s: index) kernel {{",
+            "  %i0 = gpuc.global_id x",
+            *chain,
+            "  %one = arith.constant 1.0 : f32",
+            f"  gpuc.store %one, %out[%i1200] : {F32}",
+            "  gpuc.return",
+            "}",
+        ]
+    )
+    module = gpuc.compile(source, target="native", cache=False)
+    out = np.zeros(256, np.float32)
+    module["k"][2, 128](out, np.int64(0))
+    assert (out == 1).all()
+
+
+@pytest.mark.parametrize("bits", [8, 32])
+def test_a_narrowed_thread_index_is_marked_parallel_only_if_wide(bits: int) -> None:
+    """An add at din[x truncated to i8] repeats its addresses every 256
+    threads: not one element further per thread, so its loop is not marked
+    parallel; truncated to i32 it is (x would wrap past 2^31 threads)."""
+    func = reverse_kernel(
+        f"""
+    %t = arith.index_cast %x : index to i{bits}
+    %u = arith.extui %t : i{bits} to i64
+    %i = arith.index_cast %u : i64 to index
+    %o = gpuc.atomic_rmw add %din[%i], %v {{gpuc.regrouped}} : {F32}"""
+    )
+    tests = edge_tests(func) + edge_tests(func, Dim.Y)
+    known = [t.condition for t in tests] + [g.condition for g in thread_guards(func)]
+    assert adds_in_any_order(func, summed(func), known) is (bits == 32)

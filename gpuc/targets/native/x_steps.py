@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.dialects.builtin import IntegerAttr, IntegerType
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.traits import is_side_effect_free
 
 from gpuc.dialects.attrs import Dim, PtrType
@@ -85,18 +85,28 @@ def address_step(op: Access, steps: Steps) -> int | None:
     return step
 
 
-def x_step(value: SSAValue, steps: Steps) -> int | None:
+MAX_DEPTH = 200
+"""How deep `x_step` follows a value's operands before it calls the step
+unknown (a chain of 1,000 index additions, an unrolled loop's, would
+otherwise exhaust Python's stack); unknown is always the safe answer."""
+
+
+def x_step(value: SSAValue, steps: Steps, depth: int = 0) -> int | None:
     """How much `value` grows from one thread x to the next, the other
     indices equal: 0 if it does not depend on thread x, None if unknown (or
     not a constant step)."""
     if value in steps:
         return steps[value]
+    if depth > MAX_DEPTH:
+        return None
+    depth += 1
     steps[value] = None  # a cycle through block arguments: unknown
     owner = value.owner
     step: int | None = None
     if isinstance(value, BlockArgument):
-        parent = value.block.parent_op()
-        step = 0 if isinstance(parent, FuncOp) else None
+        block = value.block
+        entry = block.parent is not None and block.parent.first_block is block
+        step = 0 if entry and isinstance(block.parent_op(), FuncOp) else None
     elif isinstance(owner, GlobalIdOp | ThreadIdOp):
         step = 1 if owner.dimension.data == Dim.X else 0
     elif isinstance(owner, BlockIdOp):
@@ -104,27 +114,37 @@ def x_step(value: SSAValue, steps: Steps) -> int | None:
     elif isinstance(owner, BlockDimOp | GridDimOp | arith.ConstantOp):
         step = 0
     elif isinstance(owner, arith.AddiOp | arith.SubiOp):
-        lhs, rhs = x_step(owner.lhs, steps), x_step(owner.rhs, steps)
+        lhs, rhs = x_step(owner.lhs, steps, depth), x_step(owner.rhs, steps, depth)
         if lhs is not None and rhs is not None:
             step = lhs + rhs if isinstance(owner, arith.AddiOp) else lhs - rhs
     elif isinstance(owner, arith.MuliOp):
-        lhs, rhs = x_step(owner.lhs, steps), x_step(owner.rhs, steps)
+        lhs, rhs = x_step(owner.lhs, steps, depth), x_step(owner.rhs, steps, depth)
         if lhs == 0 and rhs == 0:
             step = 0
         elif lhs is not None and rhs is not None:
             step = scaled(owner.lhs, rhs) if lhs == 0 else scaled(owner.rhs, lhs)
-    elif isinstance(owner, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp):
-        step = x_step(owner.input, steps)
+    elif isinstance(owner, arith.ExtSIOp | arith.ExtUIOp) or (
+        isinstance(owner, arith.IndexCastOp) and _bits(owner.result.type) >= 32
+    ):
+        # A cast to 32 bits or more keeps the step (x would wrap only past
+        # 2^31 threads in a row); a narrower one is x modulo a small power of
+        # two, whose threads would share addresses: unknown.
+        step = x_step(owner.input, steps, depth)
     elif (
         isinstance(owner, Operation)
         and not owner.regions
         and is_side_effect_free(owner)
         and not isinstance(owner, LaneIdOp)
-        and all(x_step(v, steps) == 0 for v in owner.operands)
+        and all(x_step(v, steps, depth) == 0 for v in owner.operands)
     ):
         step = 0
     steps[value] = step
     return step
+
+
+def _bits(t: Attribute) -> int:
+    """The width of an integer or index type (index: 64, as gpuc lowers it)."""
+    return t.width.data if isinstance(t, IntegerType) else 64
 
 
 def scaled(factor: SSAValue, step: int) -> int | None:
@@ -153,6 +173,8 @@ def edge_tests(func: FuncOp, dim: Dim = Dim.X) -> list[EdgeTest]:
     (a stencil's `x == 0` and `x == nx - 1`, or its `y == 0` ...), one per
     distinct bound, at most MAX_EDGES."""
     found: list[EdgeTest] = []
+    if len(func.body.blocks) != 1:
+        return found  # a CFG (an inlined multi-block helper): no row-wide ops
     for op in func.walk():
         if not isinstance(op, arith.CmpiOp) or op.predicate.value.data not in (0, 1):
             continue  # eq and ne only
