@@ -9,10 +9,18 @@ expands the calls in the copies, so the work is proportional to what the
 pass produces, and a chain of n always-inline functions costs O(n) (MLIR's
 inliner is quadratic on it). The other always-inline functions are
 flattened callees first, then every other function.
+
+With `single-use` (what the pipeline sets at opt_level >= 1), the pass then
+also inlines, and erases, each function LLVM's inliner would inline anyway
+(a private function with one call site always is, at O1 and above): a
+private helper without `no_inline`, not recursive, whose only use left is
+one direct `gpuc.call`, so LLVM gets one function per kernel, not one per
+helper. At O0 LLVM inlines nothing, and neither does this.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -96,8 +104,53 @@ def _bottom_up(graph: _InlineGraph) -> list[FuncOp]:
     return order
 
 
-def inline_module(module: ModuleOp) -> None:
-    """Inline every call to an always-inline callee in `module`."""
+def _on_cycles(edges: dict[Operation, list[Operation]]) -> set[Operation]:
+    """The nodes of `edges` on a cycle: in a strongly connected component of
+    several nodes, or calling themselves (Tarjan's algorithm, iterative)."""
+    index: dict[Operation, int] = {}
+    low: dict[Operation, int] = {}
+    stack: list[Operation] = []
+    on_stack: set[Operation] = set()
+    found: set[Operation] = set()
+
+    def enter(node: Operation) -> Iterator[Operation]:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        return iter(edges.get(node, ()))
+
+    for root in edges:
+        if root in index:
+            continue
+        path = [(root, enter(root))]
+        while path:
+            node, targets = path[-1]
+            for target in targets:
+                if target not in index:
+                    path.append((target, enter(target)))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+                    if target is node:
+                        found.add(node)
+            else:
+                path.pop()
+                if path:
+                    parent = path[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    component = [stack.pop()]
+                    while component[-1] is not node:
+                        component.append(stack.pop())
+                    on_stack.difference_update(component)
+                    if len(component) > 1:
+                        found.update(component)
+    return found
+
+
+def inline_module(module: ModuleOp, single_use: bool = False) -> None:
+    """Inline every call to an always-inline callee in `module`; with
+    `single_use`, then every call to a single-use helper (module docstring)."""
     graph = _InlineGraph.of(module)
     flattened = _bottom_up(graph)
     referenced = graph.graph.referenced
@@ -105,37 +158,121 @@ def inline_module(module: ModuleOp) -> None:
     done = set(flattened)
     later = [f for f in graph.graph.sites if f not in done]
     recorder = active_recorder()
-    for caller in [*(f for f in flattened if f not in dying), *later]:
-        _expand(caller, graph.graph, recorder)
-    for f in dying:
-        block = f.parent_block()
-        assert block is not None
-        if recorder is not None:
-            recorder.removed(f, "inline", "no references left after inlining")
-        block.detach_op(f)
+    kept = {
+        caller: _expand(caller, graph.graph, recorder)
+        for caller in [*(f for f in flattened if f not in dying), *later]
+    }
+    _erase(dying, recorder, "no references left after inlining")
+    if single_use:
+        _inline_single_use(kept, graph.graph, recorder)
     invalidate_call_graph(module)
 
 
-def _expand(caller: Operation, graph: CallGraph, recorder: Recorder | None) -> None:
-    """Inline the always-inline calls of `caller`, and those they bring along."""
+def _erase(funcs: Iterable[FuncOp], recorder: Recorder | None, why: str) -> None:
+    for f in funcs:
+        block = f.parent_block()
+        assert block is not None
+        if recorder is not None:
+            recorder.removed(f, "inline", why)
+        block.detach_op(f)
+
+
+def _expand(
+    caller: Operation, graph: CallGraph, recorder: Recorder | None
+) -> list[CallOp]:
+    """Inline the always-inline calls of `caller`, and those they bring along;
+    return the calls it keeps."""
     worklist = list(graph.sites.get(caller, ()))
     symbols = graph.scopes[caller]
+    kept: list[CallOp] = []
     while worklist:
         call = worklist.pop()
         callee = _always_inline(symbols.get(call.callee.root_reference.data))
         if callee is None:
+            kept.append(call)
             continue
         if recorder is not None:
             recorder.inlined(callee, caller)
         for copy in inline_call(call, callee):
             worklist.extend(op for op in copy.walk() if isinstance(op, CallOp))
+    return kept
+
+
+def _single_use(
+    kept: dict[Operation, list[CallOp]], graph: CallGraph
+) -> dict[FuncOp, None]:
+    """The helpers whose only use is one direct call among `kept` (each
+    callable's calls once the always-inline ones are inlined): private,
+    defined, neither a kernel nor `no_inline`, referenced in no other way,
+    not on a cycle of calls (an ordered set)."""
+    calls: dict[Operation, list[CallOp]] = {}
+    edges: dict[Operation, list[Operation]] = {}
+    for caller, sites in kept.items():
+        symbols = graph.scopes[caller]
+        targets = edges[caller] = []
+        for call in sites:
+            target = symbols.get(call.callee.root_reference.data)
+            if target is not None:
+                calls.setdefault(target, []).append(call)
+                targets.append(target)
+    found = {
+        f: None
+        for f, sites in calls.items()
+        if len(sites) == 1
+        and not sites[0].callee.nested_references
+        and isinstance(f, FuncOp)
+        and not f.is_declaration
+        and not f.is_kernel
+        and f.inline_hint is None
+        and is_private(f)
+        and f not in graph.referenced
+    }
+    if found:
+        cyclic = _on_cycles(edges)
+        found = {f: None for f in found if f not in cyclic}
+    return found
+
+
+def _inline_single_use(
+    kept: dict[Operation, list[CallOp]], graph: CallGraph, recorder: Recorder | None
+) -> None:
+    """Inline each single-use helper into the function that ends up holding its
+    call, then erase it. Helpers are never inlined on their own: a helper's
+    call comes along with the copy of its caller's body, as the always-inline
+    functions that die do, so a chain of them costs what it produces."""
+    single = _single_use(kept, graph)
+    for caller, sites in kept.items():
+        if caller in single:
+            continue
+        symbols = graph.scopes[caller]
+        worklist = list(sites)
+        while worklist:
+            call = worklist.pop()
+            callee = symbols.get(call.callee.root_reference.data)
+            if callee not in single:
+                continue
+            assert isinstance(callee, FuncOp)
+            if recorder is not None:
+                recorder.inlined(callee, caller, single_call_site=True)
+            for copy in inline_call(call, callee):
+                worklist.extend(op for op in copy.walk() if isinstance(op, CallOp))
+    _erase(
+        single,
+        recorder,
+        "no references left after inlining into its only caller (single call site)",
+    )
 
 
 @dataclass(frozen=True)
 class Inline(ModulePass):
-    """Inline calls to always_inline callees, bottom-up (never no_inline ones)."""
+    """Inline calls to always_inline callees, bottom-up (never no_inline ones);
+    with `single-use`, also private helpers called once."""
 
     name = "inline"
 
+    single_use: bool = False
+    """Also inline the helpers LLVM would inline anyway, those whose only use
+    is one call (`inline{single-use=true}`; the pipeline's at opt_level >= 1)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        inline_module(op)
+        inline_module(op, self.single_use)
