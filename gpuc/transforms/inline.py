@@ -52,6 +52,8 @@ class _InlineGraph:
     callees: dict[FuncOp, list[tuple[CallOp, FuncOp]]] = field(default_factory=dict)
     always: dict[FuncOp, None] = field(default_factory=dict)
     """Every always-inline function met, in module order (an ordered set)."""
+    callers: dict[FuncOp, list[Operation]] = field(default_factory=dict)
+    """Always-inline function -> the callable holding each of its calls."""
 
     @classmethod
     def of(cls, module: ModuleOp) -> _InlineGraph:
@@ -66,6 +68,7 @@ class _InlineGraph:
                 if callee is None:
                     continue
                 found.always[callee] = None
+                found.callers.setdefault(callee, []).append(caller)
                 if isinstance(caller, FuncOp):
                     found.callees.setdefault(caller, []).append((call, callee))
         return found
@@ -157,9 +160,16 @@ def inline_module(module: ModuleOp, single_use: bool = False) -> None:
     dying = {f for f in flattened if is_private(f) and f not in referenced}
     done = set(flattened)
     later = [f for f in graph.graph.sites if f not in done]
+    # A dying function called once, by a function that is not dying, is
+    # inlined once: its body is moved there.
+    once = {
+        f
+        for f in dying
+        if len(callers := graph.callers.get(f, [])) == 1 and callers[0] not in dying
+    }
     recorder = active_recorder()
     kept = {
-        caller: _expand(caller, graph.graph, recorder)
+        caller: _expand(caller, graph.graph, recorder, once)
         for caller in [*(f for f in flattened if f not in dying), *later]
     }
     _erase(dying, recorder, "no references left after inlining")
@@ -178,10 +188,13 @@ def _erase(funcs: Iterable[FuncOp], recorder: Recorder | None, why: str) -> None
 
 
 def _expand(
-    caller: Operation, graph: CallGraph, recorder: Recorder | None
+    caller: Operation,
+    graph: CallGraph,
+    recorder: Recorder | None,
+    once: set[FuncOp],
 ) -> list[CallOp]:
-    """Inline the always-inline calls of `caller`, and those they bring along;
-    return the calls it keeps."""
+    """Inline the always-inline calls of `caller`, and those they bring along
+    (moving the bodies of those inlined `once`); return the calls it keeps."""
     worklist = list(graph.sites.get(caller, ()))
     symbols = graph.scopes[caller]
     kept: list[CallOp] = []
@@ -193,7 +206,7 @@ def _expand(
             continue
         if recorder is not None:
             recorder.inlined(callee, caller)
-        for copy in inline_call(call, callee):
+        for copy in inline_call(call, callee, callee in once):
             worklist.extend(op for op in copy.walk() if isinstance(op, CallOp))
     return kept
 
@@ -238,8 +251,9 @@ def _inline_single_use(
 ) -> None:
     """Inline each single-use helper into the function that ends up holding its
     call, then erase it. Helpers are never inlined on their own: a helper's
-    call comes along with the copy of its caller's body, as the always-inline
-    functions that die do, so a chain of them costs what it produces."""
+    call comes along with its caller's body, as the always-inline functions
+    that die do, so a chain of them costs what it produces; each body is
+    moved, not copied."""
     single = _single_use(kept, graph)
     for caller, sites in kept.items():
         if caller in single:
@@ -254,7 +268,7 @@ def _inline_single_use(
             assert isinstance(callee, FuncOp)
             if recorder is not None:
                 recorder.inlined(callee, caller, single_call_site=True)
-            for copy in inline_call(call, callee):
+            for copy in inline_call(call, callee, move=True):
                 worklist.extend(op for op in copy.walk() if isinstance(op, CallOp))
     _erase(
         single,
