@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from xdsl.dialects import arith, cf, scf
@@ -186,3 +187,23 @@ def test_programs_cover_every_inlining_path() -> None:
         inline_module(again, single_use=True)
         single += len(list(again.ops)) < len(list(module.ops))
     assert split > 0 and execute_region > 0 and single > 5
+
+
+def test_on_cycles_finds_exactly_the_nodes_on_a_cycle() -> None:
+    """single-use never inlines a helper on a cycle; nodes only reachable
+    from one (or reaching one) are not on it."""
+    from gpuc.transforms.single_use import on_cycles
+
+    edges: dict[Any, list[Any]] = {
+        "e": ["a"],
+        "a": ["b"],
+        "b": ["c"],
+        "c": ["a", "d"],
+        "d": ["d", "g"],
+        "f": [],
+        "g": ["h"],
+        "h": ["i"],
+        "i": ["g", "j"],
+    }
+    assert on_cycles(edges) == {"a", "b", "c", "d", "g", "h", "i"}
+    assert on_cycles({"x": ["y"], "y": []}) == set()

@@ -1,12 +1,13 @@
 """`inline`: inline every call to an `always_inline` callee, bottom-up.
 
-`no_inline` callees, callees without a hint and declarations are never
-inlined. A recursive always-inline cycle is a diagnostic naming the cycle.
-Like MLIR's inliner, the pass erases the callables that inlining leaves
-dead: private always-inline functions referenced only by calls. Those are
-never flattened themselves: a caller copies their original bodies and
-expands the calls in the copies, so the work is proportional to what the
-pass produces, and a chain of n always-inline functions costs O(n) (MLIR's
+`no_inline` callees and declarations are never inlined, callees without a
+hint only with `single-use` (below). A recursive always-inline cycle is a
+diagnostic naming the cycle. Like MLIR's inliner, the pass erases the
+callables that inlining leaves dead: private always-inline functions
+referenced only by calls. Those are never flattened themselves: a caller
+copies their original bodies (moves them, for one called once) and expands
+the calls in the copies, so the work is proportional to what the pass
+produces, and a chain of n always-inline functions costs O(n) (MLIR's
 inliner is quadratic on it). The other always-inline functions are
 flattened callees first, then every other function.
 
@@ -14,13 +15,14 @@ With `single-use` (what the pipeline sets at opt_level >= 1), the pass then
 also inlines, and erases, each function LLVM's inliner would inline anyway
 (a private function with one call site always is, at O1 and above): a
 private helper without `no_inline`, not recursive, whose only use left is
-one direct `gpuc.call`, so LLVM gets one function per kernel, not one per
-helper. At O0 LLVM inlines nothing, and neither does this.
+one direct `gpuc.call` (gpuc/transforms/single_use.py), so LLVM gets one
+function per kernel, not one per helper. At O0 LLVM inlines nothing, and
+neither does this.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -34,6 +36,7 @@ from gpuc.dialects.call_graph import CallGraph, call_graph, invalidate_call_grap
 from gpuc.dialects.functions import CallOp, FuncOp
 from gpuc.explain.record import Recorder, active_recorder
 from gpuc.transforms.inliner import inline_call
+from gpuc.transforms.single_use import inline_single_use
 from gpuc.transforms.symbol_uses import is_private
 
 
@@ -107,50 +110,6 @@ def _bottom_up(graph: _InlineGraph) -> list[FuncOp]:
     return order
 
 
-def _on_cycles(edges: dict[Operation, list[Operation]]) -> set[Operation]:
-    """The nodes of `edges` on a cycle: in a strongly connected component of
-    several nodes, or calling themselves (Tarjan's algorithm, iterative)."""
-    index: dict[Operation, int] = {}
-    low: dict[Operation, int] = {}
-    stack: list[Operation] = []
-    on_stack: set[Operation] = set()
-    found: set[Operation] = set()
-
-    def enter(node: Operation) -> Iterator[Operation]:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        return iter(edges.get(node, ()))
-
-    for root in edges:
-        if root in index:
-            continue
-        path = [(root, enter(root))]
-        while path:
-            node, targets = path[-1]
-            for target in targets:
-                if target not in index:
-                    path.append((target, enter(target)))
-                    break
-                if target in on_stack:
-                    low[node] = min(low[node], index[target])
-                    if target is node:
-                        found.add(node)
-            else:
-                path.pop()
-                if path:
-                    parent = path[-1][0]
-                    low[parent] = min(low[parent], low[node])
-                if low[node] == index[node]:
-                    component = [stack.pop()]
-                    while component[-1] is not node:
-                        component.append(stack.pop())
-                    on_stack.difference_update(component)
-                    if len(component) > 1:
-                        found.update(component)
-    return found
-
-
 def inline_module(module: ModuleOp, single_use: bool = False) -> None:
     """Inline every call to an always-inline callee in `module`; with
     `single_use`, then every call to a single-use helper (module docstring)."""
@@ -174,7 +133,11 @@ def inline_module(module: ModuleOp, single_use: bool = False) -> None:
     }
     _erase(dying, recorder, "no references left after inlining")
     if single_use:
-        _inline_single_use(kept, graph.graph, recorder)
+        _erase(
+            inline_single_use(kept, graph.graph, recorder),
+            recorder,
+            "no references left after inlining into its only caller (single call site)",
+        )
     invalidate_call_graph(module)
 
 
@@ -209,72 +172,6 @@ def _expand(
         for copy in inline_call(call, callee, callee in once):
             worklist.extend(op for op in copy.walk() if isinstance(op, CallOp))
     return kept
-
-
-def _single_use(
-    kept: dict[Operation, list[CallOp]], graph: CallGraph
-) -> dict[FuncOp, None]:
-    """The helpers whose only use is one direct call among `kept` (each
-    callable's calls once the always-inline ones are inlined): private,
-    defined, neither a kernel nor `no_inline`, referenced in no other way,
-    not on a cycle of calls (an ordered set)."""
-    calls: dict[Operation, list[CallOp]] = {}
-    edges: dict[Operation, list[Operation]] = {}
-    for caller, sites in kept.items():
-        symbols = graph.scopes[caller]
-        targets = edges[caller] = []
-        for call in sites:
-            target = symbols.get(call.callee.root_reference.data)
-            if target is not None:
-                calls.setdefault(target, []).append(call)
-                targets.append(target)
-    found = {
-        f: None
-        for f, sites in calls.items()
-        if len(sites) == 1
-        and not sites[0].callee.nested_references
-        and isinstance(f, FuncOp)
-        and not f.is_declaration
-        and not f.is_kernel
-        and f.inline_hint is None
-        and is_private(f)
-        and f not in graph.referenced
-    }
-    if found:
-        cyclic = _on_cycles(edges)
-        found = {f: None for f in found if f not in cyclic}
-    return found
-
-
-def _inline_single_use(
-    kept: dict[Operation, list[CallOp]], graph: CallGraph, recorder: Recorder | None
-) -> None:
-    """Inline each single-use helper into the function that ends up holding its
-    call, then erase it. Helpers are never inlined on their own: a helper's
-    call comes along with its caller's body, as the always-inline functions
-    that die do, so a chain of them costs what it produces; each body is
-    moved, not copied."""
-    single = _single_use(kept, graph)
-    for caller, sites in kept.items():
-        if caller in single:
-            continue
-        symbols = graph.scopes[caller]
-        worklist = list(sites)
-        while worklist:
-            call = worklist.pop()
-            callee = symbols.get(call.callee.root_reference.data)
-            if callee not in single:
-                continue
-            assert isinstance(callee, FuncOp)
-            if recorder is not None:
-                recorder.inlined(callee, caller, single_call_site=True)
-            for copy in inline_call(call, callee, move=True):
-                worklist.extend(op for op in copy.walk() if isinstance(op, CallOp))
-    _erase(
-        single,
-        recorder,
-        "no references left after inlining into its only caller (single call site)",
-    )
 
 
 @dataclass(frozen=True)
