@@ -2,7 +2,8 @@
 called once (as LLVM's inliner would), and erases them; at O0 it keeps them.
 Helpers called twice, no_inline, recursive or address-taken stay. Kernels
 calling each kind (a chain of helpers called once, one of several blocks, one
-with shared memory and a barrier) compute what numpy does at O0 and O3, on
+with shared memory and barriers, at the top level and in a loop) compute what
+numpy does at O0 and O3, on
 native and on spirv (Intel's OpenCL CPU runtime, where installed); the PTX
 and SPIR-V pass ptxas and spirv-val."""
 
@@ -74,6 +75,38 @@ gpuc.func @k(%x: {PTR}, %y: {PTR}, %a: f32) kernel {{
 }}
 """
 
+# y = x rotated left by 3 within each block: a helper called once, in a
+# loop, with shared memory and two barriers (inlined at O3, the barriers land
+# in the kernel's scf.for).
+ROTATE = f"""
+gpuc.func private @rotate(%v: f32) -> f32 helper {{
+  %s = gpuc.shared_alloc {BLOCK} : !gpuc.ptr<f32, shared>
+  %t = gpuc.thread_id x
+  gpuc.store %v, %s[%t] : !gpuc.ptr<f32, shared>
+  gpuc.barrier
+  %bd = gpuc.block_dim x
+  %one = arith.constant 1 : index
+  %next = arith.addi %t, %one : index
+  %j = arith.remui %next, %bd : index
+  %w = gpuc.load %s[%j] : !gpuc.ptr<f32, shared>
+  gpuc.barrier
+  gpuc.return %w : f32
+}}
+gpuc.func @k(%x: {PTR}, %y: {PTR}) kernel {{
+  %i = gpuc.global_id x
+  %v = gpuc.load %x[%i] : {PTR}
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r = scf.for %it = %c0 to %c3 step %c1 iter_args(%acc = %v) -> (f32) {{
+    %w = gpuc.call @rotate(%acc) : (f32) -> f32
+    scf.yield %w : f32
+  }}
+  gpuc.store %r, %y[%i] : {PTR}
+  gpuc.return
+}}
+"""
+
 # y[i] = offset(*(&offset)(pow_a(x[i], 3))): pow_b is called once, by pow_a,
 # but on the cycle pow_a -> pow_b -> pow_a; offset's address is taken besides
 # its one direct call. spirv refuses both recursion and function pointers.
@@ -137,6 +170,8 @@ def test_helpers_called_once_are_gone_at_o3_and_kept_at_o0(target: str) -> None:
         "twice",
         "never",
     }
+    rotate = compile_module(ROTATE, target, validate=validate)
+    assert functions(rotate.module) == {"k"}
 
 
 @pytest.mark.parametrize("target", ["ptx", "native"])
@@ -188,3 +223,17 @@ def test_recursive_and_addressed_helpers_run_like_numpy(opt_level: int) -> None:
     cube = ((np.float32(1) * x) * x) * x
     np.testing.assert_array_equal(y[:n], (cube + np.float32(0.5)) + np.float32(0.5))
     assert np.isnan(y[n:]).all(), "threads past n must not store"
+
+
+@pytest.mark.parametrize("opt_level", [0, 3])
+@pytest.mark.parametrize("target", ["native", "spirv"])
+def test_barrier_helper_called_in_a_loop_runs_like_numpy(
+    target: str, opt_level: int
+) -> None:
+    launch = launcher(target, ROTATE, opt_level)
+    rng = np.random.default_rng(5 + opt_level)
+    grid = 4
+    x = rng.standard_normal(grid * BLOCK).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    launch("k", grid=(grid,), block=(BLOCK,), args=(x, y))
+    np.testing.assert_array_equal(y, np.roll(x.reshape(grid, BLOCK), -3, 1).ravel())
