@@ -4,8 +4,8 @@ Helpers called twice, no_inline, recursive or address-taken stay. Kernels
 calling each kind (a chain of helpers called once, one of several blocks, one
 with shared memory and barriers, at the top level and in a loop) compute what
 numpy does at O0 and O3, on
-native and on spirv (Intel's OpenCL CPU runtime, where installed); the PTX
-and SPIR-V pass ptxas and spirv-val."""
+native, on spirv (Intel's OpenCL CPU runtime, where installed) and on ptx
+(where a CUDA GPU is); the PTX and SPIR-V pass ptxas and spirv-val."""
 
 from __future__ import annotations
 
@@ -185,17 +185,27 @@ def test_recursive_and_address_taken_helpers_stay(target: str) -> None:
 
 
 def launcher(target: str, text: str, opt_level: int) -> Callable[..., object]:
+    """The compiled kernel's launch on `target`'s executor (skipped where it
+    cannot run). No fp contraction: results compare exactly with numpy."""
     if target == "spirv":
         pytest.importorskip("pyopencl")
         from gpuc.runtime.opencl import intel_cpu_runtime
 
         if intel_cpu_runtime() is None:
             pytest.skip("intel-opencl-rt not installed")
-    return gpuc.compile(text, target=target, opt_level=opt_level).launch
+    if target == "ptx":
+        from gpuc.runtime.cuda import start_driver
+
+        try:
+            start_driver()
+        except gpuc.LaunchError as error:
+            pytest.skip(f"no GPU: {error}")
+    compiled = gpuc.compile(text, target=target, opt_level=opt_level, fp_contract=False)
+    return compiled.launch
 
 
 @pytest.mark.parametrize("opt_level", [0, 3])
-@pytest.mark.parametrize("target", ["native", "spirv"])
+@pytest.mark.parametrize("target", ["native", "spirv", "ptx"])
 def test_kernel_calling_helpers_runs_like_numpy(target: str, opt_level: int) -> None:
     launch = launcher(target, HELPERS, opt_level)
     rng = np.random.default_rng(22 + opt_level)
@@ -212,8 +222,11 @@ def test_kernel_calling_helpers_runs_like_numpy(target: str, opt_level: int) -> 
 
 
 @pytest.mark.parametrize("opt_level", [0, 3])
-def test_recursive_and_addressed_helpers_run_like_numpy(opt_level: int) -> None:
-    launch = launcher("native", RECURSIVE, opt_level)
+@pytest.mark.parametrize("target", ["native", "ptx"])
+def test_recursive_and_addressed_helpers_run_like_numpy(
+    target: str, opt_level: int
+) -> None:
+    launch = launcher(target, RECURSIVE, opt_level)
     rng = np.random.default_rng(7 + opt_level)
     n, block = 300, 64
     grid = -(-n // block)
@@ -226,7 +239,7 @@ def test_recursive_and_addressed_helpers_run_like_numpy(opt_level: int) -> None:
 
 
 @pytest.mark.parametrize("opt_level", [0, 3])
-@pytest.mark.parametrize("target", ["native", "spirv"])
+@pytest.mark.parametrize("target", ["native", "spirv", "ptx"])
 def test_barrier_helper_called_in_a_loop_runs_like_numpy(
     target: str, opt_level: int
 ) -> None:
