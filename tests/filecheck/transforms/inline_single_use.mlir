@@ -176,3 +176,52 @@ gpuc.func private @pick(%x: f32, %c: i1) -> f32 helper {
 ^pos:
   gpuc.return %x : f32
 }
+
+// -----
+
+// Calls resolve in their nearest symbol table: the nested module's kernel
+// inlines its own @h and @ai, the outer kernel the outer @h (same names);
+// the outer @ai, private and always-inline, is never called, so erased.
+// CHECK-LABEL: builtin.module @inner {
+// CHECK-NEXT:    gpuc.func @nested(%x: f32) kernel {
+// CHECK-NEXT:      %{{.*}} = arith.addf %x, %x : f32
+// CHECK-NEXT:      %{{.*}} = arith.subf %x, %x : f32
+// CHECK-NEXT:      gpuc.return
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+// CHECK-NEXT:  gpuc.func @outer(%x: f32) kernel {
+// CHECK-NEXT:    %{{.*}} = arith.mulf %x, %x : f32
+// CHECK-NEXT:    gpuc.return
+// CHECK-NEXT:  }
+// CHECK-NEXT: }
+// PLAIN-LABEL: builtin.module @inner {
+// PLAIN-NEXT:    gpuc.func @nested(%x: f32) kernel {
+// PLAIN-NEXT:      gpuc.call @h(%x)
+// PLAIN-NEXT:      %{{.*}} = arith.subf %x, %x : f32
+builtin.module @inner {
+  gpuc.func @nested(%x: f32) kernel {
+    %a = gpuc.call @h(%x) : (f32) -> f32
+    %b = gpuc.call @ai(%x) : (f32) -> f32
+    gpuc.return
+  }
+  gpuc.func private @h(%x: f32) -> f32 helper {
+    %y = arith.addf %x, %x : f32
+    gpuc.return %y : f32
+  }
+  gpuc.func private @ai(%x: f32) -> f32 helper always_inline {
+    %y = arith.subf %x, %x : f32
+    gpuc.return %y : f32
+  }
+}
+gpuc.func @outer(%x: f32) kernel {
+  %a = gpuc.call @h(%x) : (f32) -> f32
+  gpuc.return
+}
+gpuc.func private @h(%x: f32) -> f32 helper {
+  %y = arith.mulf %x, %x : f32
+  gpuc.return %y : f32
+}
+gpuc.func private @ai(%x: f32) -> f32 helper always_inline {
+  %y = arith.negf %x : f32
+  gpuc.return %y : f32
+}
