@@ -230,7 +230,7 @@ def test_the_cli_compiles_checked(tmp_path: Path) -> None:
 
 
 HELPER = f"""\
-gpuc.func private @put(%q: {F32}, %j: index, %v: f32) helper {{
+gpuc.func private @put(%q: {F32}, %j: index, %v: f32) helper no_inline {{
   gpuc.store %v, %q[%j] : {F32}
   gpuc.return
 }}
@@ -248,7 +248,7 @@ gpuc.func @k(%p: {F32}, %shift: i32) kernel {{
   gpuc.call @put_generic(%g, %u, %v) : ({GEN}, index, f32) -> ()
   gpuc.return
 }}
-gpuc.func private @put_generic(%q: {GEN}, %j: index, %v: f32) helper {{
+gpuc.func private @put_generic(%q: {GEN}, %j: index, %v: f32) helper no_inline {{
   gpuc.store %v, %q[%j] : {GEN}
   gpuc.return
 }}
@@ -257,7 +257,8 @@ gpuc.func private @put_generic(%q: {GEN}, %j: index, %v: f32) helper {{
 
 def test_a_helpers_pointer_is_checked_against_its_buffer(tmp_path: Path) -> None:
     """A helper's pointer parameter: the buffer it points into is looked up
-    at run time (a kernel argument, or the block's shared memory)."""
+    at run time (a kernel argument, or the block's shared memory). The
+    helpers are no_inline: called once, `inline` would inline them."""
     path = tmp_path / "helper.mlir"
     path.write_text(HELPER)
     m = checked(path)

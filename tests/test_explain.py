@@ -170,9 +170,15 @@ def test_dot_is_a_graph_of_sources_jobs_inlining_and_removals() -> None:
     assert 'label="generated"' in labels[("generator mock_autodiff", wrapper)]
     assert 'label="deferred_call"' in labels[("@deferred_inline", wrapper)]
     assert 'label="inlined into"' in labels[(wrapper, "@deferred_inline")]
-    assert 'label="called"' in labels[("@deferred_inline", "@poly.helper")]
+    # The wrapped function's job, called once, is inlined too (O1 and above).
+    assert 'label="inlined into"' in labels[("@poly.helper", "@deferred_inline")]
     assert 'peripheries="2"' in nodes["@deferred_inline"]
-    assert 'style="dashed"' in nodes[wrapper] and 'style="dashed"' in nodes["@poly"]
+    for removed in (wrapper, "@poly", "@poly.helper"):
+        assert 'style="dashed"' in nodes[removed]
+    # At O0 it stays, kept by the kernel's call.
+    nodes, edges = _parse_dot(explain(WITH_FLAG, "ptx", opt_level=0).dot())
+    labels = {(s, d): a for s, d, a in edges}
+    assert 'label="called"' in labels[("@deferred_inline", "@poly.helper")]
     assert "style" not in nodes["@poly.helper"]
 
 

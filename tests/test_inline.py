@@ -2,12 +2,15 @@
 (straight-line, multi-block with cf branches, calls inside scf.if), with
 random inline hints, are evaluated by a small interpreter before and after
 the pass; the results must agree, no call to an always-inline function may
-remain, and the private always-inline functions must be gone."""
+remain, and the private always-inline functions must be gone; with
+`single_use`, neither may a private helper called once."""
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from xdsl.dialects import arith, cf, scf
@@ -141,34 +144,66 @@ def random_program(rng: random.Random, n: int) -> str:
 INPUTS = [(0, 0), (1, 2), (2, 1), (-5, 7), (30, -4), (12345, 678)]
 
 
+def call_counts(module: ModuleOp) -> Counter[str]:
+    return Counter(
+        op.callee.root_reference.data for op in module.walk() if isinstance(op, CallOp)
+    )
+
+
+@pytest.mark.parametrize("single_use", [False, True])
 @pytest.mark.parametrize("seed", range(40))
-def test_inlining_keeps_results(seed: int) -> None:
+def test_inlining_keeps_results(seed: int, single_use: bool) -> None:
     rng = random.Random(seed)
     text = random_program(rng, rng.randint(2, 9))
     module = Parser(make_context(), text).parse_module()
     before = [Interpreter(module).call("f0", args) for args in INPUTS]
-    inline_module(module)
+    inline_module(module, single_use)
     module.verify()
     after = [Interpreter(module).call("f0", args) for args in INPUTS]
     assert after == before, text
     funcs = {op.sym_name.data: op for op in module.ops if isinstance(op, FuncOp)}
-    for op in module.walk():
-        if isinstance(op, CallOp):
-            callee = funcs[op.callee.root_reference.data]
-            assert callee.inline_hint != InlineHint.ALWAYS_INLINE, text
+    calls = call_counts(module)
+    for name in calls:
+        assert funcs[name].inline_hint != InlineHint.ALWAYS_INLINE, text
     assert all(f.inline_hint != InlineHint.ALWAYS_INLINE for f in funcs.values()), text
+    if single_use:  # the programs are DAGs: no recursion keeps one
+        once = [n for n, f in funcs.items() if f.inline_hint is None and calls[n] == 1]
+        assert not once, text
 
 
 def test_programs_cover_every_inlining_path() -> None:
-    """The corpus above exercises both multi-block strategies."""
-    split = execute_region = 0
+    """The corpus above exercises both multi-block strategies, and inlines
+    helpers called once that a plain `inline` keeps."""
+    split = execute_region = single = 0
     for seed in range(40):
         rng = random.Random(seed)
-        module = Parser(
-            make_context(), random_program(rng, rng.randint(2, 9))
-        ).parse_module()
+        text = random_program(rng, rng.randint(2, 9))
+        module = Parser(make_context(), text).parse_module()
         inline_module(module)
         ops = list(module.walk())
         execute_region += any(isinstance(op, scf.ExecuteRegionOp) for op in ops)
         split += any(isinstance(op, cf.BranchOp) and op.successor.args for op in ops)
-    assert split > 0 and execute_region > 0
+        again = Parser(make_context(), text).parse_module()
+        inline_module(again, single_use=True)
+        single += len(list(again.ops)) < len(list(module.ops))
+    assert split > 0 and execute_region > 0 and single > 5
+
+
+def test_on_cycles_finds_exactly_the_nodes_on_a_cycle() -> None:
+    """single-use never inlines a helper on a cycle; nodes only reachable
+    from one (or reaching one) are not on it."""
+    from gpuc.transforms.single_use import on_cycles
+
+    edges: dict[Any, list[Any]] = {
+        "e": ["a"],
+        "a": ["b"],
+        "b": ["c"],
+        "c": ["a", "d"],
+        "d": ["d", "g"],
+        "f": [],
+        "g": ["h"],
+        "h": ["i"],
+        "i": ["g", "j"],
+    }
+    assert on_cycles(edges) == {"a", "b", "c", "d", "g", "h", "i"}
+    assert on_cycles({"x": ["y"], "y": []}) == set()

@@ -36,6 +36,7 @@ from gpuc.dialects.functions import FuncOp, ReturnOp
 from gpuc.generators import Generator, GeneratorRequest, Generators
 from gpuc.libraries import LibrarySource
 from gpuc.registry import PASSES, lazy
+from gpuc.transforms.attach_target import AttachTarget
 from gpuc.transforms.gpuc_pipeline import AfterPass, GpucPipeline, run_passes
 
 SAXPY = """
@@ -82,8 +83,13 @@ def run_dialect_pipeline(
     libraries: Sequence[LibrarySource] = (),
     generators: Mapping[str, Generator] | None = None,
     after_pass: AfterPass | None = None,
+    opt_level: int | None = None,
 ) -> ModuleOp:
-    """GpucPipeline's passes on `module`, as the driver runs them; returns it."""
+    """GpucPipeline's passes on `module`, as the driver runs them; returns it.
+    An `opt_level` is set on the module first, where the pipeline reads it
+    (at O0 `inline` keeps the helpers called once)."""
+    if opt_level is not None:
+        run_passes(make_context(), module, [AttachTarget(target, opt_level)])
     pipeline = GpucPipeline(
         target, tuple(exports), tuple(libraries), tuple((generators or {}).items())
     )
@@ -295,7 +301,7 @@ def test_plugins_are_found_through_the_entry_point_group(
              gpuc.return %x : f32
            }"""
     )
-    run_dialect_pipeline(module)
+    run_dialect_pipeline(module, opt_level=0)
     assert func_names(module) == ["k", "f.helper.third_party", "f.helper"]
     sys.modules.pop("gpuc_test_plugin", None)
 
@@ -370,7 +376,7 @@ def test_a_library_for_another_target_is_a_diagnostic() -> None:
     ):
         run_dialect_pipeline(parse(USES_LIB), target="ptx", libraries=[parse(LIBRARY)])
     module = run_dialect_pipeline(
-        parse(USES_LIB), target="spirv", libraries=[parse(LIBRARY)]
+        parse(USES_LIB), target="spirv", libraries=[parse(LIBRARY)], opt_level=0
     )
     assert func_names(module) == ["k", "lib.helper", "dep"]
 

@@ -5,10 +5,11 @@ Python and into C, generator resumptions included, so every op a walker
 visits counts) is attributed to the pass or stage that made it. Modules of n
 and 4n kernels (bench/scale.py's family: each kernel with a plain helper, an
 always-inline one and two deferred jobs), a kernel of k and 4k ops and a
-chain of m and 4m always-inline helpers are compiled for ptx, spirv and
-native; no pass or stage may do more than 4.5 times the work at four times
-the size. A per-kernel walk of the module (the quadratic compile of issue
-#22) fails this at any size, and so does any future pass that adds one.
+chain of m and 4m helpers (always-inline, or plain ones each called once)
+are compiled for ptx, spirv and native; no pass or stage may do more than
+4.5 times the work at four times the size. A per-kernel walk of the module
+(the quadratic compile of issue #22) fails this at any size, and so does any
+future pass that adds one.
 Counts, unlike times, do not depend on the machine's load.
 """
 
@@ -89,8 +90,10 @@ def big_kernel(ops: int) -> str:
     )
 
 
-def inline_chain(length: int) -> str:
-    """A kernel calling f1, f(i) calling f(i+1): `length` always-inline helpers."""
+def helper_chain(length: int, hint: str) -> str:
+    """A kernel calling f1, f(i) calling f(i+1): `length` helpers with `hint`
+    (`always_inline`, or none: each called once, which `inline` inlines at
+    O1 and above as LLVM would)."""
     lines = [
         "builtin.module {",
         f"  gpuc.func @k(%x: f32, %p: {PTR}) kernel {{",
@@ -101,7 +104,7 @@ def inline_chain(length: int) -> str:
     ]
     for i in range(1, length + 1):
         lines += [
-            f"  gpuc.func private @f{i}(%x: f32) -> f32 helper always_inline {{",
+            f"  gpuc.func private @f{i}(%x: f32) -> f32 helper {hint} {{",
             "    %y = arith.mulf %x, %x : f32",
         ]
         if i < length:
@@ -113,7 +116,8 @@ def inline_chain(length: int) -> str:
 FAMILIES: dict[str, tuple[Callable[[int], str], int]] = {
     "kernels": (lambda n: module_text(n, gpuc_kernel), 6),
     "ops": (big_kernel, 250),
-    "inline-chain": (inline_chain, 60),
+    "inline-chain": (lambda m: helper_chain(m, "always_inline"), 60),
+    "single-use-chain": (lambda m: helper_chain(m, ""), 60),
 }
 
 

@@ -123,8 +123,9 @@ class CallGraph:
                         self.callees.setdefault(name, set())
                         self.holds.setdefault(name, set())
                         self._visit(op, symbols, op, name)
-                    else:
-                        self._visit(op, symbols, None, None)
+                    else:  # a function of a nested table calls too
+                        caller = op if op.name in FUNCTION_OPS else None
+                        self._visit(op, symbols, caller, None)
 
     def _visit(
         self,
@@ -177,7 +178,7 @@ class CallGraph:
             regions = op.regions
             if not regions:
                 continue  # neither a symbol table nor a function body
-            if op is not root and is_symbol_table(op):
+            if is_symbol_table(op):  # a nested table, the root included
                 self._scan_table(op)
                 continue
             if op is not root and op_name in FUNCTION_OPS:

@@ -89,6 +89,9 @@ class SymbolRecord:
     """(stage, from, to)."""
     inlined_into: dict[str, int] = field(default_factory=dict)
     """Caller -> how many of its calls were inlined."""
+    single_call_site: bool = False
+    """Inlined as a helper called once (`inline{single-use=true}`), not for
+    an always_inline hint."""
     referenced_by: dict[str, str] = field(default_factory=dict)
     """Live referrer -> how it refers (`called`, ...), as symbol-dce found it."""
     removed: tuple[str, str] | None = None
@@ -213,11 +216,14 @@ class Recorder:
 
     # inline, symbol-dce
 
-    def inlined(self, callee: Operation, caller: Operation) -> None:
+    def inlined(
+        self, callee: Operation, caller: Operation, single_call_site: bool = False
+    ) -> None:
         record = self.symbols.get(qualified_name(callee) or "")
         into = qualified_name(caller)
         if record is not None and into is not None:
             record.inlined_into[into] = record.inlined_into.get(into, 0) + 1
+            record.single_call_site = single_call_site
 
     def removed(self, op: Operation, stage: str, why: str) -> None:
         record = self.symbols.get(qualified_name(op) or "")

@@ -167,6 +167,11 @@ def _visibility_why(record: SymbolRecord, entrypoint: str | None) -> str:
 def _inline_why(record: SymbolRecord) -> str | None:
     if not record.inlined_into:
         return None
+    if record.single_call_site:
+        return (
+            "its only call site: a private helper called once, inlined at "
+            "opt_level >= 1 as LLVM's inliner would"
+        )
     if record.hint_from == "job":
         return f"always_inline on the job ({record.origin.job})"
     if record.origin.kind == "generator":

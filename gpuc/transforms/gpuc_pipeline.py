@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 
 from gpuc.diagnostics import OpError, verify_located
-from gpuc.dialects.attrs import TargetAttr
+from gpuc.dialects.attrs import CompileSettings, TargetAttr
 from gpuc.dialects.call_graph import pass_ran
 from gpuc.generators import Generator
 from gpuc.libraries import LibrarySource
@@ -120,9 +120,11 @@ class GpucPipeline(ModulePass):
         """The stages, in order: without the import's passes for a `module`
         that has nothing to import, the target's own passes last (the target
         is `configured`'s, else `target`, else `module`'s configured one, else
-        the default)."""
+        the default). `inline` also inlines single-use helpers where the
+        settings (`configured`'s, else `module`'s) ask LLVM to optimize."""
         from gpuc.targets import (
             DEFAULT_TARGET,
+            configured_attr,
             configured_target,
             make_target,
             parse_target_spec,
@@ -137,6 +139,12 @@ class GpucPipeline(ModulePass):
             target = configured_target(module)
         else:
             target = make_target(DEFAULT_TARGET)
+        if self.configured is not None:
+            settings = self.configured.settings
+        elif module is not None:
+            settings = configured_attr(module).settings
+        else:
+            settings = CompileSettings()
         importing = ImportForeign(self.upgrade_foreign, self.gpu_module)
         imports = (
             importing.passes()
@@ -151,7 +159,7 @@ class GpucPipeline(ModulePass):
             ),
             ClassifyEntrypoints(self.exports),
             Privatize(),
-            Inline(),
+            Inline(single_use=settings.opt_level >= 1),
             SymbolDCE(),
             LiftCf(),
             FinalizeKernels(),

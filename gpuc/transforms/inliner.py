@@ -14,6 +14,9 @@ branches) needs a region that may hold several blocks:
   where MLIR refuses to inline, the callee's blocks are cloned into an
   `scf.execute_region` (the op MLIR provides to run several blocks inside
   such a region) and each `gpuc.return` becomes an `scf.yield`.
+
+A callee inlined at its only call and erased next is moved, not cloned (as
+MLIR's inliner moves the region of a callable it discards).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnknownLoc,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import BlockInsertPoint, Rewriter
 
 from gpuc.dialects.functions import FUNCTION_OPS, CallOp, FuncOp, ReturnOp
@@ -48,6 +51,36 @@ def _replace_results(call: CallOp, values: list[SSAValue]) -> None:
     block.erase_op(call)
 
 
+def _body(callee: FuncOp, move: bool) -> Region:
+    """The callee's blocks to inline: a copy, or with `move` the blocks
+    themselves, in a region of their own (the callee is left without)."""
+    if not move:
+        return callee.body.clone()
+    region = Region()
+    callee.body.move_blocks(region)
+    for block in region.blocks:
+        block.name_hint = None  # as a copy's blocks are: the output is the same
+    return region
+
+
+def _move_single_block(call: CallOp, entry: Block) -> list[Operation]:
+    block = call.parent_block()
+    assert block is not None
+    for arg, operand in zip(entry.args, call.arguments, strict=True):
+        arg.replace_all_uses_with(operand)
+    ret = entry.last_op
+    assert isinstance(ret, ReturnOp)
+    moved: list[Operation] = []
+    while (op := entry.first_op) is not ret:
+        assert op is not None
+        entry.detach_op(op)
+        block.insert_op_before(op, call)
+        moved.append(op)
+    _replace_results(call, list(ret.arguments))
+    entry.erase_op(ret)
+    return moved
+
+
 def _inline_single_block(call: CallOp, entry: Block) -> list[Operation]:
     block = call.parent_block()
     assert block is not None
@@ -65,7 +98,7 @@ def _inline_single_block(call: CallOp, entry: Block) -> list[Operation]:
     return copies
 
 
-def _inline_split(call: CallOp, callee: FuncOp) -> list[Operation]:
+def _inline_split(call: CallOp, callee: FuncOp, move: bool) -> list[Operation]:
     """Several callee blocks, between the two halves of the caller's block."""
     from xdsl.dialects import cf
 
@@ -76,7 +109,7 @@ def _inline_split(call: CallOp, callee: FuncOp) -> list[Operation]:
     continuation = block.split_before(after, arg_types=call.res.types)
     # Clone into a fresh region and move the blocks: xDSL's `clone_into` maps
     # operands wrongly when the destination region already has blocks.
-    copy = callee.body.clone()
+    copy = _body(callee, move)
     cloned = list(copy.blocks)
     Rewriter.inline_region(copy, BlockInsertPoint.before(continuation))
     for ret in _returns(cloned):
@@ -91,11 +124,11 @@ def _inline_split(call: CallOp, callee: FuncOp) -> list[Operation]:
     return [op for b in cloned for op in b.ops]
 
 
-def _inline_execute_region(call: CallOp, callee: FuncOp) -> list[Operation]:
+def _inline_execute_region(call: CallOp, callee: FuncOp, move: bool) -> list[Operation]:
     """Several callee blocks, inside a region that must keep a single block."""
     from xdsl.dialects import scf
 
-    region = callee.body.clone()
+    region = _body(callee, move)
     cloned = list(region.blocks)
     entry = cloned[0]
     for arg, operand in zip(entry.args, call.arguments, strict=True):
@@ -115,8 +148,9 @@ def _inline_execute_region(call: CallOp, callee: FuncOp) -> list[Operation]:
     return [execute]
 
 
-def inline_call(call: CallOp, callee: FuncOp) -> list[Operation]:
-    """Replace `call` by a copy of `callee`'s body (which must have one).
+def inline_call(call: CallOp, callee: FuncOp, move: bool = False) -> list[Operation]:
+    """Replace `call` by a copy of `callee`'s body (which must have one); with
+    `move`, by the body itself, for a callee erased next.
 
     Returns the copied ops at the top of what was inserted, so a caller can
     look inside them for further calls to inline. Each copy is located at the
@@ -125,20 +159,27 @@ def inline_call(call: CallOp, callee: FuncOp) -> list[Operation]:
     blocks = list(callee.body.blocks)
     location = call.location
     if len(blocks) == 1:
-        copies = _inline_single_block(call, blocks[0])
+        if move:
+            copies = _move_single_block(call, blocks[0])
+        else:
+            copies = _inline_single_block(call, blocks[0])
     else:
         parent = call.parent_op()
         if parent is not None and parent.name in MULTI_BLOCK_PARENTS:
-            copies = _inline_split(call, callee)
+            copies = _inline_split(call, callee, move)
         else:
-            copies = _inline_execute_region(call, callee)
+            copies = _inline_execute_region(call, callee, move)
+    if isinstance(location, UnknownLoc):
+        return copies  # nothing to add to the copies' own locations
     for copy in copies:
         for op in copy.walk():
-            op.location = _at_call_site(op.location, callee.sym_name.data, location)
+            op.location = _at_call_site(op.location, callee.sym_name, location)
     return copies
 
 
-def _at_call_site(loc: Attribute, callee: str, call: LocationAttr) -> LocationAttr:
+def _at_call_site(
+    loc: Attribute, callee: StringAttr, call: LocationAttr
+) -> LocationAttr:
     """`loc`, of an op of `callee` inlined at a call located at `call`:
     `callsite("callee"(loc) at call)`, as MLIR's inliner writes it, the name
     saying whose lines these are (the line tables' inlined scope); an op
@@ -151,4 +192,4 @@ def _at_call_site(loc: Attribute, callee: str, call: LocationAttr) -> LocationAt
         return call
     if isinstance(loc, CallSiteLoc):
         return CallSiteLoc(loc.callee, _at_call_site(loc.caller, callee, call))
-    return CallSiteLoc(NameLoc(StringAttr(callee), loc), call)
+    return CallSiteLoc(NameLoc(callee, loc), call)

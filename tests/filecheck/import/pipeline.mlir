@@ -3,7 +3,7 @@
 // `import` is the pipeline's first stage: a frontend's module of standard
 // dialects goes through the whole dialect pipeline: only the kernel is an
 // entrypoint, so the public but unused helper is privatized and removed; the
-// called helper stays, private.
+// helper called twice stays, private (one called once would be inlined).
 
 "gpu.module"() <{sym_name = "kernels"}> ({
   func.func private @twice(%m: memref<?xf32>, %i: index) {
@@ -19,6 +19,7 @@
   ^bb0(%m: memref<?xf32>):
     %i = "gpu.global_id"() <{dimension = #gpu<dim x>}> : () -> index
     func.call @twice(%m, %i) : (memref<?xf32>, index) -> ()
+    func.call @twice(%m, %i) : (memref<?xf32>, index) -> ()
     "gpu.return"() : () -> ()
   }) {sym_name = "double"} : () -> ()
 }) : () -> ()
@@ -28,5 +29,6 @@
 // CHECK-NEXT:     %v = gpuc.load %m[%i] : !gpuc.ptr<f32, global>
 // CHECK:        gpuc.func @double(%m: !gpuc.ptr<f32, global>, %m_dim0: index) kernel
 // CHECK-NEXT:     %i = gpuc.global_id x
+// CHECK-NEXT:     gpuc.call @twice(%m, %m_dim0, %i) : (!gpuc.ptr<f32, global>, index, index) -> ()
 // CHECK-NEXT:     gpuc.call @twice(%m, %m_dim0, %i) : (!gpuc.ptr<f32, global>, index, index) -> ()
 // CHECK-NOT:  @unused

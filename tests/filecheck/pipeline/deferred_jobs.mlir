@@ -1,12 +1,14 @@
 // The whole dialect-level pipeline on deferred jobs, mirroring GPUCompiler.jl
 // PR #928 and its tests: only kernels (child kernels included) and explicit
 // exports stay public; every other job is internalized, inlined if marked
-// always_inline, and dropped once dead.
-// RUN: gpuc-opt %s --split-input-file -p 'gpuc-pipeline{target=ptx}' | FileCheck %s
+// always_inline, and dropped once dead. At O0, so that `inline` keeps the
+// helpers called once as calls (at O1 and above it inlines them as LLVM
+// would: tests/filecheck/transforms/inline_single_use.mlir).
+// RUN: gpuc-opt %s --split-input-file -p 'attach-target{target=ptx opt-level=0},gpuc-pipeline' | FileCheck %s
 
 // A deferred call to a helper: no deferred op remains, the call is direct,
 // the materialized helper is private and its unused source is gone.
-// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>, gpuc.entrypoints = [@kernel]} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90, opt_level = 0>, gpuc.entrypoints = [@kernel]} {
 // CHECK-NEXT:    gpuc.func @kernel(%x: f32, %p: !gpuc.ptr<f32, global>) kernel
 // CHECK-NEXT:      %r = gpuc.call @helper.helper(%x) : (f32) -> f32
 // CHECK-NOT:     deferred
@@ -29,7 +31,7 @@ gpuc.func @helper(%x: f32) -> f32 helper {
 // The mock autodiff generator with its opt-in always_inline flag: the
 // wrapper is gone entirely and the kernel holds its body (a call to the
 // wrapped function's own job).
-// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>, gpuc.entrypoints = [@kernel]} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90, opt_level = 0>, gpuc.entrypoints = [@kernel]} {
 // CHECK-NEXT:    gpuc.func @kernel(%x: f32, %p: !gpuc.ptr<f32, global>) kernel
 // CHECK-NEXT:      %{{.*}} = gpuc.call @f.helper(%x) : (f32) -> f32
 // CHECK-NOT:     mock_autodiff
@@ -50,7 +52,7 @@ gpuc.func @f(%x: f32) -> f32 helper {
 // -----
 
 // Without the flag the wrapper remains, as a private helper.
-// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>, gpuc.entrypoints = [@kernel]} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90, opt_level = 0>, gpuc.entrypoints = [@kernel]} {
 // CHECK-NEXT:    gpuc.func @kernel(%x: f32, %p: !gpuc.ptr<f32, global>) kernel
 // CHECK-NEXT:      %r = gpuc.call @f.helper.mock_autodiff(%x) : (f32) -> f32
 // CHECK-NOT:     @f(
@@ -73,7 +75,7 @@ gpuc.func @f(%x: f32) -> f32 helper {
 // A deferred child-kernel launch: the child is a kernel, stays public, is
 // in the entrypoint set and is finalized (the ptx target records its static
 // shared memory) like the parent.
-// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>, gpuc.entrypoints = [@parent, @child.kernel]} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90, opt_level = 0>, gpuc.entrypoints = [@parent, @child.kernel]} {
 // CHECK-NEXT:    gpuc.func @parent(%p: !gpuc.ptr<f32, global>, %n: index) kernel attributes {gpuc.finalized = #gpuc.finalized<symbol = "parent", cconv = "ptx_kernel", shared = 0>} {
 // CHECK-NEXT:      gpuc.launch @child.kernel grid(%n) block(%n) (%p) : (!gpuc.ptr<f32, global>)
 // CHECK-NOT:     deferred
@@ -93,7 +95,7 @@ gpuc.func private @child(%p: !gpuc.ptr<f32, global>) helper {
 
 // Two kernels deferring the same (source, configuration): one
 // materialization. A different configuration: a second one.
-// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>, gpuc.entrypoints = [@k1, @k2]} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90, opt_level = 0>, gpuc.entrypoints = [@k1, @k2]} {
 // CHECK:         gpuc.call @h.helper(%x)
 // CHECK:         gpuc.call @h.helper(%x)
 // CHECK-NEXT:    gpuc.call @h.helper.no_inline(%x)
@@ -119,7 +121,7 @@ gpuc.func @h(%x: f32) -> f32 helper {
 
 // Cycles a -> b -> c -> a and self-recursion terminate, each job
 // materialized once.
-// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>, gpuc.entrypoints = [@k]} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90, opt_level = 0>, gpuc.entrypoints = [@k]} {
 // CHECK-NEXT:    gpuc.func @k(%x: f32) kernel
 // CHECK-NEXT:      gpuc.call @a.helper(%x)
 // CHECK-NEXT:      gpuc.call @self.helper(%x)
@@ -161,7 +163,7 @@ gpuc.func @self(%x: f32) -> f32 helper {
 // -----
 
 // Unused declarations are removed; used ones stay, as declarations.
-// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90>, gpuc.entrypoints = [@k]} {
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<ptx, sm = 90, opt_level = 0>, gpuc.entrypoints = [@k]} {
 // CHECK-NOT:     @unused_decl
 // CHECK:         gpuc.func private @used_decl(f32) -> f32 helper
 // CHECK-NOT:     @unused_decl

@@ -5,8 +5,9 @@
 
 // The target is the module's gpuc.target; one the pass names that disagrees
 // with it is a diagnostic (the target is set once). A job found in a library
-// is resolved, linked, privatized; what nothing uses is gone.
-// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<native>, gpuc.entrypoints = [@k, @keep]} {
+// is resolved, linked, privatized; what nothing uses is gone. The module's
+// target says O0, so `inline` keeps the helpers called once as calls.
+// CHECK-LABEL: builtin.module attributes {gpuc.target = #gpuc.target<native, opt_level = 0>, gpuc.entrypoints = [@k, @keep]} {
 // CHECK-NEXT:    gpuc.func @k(%x: f32, %p: !gpuc.ptr<f32, global>) kernel
 // CHECK-NEXT:      %r = gpuc.call @lib_square.helper(%x) : (f32) -> f32
 // CHECK:         gpuc.func @keep() helper
@@ -16,7 +17,7 @@
 // CHECK:         gpuc.func private @lib_tail.helper(
 // CHECK-NOT:     gpuc.func
 // SPIRV: gpuc_pipeline.mlir:[[# @LINE + 1]]:1: error: 'builtin.module' op the module is configured for native ('gpuc.target') and cannot be compiled for spirv
-builtin.module attributes {gpuc.target = #gpuc.target<native>} {
+builtin.module attributes {gpuc.target = #gpuc.target<native, opt_level = 0>} {
   gpuc.func @k(%x: f32, %p: !gpuc.ptr<f32, global>) kernel {
     %r = gpuc.deferred_call @lib_square(%x) #gpuc.job<helper> : (f32) -> f32
     gpuc.store %r, %p : !gpuc.ptr<f32, global>
