@@ -32,6 +32,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import BlockInsertPoint, Rewriter
 
 from gpuc.dialects.functions import FUNCTION_OPS, CallOp, FuncOp, ReturnOp
+from gpuc.dialects.uses import replace_uses
 
 MULTI_BLOCK_PARENTS = FUNCTION_OPS | {"scf.execute_region"}
 """Ops whose regions may hold several blocks, so a call in them can be split
@@ -45,7 +46,7 @@ def _returns(blocks: list[Block]) -> list[ReturnOp]:
 
 def _replace_results(call: CallOp, values: list[SSAValue]) -> None:
     for result, value in zip(call.res, values, strict=True):
-        result.replace_all_uses_with(value)
+        replace_uses(result, value)
     block = call.parent_block()
     assert block is not None
     block.erase_op(call)
@@ -67,7 +68,7 @@ def _move_single_block(call: CallOp, entry: Block) -> list[Operation]:
     block = call.parent_block()
     assert block is not None
     for arg, operand in zip(entry.args, call.arguments, strict=True):
-        arg.replace_all_uses_with(operand)
+        replace_uses(arg, operand)
     ret = entry.last_op
     assert isinstance(ret, ReturnOp)
     moved: list[Operation] = []
@@ -132,7 +133,7 @@ def _inline_execute_region(call: CallOp, callee: FuncOp, move: bool) -> list[Ope
     cloned = list(region.blocks)
     entry = cloned[0]
     for arg, operand in zip(entry.args, call.arguments, strict=True):
-        arg.replace_all_uses_with(operand)
+        replace_uses(arg, operand)
     for arg in reversed(entry.args):
         entry.erase_arg(arg)
     for ret in _returns(cloned):
