@@ -22,7 +22,13 @@ from dataclasses import dataclass
 from typing import cast
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    FunctionType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+)
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -46,6 +52,7 @@ from gpuc.dialects.symbols import (
     nearest_table,
     symbol_name,
 )
+from gpuc.dialects.uses import replace_uses
 from gpuc.dialects.walk import ops_of_classes
 from gpuc.explain.record import active_recorder
 from gpuc.generators import Generator, Generators
@@ -62,8 +69,10 @@ from gpuc.transforms.symbol_privatize import set_visibility
 from gpuc.transforms.symbol_uses import is_private, referenced_names
 
 
-def _rewrite(op: DeferredOp, symbol: str) -> None:
-    """Replace `op` by the plain op that uses the materialized `symbol`."""
+def _rewrite(op: DeferredOp, symbol: SymbolRefAttr) -> None:
+    """Replace `op` by the plain op that uses the materialized `symbol` (as
+    `Rewriter.replace_op` does, over xDSL's links: a deferred op per call of
+    the module)."""
     new: Operation
     if isinstance(op, DeferredCallOp):
         # CallOp(symbol, arguments, types), without its generic constructor's
@@ -71,7 +80,7 @@ def _rewrite(op: DeferredOp, symbol: str) -> None:
         new = CallOp.create(
             operands=op.arguments,
             result_types=op.res.types,
-            properties={"callee": SymbolRefAttr(symbol)},
+            properties={"callee": symbol},
         )
     elif isinstance(op, DeferredAddrOp):
         new = FuncAddrOp(symbol, op.signature)
@@ -80,7 +89,20 @@ def _rewrite(op: DeferredOp, symbol: str) -> None:
         new = LaunchOp(symbol, op.grid, op.block, op.args, shared)
     new.attributes.update(op.attributes)
     new.location = op.location
-    Rewriter.replace_op(op, new)
+    block = op.parent
+    assert block is not None
+    block.insert_op_before(new, op)
+    olds = op.results
+    if olds:
+        for old, result in zip(olds, new.results, strict=True):
+            replace_uses(old, result)
+        for result in new.results:
+            if result.name_hint is None:
+                result.name_hint = olds[0].name_hint
+    block.erase_op(op)
+
+
+_NO_NESTED: ArrayAttr[StringAttr] = ArrayAttr(())
 
 
 class _Resolver:
@@ -102,6 +124,9 @@ class _Resolver:
         self.moved: set[str] = set()
         """The names of the sources moved into their jobs: still taken, so
         that job names come out as they do when the source is copied."""
+        self.refs: dict[str, SymbolRefAttr] = {}
+        """Materialized name -> the reference its deferred ops are rewritten
+        to use (one attribute per job, not one per op)."""
         self.signatures: dict[tuple[int, ...], tuple[FunctionType, object]] = {}
         """The ids of a deferred call's operand and result types -> its
         signature (and the types, kept alive so that no id is reused): the
@@ -146,7 +171,11 @@ class _Resolver:
         self.worklist.extend(deferred)
         while self.worklist:
             op = self.worklist.popleft()
-            _rewrite(op, self.symbol_for(op))
+            name = self.symbol_for(op)
+            ref = self.refs.get(name)
+            if ref is None:
+                ref = self.refs[name] = SymbolRefAttr(StringAttr(name), _NO_NESTED)
+            _rewrite(op, ref)
 
     def signature(self, op: DeferredOp) -> FunctionType:
         """`op.signature`, made once per signature for deferred calls."""
