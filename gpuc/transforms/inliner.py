@@ -71,14 +71,41 @@ def _move_single_block(call: CallOp, entry: Block) -> list[Operation]:
         replace_uses(arg, operand)
     ret = entry.last_op
     assert isinstance(ret, ReturnOp)
-    moved: list[Operation] = []
-    while (op := entry.first_op) is not ret:
-        assert op is not None
-        entry.detach_op(op)
-        block.insert_op_before(op, call)
-        moved.append(op)
+    moved = _splice_before(entry, ret, block, call)
     _replace_results(call, list(ret.arguments))
     entry.erase_op(ret)
+    return moved
+
+
+def _splice_before(
+    entry: Block, end: Operation, block: Block, before: Operation
+) -> list[Operation]:
+    """Move `entry`'s ops up to `end` (excluded) in front of `before` in
+    `block`, relinking xDSL's list once instead of a detach and an insert per
+    op (each insert walks up from `block` to check that the op does not hold
+    it: checked here once, for `entry`)."""
+    if entry.is_ancestor(block):
+        raise ValueError("cannot move ops into a block they contain")
+    moved: list[Operation] = []
+    op = entry.first_op
+    while op is not end:
+        assert op is not None
+        op.parent = block
+        moved.append(op)
+        op = op.next_op
+    if not moved:
+        return moved
+    first, last = moved[0], moved[-1]
+    entry._first_op = end  # noqa: SLF001
+    end._prev_op = None  # noqa: SLF001
+    prev = before.prev_op
+    first._prev_op = prev  # noqa: SLF001
+    if prev is None:
+        block._first_op = first  # noqa: SLF001
+    else:
+        prev._next_op = first  # noqa: SLF001
+    last._next_op = before  # noqa: SLF001
+    before._prev_op = last  # noqa: SLF001
     return moved
 
 
