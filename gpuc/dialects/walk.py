@@ -6,6 +6,7 @@ guard. Each op class is tested once per walk; `preorder` is the walk."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TypeVar, cast
 
 from xdsl.ir import Operation
@@ -18,9 +19,17 @@ def ops_of_classes(
 ) -> list[list[Operation]]:
     """The ops of `root` (itself included) that are instances of each of
     `classes` (a tuple of classes each), in `walk`'s order (pre-order)."""
+    return of_classes(preorder(root), *classes)
+
+
+def of_classes(
+    ops: Iterable[Operation], *classes: tuple[type[Operation], ...]
+) -> list[list[Operation]]:
+    """The ops of `ops` that are instances of each of `classes`, in order:
+    `ops_of_classes` for a caller that keeps the walk (`preorder`) for more."""
     found: list[list[Operation]] = [[] for _ in classes]
     which: dict[type[Operation], tuple[list[Operation], ...]] = {}
-    for op in preorder(root):
+    for op in ops:
         lists = which.get(type(op))
         if lists is None:
             lists = which[type(op)] = tuple(

@@ -53,7 +53,7 @@ from gpuc.dialects.symbols import (
     symbol_name,
 )
 from gpuc.dialects.uses import replace_uses
-from gpuc.dialects.walk import ops_of_classes
+from gpuc.dialects.walk import of_classes, preorder
 from gpuc.explain.record import active_recorder
 from gpuc.generators import Generator, Generators
 from gpuc.libraries import Library, LibrarySource, load_libraries
@@ -143,10 +143,12 @@ class _Resolver:
     def run(self, module: ModuleOp) -> None:
         if self.recorder is not None:
             self.recorder.input_module(module)
-        kernels, found = ops_of_classes(module, (DeferredKernelOp,), DEFERRED_OPS)
+        order = preorder(module)  # kept for `_sole_sources`' reference count
+        kernels, found = of_classes(order, (DeferredKernelOp,), DEFERRED_OPS)
         if kernels:
             expand_deferred_kernels(module)
-            found = ops_of_classes(module, DEFERRED_OPS)[0]
+            order = preorder(module)
+            found = of_classes(order, DEFERRED_OPS)[0]
         deferred = cast(list[DeferredOp], found)
         # The module's functions hold no deferred op they did not hold now
         # (resolution only rewrites them away): a copy of one that holds none
@@ -162,7 +164,7 @@ class _Resolver:
             and not any(nested for _, nested in placed)
         ):
             self.sole_sources = _sole_sources(
-                module,
+                order,
                 deferred,
                 self.symbols(module),
                 self.without_deferred,
@@ -316,7 +318,7 @@ class _Resolver:
 
 
 def _sole_sources(
-    module: ModuleOp,
+    order: Sequence[Operation],
     deferred: Sequence[DeferredOp],
     symbols: dict[str, Operation],
     without_deferred: Collection[FuncOp],
@@ -324,12 +326,13 @@ def _sole_sources(
 ) -> set[FuncOp]:
     """The module's private functions, holding no deferred op and not in
     `kept`, that one deferred op of `deferred` names and nothing else in the
-    module references (by any symbol reference, at any depth, nested tables
-    included). Moving one into its job leaves nothing dangling when every job
-    is a copy of a module function (no generator makes one, no deferred op
-    sits in a nested symbol table): then each later reference to it is a
-    copy of that op, which the job table answers. Otherwise none is moved:
-    a generator may derive new references from the bodies it is given.
+    module references (by any symbol reference held by an op of `order`, the
+    module's every op, nested tables included). Moving one into its job
+    leaves nothing dangling when every job is a copy of a module function
+    (no generator makes one, no deferred op sits in a nested symbol table):
+    then each later reference to it is a copy of that op, which the job
+    table answers. Otherwise none is moved: a generator may derive new
+    references from the bodies it is given.
     (`symbols`: the module's; the caller checks that no deferred op sits in a
     nested symbol table.)"""
     if any(op.job.generator_name is not None for op in deferred):
@@ -348,7 +351,7 @@ def _sole_sources(
     }
     if not candidates:
         return set()
-    references = referenced_names(module)
+    references = referenced_names(order)
     return {op for name, op in candidates.items() if references[name] == 1}
 
 

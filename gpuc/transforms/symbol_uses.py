@@ -12,6 +12,7 @@ across it is an error, as in MLIR.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from functools import cache
 
 from xdsl.dialects.builtin import (
@@ -118,12 +119,16 @@ def _collect(attr: Attribute, out: list[SymbolRefAttr]) -> None:
 
 
 def held_refs(
-    op: Operation, held: dict[int, list[SymbolRefAttr]] | None = None
+    op: Operation,
+    held: dict[int, list[SymbolRefAttr]] | None = None,
+    out: list[SymbolRefAttr] | None = None,
 ) -> list[SymbolRefAttr]:
     """The symbol references held by `op` itself (not by the ops nested in it).
     `held`: the refs in each composite attribute met so far, by id, for a
-    caller that asks of many ops while they are alive (one walk)."""
-    out: list[SymbolRefAttr] = []
+    caller that asks of many ops while they are alive (one walk). `out`: a
+    list to append them to (returned), for a caller that sums many ops."""
+    if out is None:
+        out = []
     kinds = _KINDS
     for attr in op.properties.values():
         # A leaf attribute (most of them) is skipped without a call.
@@ -186,17 +191,19 @@ def symbol_uses(
         held = {}
     uses = held_refs(op, held)
     if not is_symbol_table(op):
-        _nested_refs(op, uses, nested_tables, held, scoped=True)
+        _nested_refs(op, uses, nested_tables, held)
     return uses
 
 
-def referenced_names(root: Operation) -> Counter[str]:
-    """How many references name each root symbol anywhere in `root` (itself,
-    nested symbol tables and unregistered ops included): a name counted 0
-    is referenced nowhere, whatever table it is looked up in."""
+def referenced_names(ops: Iterable[Operation]) -> Counter[str]:
+    """How many references name each root symbol in `ops`: every op of a
+    module (`walk.preorder`: nested symbol tables and unregistered ops
+    included), so a name counted 0 is referenced nowhere, whatever table it
+    is looked up in."""
     held: dict[int, list[SymbolRefAttr]] = {}
-    uses = held_refs(root, held)
-    _nested_refs(root, uses, None, held, scoped=False)
+    uses: list[SymbolRefAttr] = []
+    for op in ops:
+        held_refs(op, held, uses)
     return Counter(ref.root_reference.data for ref in uses)
 
 
@@ -205,12 +212,10 @@ def _nested_refs(
     uses: list[SymbolRefAttr],
     nested_tables: list[Operation] | None,
     held: dict[int, list[SymbolRefAttr]],
-    scoped: bool,
 ) -> None:
     """Append the refs held by the ops nested in `op` to `uses` (`held`: the
-    refs of each composite attribute met, by id). `scoped`: as `symbol_uses`
-    (nested tables listed in `nested_tables`, not entered); else every
-    nested op."""
+    refs of each composite attribute met, by id), as `symbol_uses` does:
+    nested tables are listed in `nested_tables`, not entered."""
     kinds = _KINDS
     stack = [op]
     while stack:
@@ -229,9 +234,7 @@ def _nested_refs(
                             if kinds.get(type(attr), _UNKNOWN)[0] != _LEAF:
                                 _collect_held(attr, uses, held)
                     if nested.regions:
-                        if not scoped:
-                            stack.append(nested)
-                        elif _may_hide_table(nested):
+                        if _may_hide_table(nested):
                             raise _unknown_table(nested, op)
                         elif not is_symbol_table(nested):
                             stack.append(nested)
