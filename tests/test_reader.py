@@ -183,7 +183,7 @@ def test_ops_are_made_field_by_field_as_create_makes_them() -> None:
     of the bench's module and of the examples it reads has the fields, of
     the same classes and values, that `create` gives it, and every block's
     links are whole."""
-    from xdsl.ir import Operation
+    from xdsl.ir import Operation, Use
 
     texts = [module_text(2, gpuc_kernel)] + [
         (ROOT / "examples" / f"{name}.mlir").read_text()
@@ -212,6 +212,12 @@ def test_ops_are_made_field_by_field_as_create_makes_them() -> None:
             assert [(u.operation, u.index) for u in op._operand_uses] == [
                 (op, i) for i in range(len(op.operands))
             ]
+            assert all(
+                set(vars(use)) == set(vars(Use(op, 0)))
+                and type(use) is Use
+                and (use._prev_use is None or use._prev_use._next_use is use)
+                for use in op._operand_uses
+            )
             assert all(
                 any(use.operation is op for use in value.uses) for value in op.operands
             )
