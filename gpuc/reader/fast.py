@@ -196,9 +196,30 @@ class _Reader:
         return _kind(self.texts[self.i])
 
     def location(self, pos: int) -> FileLineColLoc:
-        line = bisect_right(self.line_starts, pos)
-        column = pos - self.line_starts[line - 1] + 1
-        return _location(self.file, _int(line + self.line_offset), _int(column))
+        starts = self.line_starts
+        line = bisect_right(starts, pos)
+        column = pos - starts[line - 1] + 1
+        line += self.line_offset
+        # FileLineColLoc(file, line, column), made as xDSL's constructor
+        # makes it but for its verifier, which checks the parameters'
+        # classes: these are those classes already (a location per op, a
+        # tenth of a read went to checking them). The line and column made
+        # once per value (`_int`), looked up here, with no call: a fifth off
+        # each location (timeit). Field by field: vars(location)
+        # would give each location a dict object of its own, more memory and
+        # more for the cycle collector to walk.
+        ints = _INTS
+        line_attr = ints.get(line)
+        if line_attr is None:
+            line_attr = _int(line)
+        column_attr = ints.get(column)
+        if column_attr is None:
+            column_attr = _int(column)
+        location = FileLineColLoc.__new__(FileLineColLoc)
+        object.__setattr__(location, "filename", self.file)
+        object.__setattr__(location, "line", line_attr)
+        object.__setattr__(location, "column", column_attr)
+        return location
 
     # Types and attributes: their text, read by xDSL once per spelling.
 
@@ -453,20 +474,6 @@ def _data(cls: type[_DataT], value: object) -> _DataT:
     attribute = cls.__new__(cls)
     object.__setattr__(attribute, "data", value)
     return attribute
-
-
-def _location(file: StringAttr, line: IntAttr, column: IntAttr) -> FileLineColLoc:
-    """FileLineColLoc(file, line, column), made as xDSL's constructor makes it
-    but for its verifier, which checks the parameters' classes: these are
-    those classes already. A location per op, so a tenth of reading a
-    module went to checking them."""
-    location = FileLineColLoc.__new__(FileLineColLoc)
-    # Field by field: vars(location) would give each location a dict object
-    # of its own, more memory and more for the cycle collector to walk.
-    object.__setattr__(location, "filename", file)
-    object.__setattr__(location, "line", line)
-    object.__setattr__(location, "column", column)
-    return location
 
 
 _ROLES: dict[Enum, Attribute] = {}
