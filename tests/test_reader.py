@@ -183,7 +183,7 @@ def test_ops_are_made_field_by_field_as_create_makes_them() -> None:
     of the bench's module and of the examples it reads has the fields, of
     the same classes and values, that `create` gives it, and every block's
     links are whole."""
-    from xdsl.ir import Operation
+    from xdsl.ir import Operation, Use
 
     texts = [module_text(2, gpuc_kernel)] + [
         (ROOT / "examples" / f"{name}.mlir").read_text()
@@ -213,6 +213,12 @@ def test_ops_are_made_field_by_field_as_create_makes_them() -> None:
                 (op, i) for i in range(len(op.operands))
             ]
             assert all(
+                set(vars(use)) == set(vars(Use(op, 0)))
+                and type(use) is Use
+                and (use._prev_use is None or use._prev_use._next_use is use)
+                for use in op._operand_uses
+            )
+            assert all(
                 any(use.operation is op for use in value.uses) for value in op.operands
             )
             assert [(r.type, r.op, r.index) for r in op.results] == [
@@ -233,3 +239,26 @@ def test_ops_are_made_field_by_field_as_create_makes_them() -> None:
                     assert block.last_op is (ops[-1] if ops else None)
                     assert [o.prev_op for o in ops] == [None, *ops[:-1]]
     assert {"gpuc.func", "gpuc.call", "gpuc.deferred_call", "scf.if"} <= seen
+
+
+def test_blocks_are_made_field_by_field_as_their_constructor_makes_them() -> None:
+    """The fast reader makes its blocks and their arguments without
+    `Block(arg_types=...)` (`_block`): each has the fields, of the same
+    classes and values, that the constructor gives it."""
+    from xdsl.ir import Block
+
+    module = read_module(module_text(2, gpuc_kernel), make_context(), "<t>")
+    assert module is not None
+    placement = {"_first_op", "_last_op", "parent", "_next_block", "_prev_block"}
+    blocks = [b for op in module.walk() for r in op.regions for b in r.blocks]
+    assert any(block.args for block in blocks)
+    for block in blocks:
+        made = Block(arg_types=block.arg_types)
+        assert set(vars(block)) - placement == set(vars(made)) - placement
+        for arg, other in zip(block.args, made.args, strict=True):
+            names = set(vars(arg)) - {"block", "_name", "first_use"}
+            assert names == set(vars(other)) - {"block"}
+            for name in names:
+                assert vars(arg)[name] == vars(other)[name], name
+                assert type(vars(arg)[name]) is type(vars(other)[name]), name
+            assert arg.block is block

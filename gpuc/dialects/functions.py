@@ -228,7 +228,7 @@ class FuncOp(IRDLOperation):
                 f"@{name} has visibility '{visibility}'; expected public, private "
                 "or nested"
             )
-        entry = self.body.first_block
+        entry = self.regions[0].first_block  # `body`, without the accessor's search
         if entry is None:  # a declaration
             if visibility == "public":
                 raise VerifyException(
@@ -353,7 +353,9 @@ class ReturnOp(IRDLOperation):
         func = self.parent_op()
         assert isinstance(func, FuncOp)
         expected = func.function_type.outputs.data
-        if self.arguments.types != expected:
+        # The operands themselves (`arguments` is all of them), not the
+        # accessor's search of the op definition: every function has a return.
+        if self._operands.types != expected:  # noqa: SLF001
             raise VerifyException(
                 f"returns {fmt_types(self.arguments.types)} but @{func.sym_name.data} "
                 f"declares results {fmt_types(expected)}"
@@ -383,10 +385,12 @@ class CallSymbolUser(SymbolUserOpInterface):
                 f"@{callee.sym_name.data} is a kernel and cannot be called; launch it "
                 "with gpuc.launch"
             )
+        # The operands and results themselves (`arguments` and `res` are all
+        # of them), not the accessors' search of the op definition.
         check_signature(
             f"call to @{callee.sym_name.data}",
-            op.arguments.types,
-            op.res.types,
+            op._operands.types,  # noqa: SLF001
+            op.results.types,
             callee.function_type,
         )
 

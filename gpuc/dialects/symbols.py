@@ -57,8 +57,16 @@ def lookup_in(table_op: Operation, name: str) -> Operation | None:
     table = _TABLES.get(table_op)
     if table is not None and (weak := table.get(name)) is not None:
         hit = weak()
-        if hit is not None and hit.parent_op() is table_op and symbol_name(hit) == name:
-            return hit
+        if hit is not None:
+            # `hit.parent_op()`, its links read here: a lookup per call verified.
+            block = hit.parent
+            region = None if block is None else block.parent
+            if (
+                region is not None
+                and region.parent is table_op
+                and symbol_name(hit) == name
+            ):
+                return hit
     return build_table(table_op).get(name)
 
 
@@ -68,7 +76,10 @@ def nearest_table(op: Operation) -> Operation | None:
     while current is not None:
         if is_symbol_table(current):
             return current
-        current = current.parent_op()
+        # `current.parent_op()`, its links read here (it is three calls).
+        block = current.parent
+        region = None if block is None else block.parent
+        current = None if region is None else region.parent
     return None
 
 
