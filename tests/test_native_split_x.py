@@ -166,10 +166,10 @@ def test_stencil2d_reverse_loop_over_x_is_split_and_parallel() -> None:
     assert "llvm.masked" not in function(module.llvm_ir, "__gpuc_launch_stencil2d")
 
 
-def reverse_kernel(body: str) -> FuncOp:
+def reverse_source(body: str) -> str:
     """A kernel shaped like a derivative: `body` inside its guard, adding
     into %din (summed)."""
-    source = f"""
+    return f"""
 gpuc.func @k(%in: {F32}, %din: {F32}, %nx: i32) kernel {{
   %x = gpuc.global_id x
   %w = arith.index_cast %nx : i32 to index
@@ -184,6 +184,11 @@ gpuc.func @k(%in: {F32}, %din: {F32}, %nx: i32) kernel {{
   gpuc.return
 }}
 """
+
+
+def reverse_kernel(body: str) -> FuncOp:
+    """`reverse_source(body)`'s function."""
+    source = reverse_source(body)
     return next(op for op in load_module(source).ops if isinstance(op, FuncOp))
 
 
@@ -284,27 +289,15 @@ def test_every_thread_adding_into_one_element_keeps_every_add() -> None:
 
 def test_a_one_dimensional_derivative_s_loop_is_marked_parallel() -> None:
     """Without edge tests in y, every row's split loop over x is marked."""
-    source = f"""
-gpuc.func @k(%in: {F32}, %din: {F32}, %nx: i32) kernel {{
-  %x = gpuc.global_id x
-  %w = arith.index_cast %nx : i32 to index
-  %x_in = arith.cmpi ult, %x, %w : index
-  scf.if %x_in {{
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %first = arith.cmpi eq, %x, %c0 : index
-    %v = gpuc.load %in[%x] : {F32}
-    %o = gpuc.atomic_rmw add %din[%x], %v {{gpuc.regrouped}} : {F32}
+    source = reverse_source(
+        f"""    %o = gpuc.atomic_rmw add %din[%x], %v {{gpuc.regrouped}} : {F32}
     scf.if %first {{
       %p = gpuc.atomic_rmw add %din[%x], %v {{gpuc.regrouped}} : {F32}
     }} else {{
       %left = arith.subi %x, %c1 : index
       %q = gpuc.atomic_rmw add %din[%left], %v {{gpuc.regrouped}} : {F32}
-    }}
-  }}
-  gpuc.return
-}}
-"""
+    }}"""
+    )
     module = gpuc.compile(source, target="native", opt_level=0)
     assert "llvm.loop.parallel_accesses" in module.llvm_ir
     n = 1000
