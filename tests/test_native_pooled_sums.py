@@ -7,6 +7,9 @@ outputs poisoned."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 from xdsl.dialects import scf
@@ -103,3 +106,22 @@ def test_a_shared_sum_at_one_address_per_row(extra: str, pooled: bool) -> None:
     rows = x.reshape(blocks, 2, 32).astype(np.float64).sum(axis=2)
     want = rows[:, :, None] * np.arange(8)[None, None, :]
     np.testing.assert_allclose(out, want.ravel(), rtol=1e-5, atol=1e-5)
+
+
+SLOT = re.compile(r"(%[\w.\"]+) = alloca .*, align (\d+)")
+VECTOR_LOAD = re.compile(r"load <\d+ x \w+>, ptr (%[\w.\"]+), align (\d+)")
+
+
+def test_a_pool_is_aligned_as_its_vector_load(tmp_path: Path) -> None:
+    """A pool's slot is loaded whole as one vector (`_flush_pool`): the slot
+    is aligned at least as the load says (x86 faults on `vmovaps` from a
+    slot placed off the vector's alignment: the matmul reverse crashed on
+    an AVX-512 machine when its pool had its element's alignment, 4)."""
+    gpuc.compile(ROWS.replace("READ", ""), "native", dump_dir=tmp_path)
+    (linked,) = tmp_path.glob("*/*-link.ll")
+    text = linked.read_text()
+    slots = dict((name, int(align)) for name, align in SLOT.findall(text))
+    loads = [(p, int(a)) for p, a in VECTOR_LOAD.findall(text) if p in slots]
+    assert loads, "no vector load of a stack slot: the pool was not made"
+    for slot, align in loads:
+        assert align <= slots[slot], f"{slot}: load align {align} > slot's"

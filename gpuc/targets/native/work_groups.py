@@ -86,6 +86,12 @@ SLP vectorized them in pieces joined by shuffles."""
 WRITES = (StoreOp, AtomicRMWOp, AtomicCmpXchgOp)
 ACCESSES = (LoadOp, *WRITES)
 LANES = 16
+POOL_ALIGN = 64
+"""The alignment of a pool (`_flush_pool`), stated on its stack slot and on
+its one load as a vector: without it the load takes the vector's own ABI
+alignment (64 bytes for 16 floats) while the slot had its element's (4), and
+x86 faults on an aligned vector load (`vmovaps`) from a slot LLVM placed 8
+bytes off."""
 """Threads of a row that `emit_lanes` runs together (a vector of f32 on
 AVX-512, two on AVX2)."""
 
@@ -390,7 +396,11 @@ class WorkGroupLowering(WorkGroupFunction):
         pools = [
             (
                 add,
-                self.alloca(ir.ArrayType(self.type(add.value.type), LANES), "pool"),
+                self.alloca(
+                    ir.ArrayType(self.type(add.value.type), LANES),
+                    "pool",
+                    align=POOL_ALIGN,
+                ),
                 self.alloca(I64, "pool.at") if add.index is not None else None,
             )
             for add in pooled
@@ -631,7 +641,7 @@ class WorkGroupLowering(WorkGroupFunction):
         reduce = self.ml.intrinsic(
             f"llvm.vector.reduce.fadd.v{LANES}{ty.intrinsic_name}", ty, [ty, vector]
         )
-        lanes = b.load(values, typ=vector)
+        lanes = b.load(values, typ=vector, align=POOL_ALIGN)
         total = b.call(reduce, [ir.Constant(ty, -0.0), lanes], fastmath=REGROUPING)
         base = self.values[add.ptr]
         where = (
