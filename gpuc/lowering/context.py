@@ -128,9 +128,16 @@ class ModuleLowering:
             else None
         )
         """The line tables, when `#gpuc.target` asks for them (line_info)."""
+        self._types: dict[int, tuple[Attribute, ir.Type]] = {}
+        """id of a type attribute -> it (kept alive, so that its id is not
+        reused meanwhile) and its LLVM type: a module's values share a few
+        type objects, each lowered once."""
 
     def type(self, attr: Any) -> ir.Type:
-        return lower_type(attr, self)
+        known = self._types.get(id(attr))
+        if known is None:
+            known = self._types[id(attr)] = (attr, lower_type(attr, self))
+        return known[1]
 
     @cached_property
     def facts(self) -> ModuleFacts:
