@@ -24,6 +24,7 @@ from gpuc.dialects.attrs import FINALIZED_ATTR, AddressSpace, FinalizedAttr, Ptr
 from gpuc.dialects.deferred import DeferredOp
 from gpuc.dialects.functions import FuncOp
 from gpuc.lowering.debug_info import LineTables
+from gpuc.lowering.llvm import Function
 from gpuc.lowering.types import lower_type
 
 if TYPE_CHECKING:
@@ -169,7 +170,7 @@ class ModuleLowering:
             if record is not None and not record.has_launch_entry
             else self.target.symbol_name(func.sym_name.data)
         )
-        fn = ir.Function(self.llvm, fnty, symbol)
+        fn = Function(self.llvm, fnty, symbol)
         if func.visibility != "public" and not func.is_declaration:
             fn.linkage = "internal"
         name = func.sym_name.data
