@@ -170,7 +170,18 @@ gpuc.func @k(%x: !gpuc.ptr<{t}, global>, %v: {t}) kernel {{
     [
         # LLVM's verifier rejected these: gpuc reported an internal error.
         ("native", "i1", {}, "on i1; native atomics take integers of 8 to 128 bits"),
-        ("ptx", "i1", {}, "on i1; ptx atomics take integers of 8 to 128 bits"),
+        (
+            "ptx",
+            "i1",
+            {},
+            "on i1; ptx (sm_90, PTX ISA 7.8) atomics take integers of 8 to 64",
+        ),
+        (
+            "ptx",
+            "i1",
+            {"ptx_isa": 83},
+            "ptx (sm_90, PTX ISA 8.3) atomics take integers of 8 to 128",
+        ),
         ("native", "i24", {}, "on i24; native atomics take integers of 8 to 128"),
         # A call to libatomic, which the JIT left unresolved: a segfault.
         ("native", "i256", {}, "on i256; native atomics take integers of 8 to 128"),

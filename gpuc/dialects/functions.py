@@ -190,21 +190,29 @@ class FuncOp(IRDLOperation):
     ) -> FuncOp:
         return FuncOp(name, (inputs, outputs), role, Region(), visibility="private")
 
+    # The accessors below read `regions` and `properties` directly, not
+    # through xDSL's generic field accessors: every pass asks them of every
+    # function, several times (a few million calls on a module of thousands).
+
     @property
     def is_declaration(self) -> bool:
-        return not self.body.blocks
+        return self.regions[0].first_block is None
 
     @property
     def is_kernel(self) -> bool:
-        return self.role.data is Role.KERNEL
+        role = self.properties["role"]
+        assert isinstance(role, RoleAttr)
+        return role.data is Role.KERNEL
 
     @property
     def visibility(self) -> str:
-        return self.sym_visibility.data if self.sym_visibility else "public"
+        visibility = self.properties.get("sym_visibility")
+        return visibility.data if isinstance(visibility, StringAttr) else "public"
 
     @property
     def inline_hint(self) -> InlineHint | None:
-        return self.inline.data if self.inline else None
+        hint = self.properties.get("inline")
+        return hint.data if isinstance(hint, InlineHintAttr) else None
 
     def verify_(self) -> None:
         # Each accessor asked once: every function of every module verified

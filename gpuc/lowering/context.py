@@ -24,6 +24,7 @@ from gpuc.dialects.attrs import FINALIZED_ATTR, AddressSpace, FinalizedAttr, Ptr
 from gpuc.dialects.deferred import DeferredOp
 from gpuc.dialects.functions import FuncOp
 from gpuc.lowering.debug_info import LineTables
+from gpuc.lowering.llvm import Function
 from gpuc.lowering.types import lower_type
 
 if TYPE_CHECKING:
@@ -128,9 +129,16 @@ class ModuleLowering:
             else None
         )
         """The line tables, when `#gpuc.target` asks for them (line_info)."""
+        self._types: dict[int, tuple[Attribute, ir.Type]] = {}
+        """id of a type attribute -> it (kept alive, so that its id is not
+        reused meanwhile) and its LLVM type: a module's values share a few
+        type objects, each lowered once."""
 
     def type(self, attr: Any) -> ir.Type:
-        return lower_type(attr, self)
+        known = self._types.get(id(attr))
+        if known is None:
+            known = self._types[id(attr)] = (attr, lower_type(attr, self))
+        return known[1]
 
     @cached_property
     def facts(self) -> ModuleFacts:
@@ -162,7 +170,7 @@ class ModuleLowering:
             if record is not None and not record.has_launch_entry
             else self.target.symbol_name(func.sym_name.data)
         )
-        fn = ir.Function(self.llvm, fnty, symbol)
+        fn = Function(self.llvm, fnty, symbol)
         if func.visibility != "public" and not func.is_declaration:
             fn.linkage = "internal"
         name = func.sym_name.data

@@ -207,7 +207,9 @@ class Target(ArgSpecConvertible):
         atomics, loops, structured = ops_of_classes(
             module, atomic_ops(), (ForOp,), (IfOp, ForOp)
         )
-        check_atomic_widths(module, self.atomic_bits(), self.name, atomics=atomics)
+        check_atomic_widths(
+            module, self.atomic_bits(), *self.atomic_diagnostic(), atomics=atomics
+        )
         check_loop_steps(module, loops)
         check_structured_results(module, structured)
         check_static_shared(
@@ -215,8 +217,15 @@ class Target(ArgSpecConvertible):
         )
 
     def atomic_bits(self) -> int:
-        """The widest integer (a power of two bits) this target's atomics take."""
+        """The widest integer (a power of two bits) this target's atomics take,
+        as configured (its options are known: verify-target checks atomics
+        once, for the lowering too)."""
         return 64
+
+    def atomic_diagnostic(self) -> tuple[str, str]:
+        """How a diagnostic on an atomic's width names this target (as
+        configured), and what to compile with for wider atomics ('': no way)."""
+        return self.name, ""
 
     # Lowering hooks: called by `gpuc.lowering` while translating to llvmlite.
 

@@ -164,22 +164,27 @@ class PTXTarget(WmmaMatrices, RecordingTarget):
                     )
 
     def atomic_bits(self) -> int:
-        """atom.cas.b128, with sm_90 and PTX ISA 8.3 (`prepare_module` checks
-        the options: verify-target runs before they are known)."""
-        return 128
+        """atom.cas.b128 with sm_90 and PTX ISA 8.3 (without them LLVM prints
+        `unsupported cmpxchg` and ends the process), else 64."""
+        return 128 if self.sm >= 90 and self._isa() >= 83 else 64
+
+    def atomic_diagnostic(self) -> tuple[str, str]:
+        isa = self._isa()
+        return (
+            f"ptx (sm_{self.sm}, PTX ISA {isa // 10}.{isa % 10})",
+            "sm_90 or later and PTX ISA 8.3 or later (--ptx-isa 83)"
+            if self.atomic_bits() < 128
+            else "",
+        )
+
+    def _isa(self) -> int:
+        """The PTX ISA version emitted: the option's, else the sm's lowest."""
+        return self.ptx_isa if self.ptx_isa is not None else MIN_PTX_ISA[self.sm]
 
     def prepare_module(self, ml: ModuleLowering) -> None:
-        """128-bit atomics need sm_90 and PTX ISA 8.3: without them LLVM prints
-        `unsupported cmpxchg` and ends the process."""
-        from gpuc.targets.common import check_atomic_widths
         from gpuc.targets.error_record import plan_records
 
         plan_records(ml)
-        isa = self.ptx_isa if self.ptx_isa is not None else MIN_PTX_ISA[self.sm]
-        if self.sm < 90 or isa < 83:
-            where = f"ptx (sm_{self.sm}, PTX ISA {isa // 10}.{isa % 10})"
-            wider = "sm_90 or later and PTX ISA 8.3 or later (--ptx-isa 83)"
-            check_atomic_widths(ml.module, 64, where, wider)
 
     def finish_function(
         self, ml: ModuleLowering, func: FuncOp, fn: ir.Function
