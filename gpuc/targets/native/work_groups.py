@@ -52,7 +52,7 @@ from gpuc.dialects.subgroup import (
     VoteOp,
 )
 from gpuc.lowering.context import ModuleLowering, translator_for
-from gpuc.lowering.memory import shared_allocation, tag_context, tag_space
+from gpuc.lowering.memory import shared_allocation, tag_context
 from gpuc.lowering.subgroup import lane_first, lane_step, shuffle_source
 from gpuc.targets.native.abi import STATE, WARP
 from gpuc.targets.native.common import (
@@ -69,6 +69,7 @@ from gpuc.targets.native.form_work_groups import (
     read,
     walked,
 )
+from gpuc.targets.native.pools import LANES, Pools
 from gpuc.targets.native.uniformity import Uniformity, computes_only, first_barrier
 
 I64 = ir.IntType(64)
@@ -85,15 +86,6 @@ vectorizer, which runs its lanes as one vector iteration: fully unrolled,
 SLP vectorized them in pieces joined by shuffles."""
 WRITES = (StoreOp, AtomicRMWOp, AtomicCmpXchgOp)
 ACCESSES = (LoadOp, *WRITES)
-LANES = 16
-POOL_ALIGN = 64
-"""The alignment of a pool (`_flush_pool`), stated on its stack slot and on
-its one load as a vector: without it the load takes the vector's own ABI
-alignment (64 bytes for 16 floats) while the slot had its element's (4), and
-x86 faults on an aligned vector load (`vmovaps`) from a slot LLVM placed 8
-bytes off."""
-"""Threads of a row that `emit_lanes` runs together (a vector of f32 on
-AVX-512, two on AVX2)."""
 
 
 def context_bytes_symbol(kernel_symbol: str) -> str:
@@ -393,18 +385,7 @@ class WorkGroupLowering(WorkGroupFunction):
                 if isinstance(o, AtomicRMWOp) and _poolable(o, body_ops, iv_arg)
             ]
         )
-        pools = [
-            (
-                add,
-                self.alloca(
-                    ir.ArrayType(self.type(add.value.type), LANES),
-                    "pool",
-                    align=POOL_ALIGN,
-                ),
-                self.alloca(I64, "pool.at") if add.index is not None else None,
-            )
-            for add in pooled
-        ]
+        pools = Pools(self, pooled)
         zero = ir.Constant(I64, 0)
         lanes = ir.Constant(I64, LANES)
         bx, by, bz = (self.block_values[("block_dim", d)] for d in range(3))
@@ -473,6 +454,7 @@ class WorkGroupLowering(WorkGroupFunction):
                     )
 
             lane_loop(x0, y, z, start)
+            pools.start()
 
             def iteration(j: ir.Value, every: bool = False) -> None:
                 def step_lane(linear: ir.Value) -> None:
@@ -494,19 +476,12 @@ class WorkGroupLowering(WorkGroupFunction):
                     for value in used:
                         self.materialize(value, linear, bound)
                     for inner in body_ops:
-                        pool = next((p for p in pools if p[0] is inner), None)
+                        pool = pools.find(inner)
                         if pool is None:
                             self.translate_op(inner)
                             continue
-                        add, values, at = pool
                         assert self.thread is not None
-                        lane = b.sub(self.thread[0], x0)
-                        ty = self.type(add.value.type)
-                        slot = b.gep(values, [lane], inbounds=True, source_etype=ty)
-                        b.store(self.values[add.value], slot)
-                        if at is not None:
-                            assert add.index is not None
-                            b.store(self.values[add.index], at)
+                        pools.put(pool, b.sub(self.thread[0], x0))
                     results = [self.values[v] for v in yielded]
                     for slot, value in zip(slots, results, strict=True):
                         b.store(value, self._element(slot, linear))
@@ -515,9 +490,9 @@ class WorkGroupLowering(WorkGroupFunction):
                         b.branch(skip)
                         b.position_at_end(skip)
 
-                lane_loop(x0, y, z, step_lane, POOL_LANE_HINTS if pools else ())
-                for add, values, at in pools:
-                    self._flush_pool(add, values, at)
+                pools.begin_row()
+                lane_loop(x0, y, z, step_lane, POOL_LANE_HINTS if pooled else ())
+                pools.end_row()
 
             if trips is None or least is None:
                 # A body that writes memory (a reversed tile loop adding into
@@ -531,6 +506,7 @@ class WorkGroupLowering(WorkGroupFunction):
                     b, zero, fewest, lambda j: iteration(j, every=True), "lanes.all"
                 )
                 counted_loop(b, fewest, b.load(trips, typ=I64), iteration, "lanes.k")
+            pools.finish()
 
         counted_loop(
             b,
@@ -629,29 +605,6 @@ class WorkGroupLowering(WorkGroupFunction):
             end = b.select(b.icmp_signed("<", bound, zero), zero, end)
             return begin, end
         return zero, clamp(bound)
-
-    def _flush_pool(
-        self, add: AtomicRMWOp, values: ir.Value, at: ir.Value | None
-    ) -> None:
-        """Add the sum of a group's lanes' contributions to a pooled add
-        (`_poolable`) once, at the address they all add to."""
-        b = self.builder
-        ty = self.type(add.value.type)
-        vector = ir.VectorType(ty, LANES)
-        reduce = self.ml.intrinsic(
-            f"llvm.vector.reduce.fadd.v{LANES}{ty.intrinsic_name}", ty, [ty, vector]
-        )
-        lanes = b.load(values, typ=vector, align=POOL_ALIGN)
-        total = b.call(reduce, [ir.Constant(ty, -0.0), lanes], fastmath=REGROUPING)
-        base = self.values[add.ptr]
-        where = (
-            base
-            if at is None
-            else b.gep(base, [b.load(at, typ=I64)], inbounds=True, source_etype=ty)
-        )
-        old = b.load(where, typ=ty)
-        tag_space(self, old, add.ptr)
-        tag_space(self, b.store(b.fadd(old, total, flags=REGROUPING), where), add.ptr)
 
     def _unbind(self, values: list[SSAValue]) -> None:
         """Forget values bound inside a thread loop that has ended."""
@@ -1174,9 +1127,6 @@ class WorkGroupLowering(WorkGroupFunction):
         b.position_at_end(done)
 
 
-REGROUPING = ("reassoc", "nsz")
-
-
 def _poolable(op: AtomicRMWOp, body: list[Operation], iv: SSAValue) -> bool:
     """Whether `op`, in the body of a loop run over groups of lanes, is a
     regrouped float add into shared memory that the lanes of a group may
@@ -1185,7 +1135,7 @@ def _poolable(op: AtomicRMWOp, body: list[Operation], iv: SSAValue) -> bool:
     else in the body touches that allocation, so no lane sees another's
     add before the group's is made (matmul's reversed tile loop: each lane
     of a row adds to `da_tile[ty * 16 + j]`). The lanes then store their
-    values side by side and the group adds their sum once (`_flush_pool`)."""
+    values side by side and the group adds their sum (gpuc/targets/native/pools.py)."""
     if not (
         op.kind.data == AtomicKind.ADD
         and REGROUPED in op.attributes
