@@ -56,6 +56,7 @@ from gpuc.lowering.memory import shared_allocation, tag_context
 from gpuc.lowering.subgroup import lane_first, lane_step, shuffle_source
 from gpuc.targets.native.abi import STATE, WARP
 from gpuc.targets.native.common import (
+    LoopHint,
     WorkGroupFunction,
     counted_loop,
     error_message,
@@ -80,10 +81,19 @@ X_LOOP_HINTS = (("llvm.loop.interleave.count", 1), ("llvm.loop.unroll.disable", 
 unrolled before the vectorizer sees it (a known block's 16 or 32 x would be,
 into scalar code per thread)."""
 FOLD_HINTS = (("llvm.loop.vectorize.width", 1),)
-POOL_LANE_HINTS = (("llvm.loop.unroll.disable", None),)
+POOL_LANE_HINTS = (
+    ("llvm.loop.unroll.disable", None),
+    ("llvm.loop.vectorize.width", LANES),
+)
 """A lane loop that pools an add (`_poolable`) is left to the loop
-vectorizer, which runs its lanes as one vector iteration: fully unrolled,
-SLP vectorized them in pieces joined by shuffles."""
+vectorizer, which runs its lanes as one vector iteration, all LANES of them
+(one vector store into the pool's row; at its own width, 8 on AVX2 widths,
+the lanes were a loop of two iterations, and the row two stores): fully
+unrolled, SLP vectorized them in pieces joined by shuffles."""
+POOL_LOOP_HINTS = (*FOLD_HINTS, ("llvm.loop.unroll.full", None))
+"""A loop whose lane loops pool an add is unrolled fully where its trip count
+is known and small (matmul's 16 steps of j): the pools' rows then have
+constant places, and LLVM keeps them in registers instead of the stack."""
 WRITES = (StoreOp, AtomicRMWOp, AtomicCmpXchgOp)
 ACCESSES = (LoadOp, *WRITES)
 
@@ -498,7 +508,7 @@ class WorkGroupLowering(WorkGroupFunction):
                 # A body that writes memory (a reversed tile loop adding into
                 # shadow tiles) is vectorized across the lanes (SLP), not
                 # across iterations, whose stores would be scatters.
-                hints = FOLD_HINTS if writes else ()
+                hints = POOL_LOOP_HINTS if pooled else FOLD_HINTS if writes else ()
                 stepped_loop(b, self.values[op.lb], ub, step, iteration, hints)
             else:
                 fewest = b.load(least, typ=I64)
@@ -1198,7 +1208,7 @@ def stepped_loop(
     ub: ir.Value,
     step: ir.Value,
     body: Callable[[ir.Value], None],
-    hints: Sequence[tuple[str, int]] = (),
+    hints: Sequence[LoopHint] = (),
 ) -> None:
     """`for (i = lb; i < ub; i += step) body(i)`, signed, as scf.for; `hints`
     as `counted_loop`'s."""
