@@ -52,7 +52,7 @@ from gpuc.dialects.subgroup import (
     VoteOp,
 )
 from gpuc.lowering.context import ModuleLowering, translator_for
-from gpuc.lowering.memory import shared_allocation, tag_context
+from gpuc.lowering.memory import context_scopes, shared_allocation, tag_context
 from gpuc.lowering.subgroup import lane_first, lane_step, shuffle_source
 from gpuc.targets.native.abi import STATE, WARP
 from gpuc.targets.native.common import (
@@ -96,6 +96,9 @@ is known and small (matmul's 16 steps of j): the pools' rows then have
 constant places, and LLVM keeps them in registers instead of the stack."""
 WRITES = (StoreOp, AtomicRMWOp, AtomicCmpXchgOp)
 ACCESSES = (LoadOp, *WRITES)
+CONTEXT_SCOPES = 64
+"""Up to this many values kept in context storage, each array gets an alias
+scope of its own (the metadata grows with the square of the count)."""
 
 
 def context_bytes_symbol(kernel_symbol: str) -> str:
@@ -137,7 +140,7 @@ class WorkGroupLowering(WorkGroupFunction):
         """The helpers whose decisions are merged into this function's."""
         self.prologue = ir.IRBuilder()
         self._context: ir.Value | None = None
-        self._context_elements: set[int] = set()
+        self._context_elements: dict[int, ir.Value] = {}
         """The ids of the context storage addresses `_element` made."""
         self._threads: ir.Value | None = None
 
@@ -725,14 +728,20 @@ class WorkGroupLowering(WorkGroupFunction):
         at = self.builder.gep(
             slot.base, [linear], inbounds=True, source_etype=slot.type
         )
-        self._context_elements.add(id(at))
+        self._context_elements[id(at)] = slot.base
         return at
 
     def _tag_context_accesses(self) -> None:
         """Tell LLVM that context storage (the function's own allocation)
         aliases neither global nor shared memory (`tag_context`), so that
         values read from it need not be read again after a store to a
-        tile (matmul's reversed tile loop then vectorizes across lanes)."""
+        tile (matmul's reversed tile loop then vectorizes across lanes); and,
+        in a function with at most CONTEXT_SCOPES values kept there, that
+        the arrays of two values do not overlap (a lane loop that writes
+        one value's and reads another's then needs no runtime check)."""
+        bases = list(dict.fromkeys(self._context_elements.values()))
+        parts = context_scopes(self, len(bases)) if len(bases) <= CONTEXT_SCOPES else []
+        part = {id(base): k for k, base in enumerate(bases)} if parts else {}
         for block in self.fn.blocks:
             for inst in block.instructions:
                 if isinstance(inst, ir.LoadInstr):
@@ -741,8 +750,9 @@ class WorkGroupLowering(WorkGroupFunction):
                     at = inst.operands[1]
                 else:
                     continue
-                if id(at) in self._context_elements:
-                    tag_context(self, inst)
+                base = self._context_elements.get(id(at))
+                if base is not None:
+                    tag_context(self, inst, part.get(id(base)), parts)
 
     def copy(self, targets: Sequence[Slot], sources: Sequence[SSAValue]) -> None:
         """Every thread's `sources` into `targets` (all read, then all written,
