@@ -136,6 +136,21 @@ gpuc.func @k(%x: !gpuc.ptr<f32, global>, %y: !gpuc.ptr<f32, global>,
   gpuc.return
 }
 """
+SHARED_ATOMIC = (
+    SHARED.replace("LAST", "")
+    .replace(
+        "gpuc.store %e, %t[%tid] : !gpuc.ptr<f32, shared>",
+        "%old = gpuc.atomic_rmw add %t[%tid], %e : !gpuc.ptr<f32, shared>",
+    )
+    .replace(
+        "  %row = arith.muli %i, %mi : index\n",
+        "  %row = arith.muli %i, %mi : index\n"
+        "  gpuc.store %zero, %t[%tid] : !gpuc.ptr<f32, shared>\n",
+    )
+)
+"""y[i] = sum_k of the running sum of exp(x[i*m+j]) for j <= k, kept in
+shared memory by an atomic add per iteration: it reads what earlier
+iterations left, so the loop is reversed."""
 SHARED_SUM = SHARED.replace("LAST", "")
 """y[i] = sum_k exp(x[i*m+k]), each term through shared memory: folded."""
 SHARED_LAST = SHARED.replace(
@@ -181,6 +196,7 @@ CASES = {
     "read_back": (READ_BACK, (4, 64), _xw(200, 7), False),
     "shared_sum": (SHARED_SUM, (4, 64), _x(200, 6), True),
     "shared_last": (SHARED_LAST, (4, 64), _x(200, 6), False),
+    "shared_atomic": (SHARED_ATOMIC, (4, 64), _x(200, 6), False),
 }
 
 

@@ -22,7 +22,8 @@ right when the orders it changes do not matter:
   arithmetic of `post` that needs nothing of L runs before L);
 - the adjoint of iteration i moves before the primal of iterations after i
   and the adjoints run in forward order: L writes only shared or private
-  allocations, and every load in L of an allocation L writes comes after
+  allocations, with stores (an atomic reads what earlier iterations left),
+  and every load in L of an allocation L writes comes after
   all of those writes in the body (what is read was written in the same
   iteration, so each iteration's adjoint collects in the shadow exactly what
   its own loads added); shadow adds are sums in any order; the loop-carried
@@ -111,8 +112,10 @@ def foldable(loop: scf.ForOp, post: Sequence[Operation]) -> bool:
             return False
         if isinstance(inner, WRITES):
             root, space = root_of(inner.ptr)
-            if root is None or space is None or isinstance(inner, AtomicCmpXchgOp):
-                return False  # an argument's memory (or unknown)
+            if root is None or space is None or not isinstance(inner, StoreOp):
+                # An argument's memory (or unknown), or an atomic: it reads
+                # what earlier iterations left.
+                return False
             written.setdefault(root, []).append(_top(inner, body))
     for inner in loop.walk():
         if isinstance(inner, LoadOp):
