@@ -151,6 +151,36 @@ SHARED_ATOMIC = (
 """y[i] = sum_k of the running sum of exp(x[i*m+j]) for j <= k, kept in
 shared memory by an atomic add per iteration: it reads what earlier
 iterations left, so the loop is reversed."""
+SHARED_SHIFT = (
+    SHARED.replace("LAST", "")
+    .replace("gpuc.shared_alloc 64 :", "gpuc.shared_alloc 128 :")
+    .replace(
+        "    gpuc.store %e, %t[%tid] : !gpuc.ptr<f32, shared>\n",
+        "    %odd = arith.remui %k, %c2 : index\n"
+        "    %even = arith.subi %c1, %odd : index\n"
+        "    %half = arith.muli %odd, %c64 : index\n"
+        "    %put = arith.addi %half, %tid : index\n"
+        "    %other = arith.muli %even, %c64 : index\n"
+        "    %get = arith.addi %other, %tid : index\n"
+        "    gpuc.store %e, %t[%put] : !gpuc.ptr<f32, shared>\n",
+    )
+    .replace(
+        "%back = gpuc.load %t[%tid] : !gpuc.ptr<f32, shared>",
+        "%back = gpuc.load %t[%get] : !gpuc.ptr<f32, shared>",
+    )
+    .replace(
+        "  %row = arith.muli %i, %mi : index\n",
+        "  %row = arith.muli %i, %mi : index\n"
+        "  %c2 = arith.constant 2 : index\n"
+        "  %c64 = arith.constant 64 : index\n"
+        "  %up = arith.addi %tid, %c64 : index\n"
+        "  gpuc.store %zero, %t[%tid] : !gpuc.ptr<f32, shared>\n"
+        "  gpuc.store %zero, %t[%up] : !gpuc.ptr<f32, shared>\n",
+    )
+)
+"""y[i] = sum_k exp(x[i*m+k-1]): each iteration stores its term in one half
+of shared memory and reads the other, which the iteration before wrote: the
+address changes with the iteration, so the loop is reversed."""
 SHARED_SUM = SHARED.replace("LAST", "")
 """y[i] = sum_k exp(x[i*m+k]), each term through shared memory: folded."""
 SHARED_LAST = SHARED.replace(
@@ -197,6 +227,7 @@ CASES = {
     "shared_sum": (SHARED_SUM, (4, 64), _x(200, 6), True),
     "shared_last": (SHARED_LAST, (4, 64), _x(200, 6), False),
     "shared_atomic": (SHARED_ATOMIC, (4, 64), _x(200, 6), False),
+    "shared_shift": (SHARED_SHIFT, (4, 64), _x(200, 6), False),
 }
 
 

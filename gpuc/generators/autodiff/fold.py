@@ -15,19 +15,22 @@ adjoint, on the values of that same iteration (matmul's tiles are loaded
 once, with one set of barriers, and the product is not done twice). It is
 right when the orders it changes do not matter:
 
-- `adjoint(post)` moves before L and before `post`: `post` has no barrier,
-  loop or call, and touches memory (arguments and allocations, by root)
-  that L does not touch at all; its adjoint touches only the shadows of
-  `post`'s memory and reads only values made before L (integer and float
-  arithmetic of `post` that needs nothing of L runs before L);
+- `adjoint(post)` moves before L and before `post`: `post` has no loop, no
+  call and no barrier inside an op, and touches memory (arguments and
+  allocations, by root) that L does not touch at all; its adjoint touches
+  only the shadows of `post`'s memory and reads only values made before L
+  (integer and float arithmetic of `post` that needs nothing of L runs
+  before L);
 - the adjoint of iteration i moves before the primal of iterations after i
   and the adjoints run in forward order: L writes only shared or private
-  allocations, with stores (an atomic reads what earlier iterations left),
-  and every load in L of an allocation L writes comes after
-  all of those writes in the body (what is read was written in the same
-  iteration, so each iteration's adjoint collects in the shadow exactly what
-  its own loads added); shadow adds are sums in any order; the loop-carried
-  adjoints are checked, once generated, to pass through unchanged (through
+  allocations, with stores directly in its body at addresses made before
+  it (an atomic, a store under a condition or at an address that changes
+  with the iteration may leave what a later iteration reads), and every
+  load in L of an allocation L writes comes after all of those writes in
+  the body: what is read was written in the same iteration, so each
+  iteration's adjoint collects in the shadow exactly what its own loads
+  added; shadow adds are sums in any order; the loop-carried adjoints are
+  checked, once generated, to pass through unchanged (through
   inner loops too), else the loop is reversed as usual.
 """
 
@@ -116,7 +119,14 @@ def foldable(loop: scf.ForOp, post: Sequence[Operation]) -> bool:
                 # An argument's memory (or unknown), or an atomic: it reads
                 # what earlier iterations left.
                 return False
-            written.setdefault(root, []).append(_top(inner, body))
+            if _top(inner, body) is not inner or any(
+                _defined_in(v, loop) for v in inner.operands[1:]
+            ):
+                # Under a condition, in an inner loop, or at an address that
+                # changes from one iteration to the next: an iteration may
+                # read what an earlier one wrote.
+                return False
+            written.setdefault(root, []).append(inner)
     for inner in loop.walk():
         if isinstance(inner, LoadOp):
             root = root_of(inner.ptr)[0]
@@ -125,6 +135,17 @@ def foldable(loop: scf.ForOp, post: Sequence[Operation]) -> bool:
                 if any(body.get_operation_index(w) >= here for w in written[root]):
                     return False
     return True
+
+
+def _defined_in(value: SSAValue, op: Operation) -> bool:
+    """Whether `value` is made inside `op`'s regions."""
+    owner = value.owner
+    current = owner.parent_op() if isinstance(owner, Block) else owner.parent_op()
+    while current is not None:
+        if current is op:
+            return True
+        current = current.parent_op()
+    return False
 
 
 def passed_through(value: SSAValue | None) -> SSAValue | None:
