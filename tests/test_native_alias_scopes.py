@@ -52,6 +52,7 @@ def test_accesses_get_one_scope_per_allocation() -> None:
     scopes = dict(re.findall(r'(![0-9]+) = !\{!"(gpuc\.[a-z.0-9]+)", ![0-9]+\}', text))
     assert sorted(scopes.values()) == [
         "gpuc.context",
+        "gpuc.context.0",  # the one value kept across the barrier, its array
         "gpuc.global",
         "gpuc.shared",
         "gpuc.shared.0",

@@ -1,9 +1,10 @@
 """Pooled sums in the native target's lane loops (gpuc/targets/native/
-work_groups.py, `_poolable`): a regrouped add into shared memory at an
-address every lane of a group shares (a reversed tile loop's `da_tile[ty *
-16 + j]`) is summed across the lanes and made once per group; an add whose
-allocation the loop also reads is left alone. Run on native against numpy,
-outputs poisoned."""
+work_groups.py, `_poolable`; gpuc/targets/native/pools.py): a regrouped add
+into shared memory at an address every lane of a group shares (a reversed
+tile loop's `da_tile[ty * 16 + j]`) is summed across the lanes, 16
+iterations' sums at a time, and made once per group and iteration; an add
+whose allocation the loop also reads is left alone. Run on native against
+numpy, outputs poisoned."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from xdsl.dialects import scf
 
 import gpuc
+import gpuc.autodiff
 from gpuc.dialects.memory import AtomicRMWOp
 from gpuc.driver import load_module
 from gpuc.targets.native.work_groups import _poolable
@@ -98,30 +100,84 @@ def _pooled(source: str) -> bool:
 def test_a_shared_sum_at_one_address_per_row(extra: str, pooled: bool) -> None:
     source = ROWS.replace("READ", extra)
     assert _pooled(source) == pooled
+    _check_rows(source, 8)
+
+
+@pytest.mark.parametrize("trips", [1, 16, 21, 40])
+def test_pools_summed_when_full_and_at_the_loop_end(trips: int) -> None:
+    """A pool holds 16 iterations' rows: summed when full, and at the loop's
+    end with the rows it holds (rows left from the former batch count as
+    zeros)."""
+    source = (
+        ROWS.replace("READ", "")
+        .replace("arith.constant 16 : index", f"arith.constant {2 * trips} : index")
+        .replace("arith.constant 8 : index", f"arith.constant {trips} : index")
+        .replace("gpuc.shared_alloc 32 :", f"gpuc.shared_alloc {2 * trips} :")
+    )
+    assert _pooled(source)
+    _check_rows(source, trips)
+
+
+def _check_rows(source: str, trips: int) -> None:
     blocks = 3
     rng = np.random.default_rng()
     x = rng.standard_normal(blocks * 64).astype(np.float32)
-    out = np.full(blocks * 16, np.nan, np.float32)
+    out = np.full(blocks * 2 * trips, np.nan, np.float32)
     gpuc.compile(source, "native")["rows"][blocks, (32, 2)](x, out)
     rows = x.reshape(blocks, 2, 32).astype(np.float64).sum(axis=2)
-    want = rows[:, :, None] * np.arange(8)[None, None, :]
-    np.testing.assert_allclose(out, want.ravel(), rtol=1e-5, atol=1e-5)
+    want = rows[:, :, None] * np.arange(trips)[None, None, :]
+    np.testing.assert_allclose(out, want.ravel(), rtol=1e-5, atol=1e-4)
 
 
-SLOT = re.compile(r"(%[\w.\"]+) = alloca .*, align (\d+)")
-VECTOR_LOAD = re.compile(r"load <\d+ x \w+>, ptr (%[\w.\"]+), align (\d+)")
+POOL = re.compile(r"(%[\w.\"]+) = alloca \[16 x \[16 x float\]\], align (\d+)")
+VECTOR_LOAD = re.compile(r"load <16 x float>, ptr %[\w.\"]+, align (\d+)")
 
 
-def test_a_pool_is_aligned_as_its_vector_load(tmp_path: Path) -> None:
-    """A pool's slot is loaded whole as one vector (`_flush_pool`): the slot
-    is aligned at least as the load says (x86 faults on `vmovaps` from a
-    slot placed off the vector's alignment: the matmul reverse crashed on
-    an AVX-512 machine when its pool had its element's alignment, 4)."""
+def test_a_pool_is_aligned_as_its_vector_loads(tmp_path: Path) -> None:
+    """A pool's rows (64 bytes of f32 each) are loaded whole as vectors
+    (pools.py): the slot is aligned at least as the loads say, and so is each
+    row (x86 faults on `vmovaps` from a slot placed off the vector's
+    alignment: the matmul reverse crashed on an AVX-512 machine when its pool
+    had its element's alignment, 4)."""
     gpuc.compile(ROWS.replace("READ", ""), "native", dump_dir=tmp_path)
     (linked,) = tmp_path.glob("*/*-link.ll")
     text = linked.read_text()
-    slots = dict((name, int(align)) for name, align in SLOT.findall(text))
-    loads = [(p, int(a)) for p, a in VECTOR_LOAD.findall(text) if p in slots]
-    assert loads, "no vector load of a stack slot: the pool was not made"
-    for slot, align in loads:
-        assert align <= slots[slot], f"{slot}: load align {align} > slot's"
+    pools = POOL.findall(text)
+    assert pools, "no pool was made"
+    loads = [int(a) for a in VECTOR_LOAD.findall(text)]
+    assert len(loads) >= 16, "the pool's rows are not loaded as vectors"
+    for _name, slot_align in pools:
+        for align in loads:
+            assert align <= int(slot_align), f"load align {align} > the pool's"
+            assert 64 % align == 0, f"a row of 64 bytes is not {align}-aligned"
+
+
+def test_matmul_reverse_keeps_its_pools_in_registers(tmp_path: Path) -> None:
+    """matmul's reversed tile loop pools `da_tile[ty * 16 + j]`: its 16 steps
+    of j are unrolled (the pool's rows then have constant places) and its
+    lanes run as one vector of 16, so LLVM keeps the pool in registers: no
+    stack slot is left of it. Its gradients match numpy's."""
+    root = Path(__file__).resolve().parent.parent
+    source = root / "examples" / "matmul.mlir"
+    module = gpuc.autodiff.reverse(source, "matmul", target="native", dump_dir=tmp_path)
+    (optimized,) = tmp_path.glob("*/*-optimize.ll")
+    (linked,) = tmp_path.glob("*/*-link.ll")
+    assert POOL.search(linked.read_text()), "the reversed tile loop pools no add"
+    assert not POOL.search(optimized.read_text()), "a pool is left on the stack"
+    m, n, k = 40, 24, 35
+    rng = np.random.default_rng()
+    a = rng.standard_normal(m * k).astype(np.float32)
+    b = rng.standard_normal(k * n).astype(np.float32)
+    w = rng.standard_normal(m * n).astype(np.float32)
+    c = np.full(m * n, np.nan, np.float32)
+    da, db, dc = np.zeros_like(a), np.zeros_like(b), w.copy()
+    grid = ((n + 15) // 16, (m + 15) // 16)
+    module["matmul_reverse"][grid, (16, 16)](
+        a, da, b, db, c, dc, np.int32(m), np.int32(n), np.int32(k)
+    )
+    a2, b2 = a.reshape(m, k).astype(np.float64), b.reshape(k, n).astype(np.float64)
+    w2 = w.reshape(m, n).astype(np.float64)
+    np.testing.assert_allclose(c, (a2 @ b2).ravel(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(da, (w2 @ b2.T).ravel(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(db, (a2.T @ w2).ravel(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_array_equal(dc, 0)

@@ -8,6 +8,8 @@ mode) sees the address of every load, store and atomic first."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from llvmlite import ir
 from xdsl.ir import Operation, OpResult, SSAValue
 
@@ -157,14 +159,32 @@ per-thread values kept across barriers, in memory the function allocates
 itself)."""
 
 
-def tag_context(fl: FunctionLowering, access: ir.Instruction) -> None:
+def tag_context(
+    fl: FunctionLowering,
+    access: ir.Instruction,
+    part: int | None = None,
+    parts: Sequence[ir.NamedValue] = (),
+) -> None:
     """Tell LLVM that `access`, to context storage, aliases neither global
-    nor shared memory."""
+    nor shared memory, nor (given its `part` among the scopes `parts` of
+    pieces of context storage that do not overlap) the other pieces."""
     scopes = _alias_scopes(fl)
     module = fl.ml.llvm
-    access.set_metadata("alias.scope", module.add_metadata([scopes[CONTEXT]]))
+    mine = [scopes[CONTEXT]] if part is None else [scopes[CONTEXT], parts[part]]
+    access.set_metadata("alias.scope", module.add_metadata(mine))
     others = [scope for key, scope in scopes.items() if key is not CONTEXT]
+    others += [scope for k, scope in enumerate(parts) if k != part]
     access.set_metadata("noalias", module.add_metadata(others))
+
+
+def context_scopes(fl: FunctionLowering, count: int) -> list[ir.NamedValue]:
+    """`count` alias scopes for pieces of a function's context storage."""
+    module = fl.ml.llvm
+    domain = module.add_metadata([ir.MetaDataString(module, "gpuc.context")])
+    return [
+        module.add_metadata([ir.MetaDataString(module, f"gpuc.context.{k}"), domain])
+        for k in range(count)
+    ]
 
 
 def shared_allocation(ptr: SSAValue) -> SharedAllocOp | None:

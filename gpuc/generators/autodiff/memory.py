@@ -87,21 +87,21 @@ class Recomputed:
     def __init__(self, source: FuncOp):
         self.source = source
         self.groups: list[_Group] = []
-        self._open: list[_Group] = []
+        self.opened: list[_Group] = []
 
     def group(self, replay: bool = False) -> _Group:
         g = _Group(replay)
         self.groups.append(g)
-        self._open.append(g)
+        self.opened.append(g)
         return g
 
     def end(self, group: _Group) -> None:
-        assert self._open and self._open[-1] is group
-        self._open.pop()
+        assert self.opened and self.opened[-1] is group
+        self.opened.pop()
 
     def add(self, new: Operation, source: Operation) -> None:
-        if self._open:
-            self._open[-1].ops.append((new, source))
+        if self.opened:
+            self.opened[-1].ops.append((new, source))
         else:
             self.groups.append(_Group(False, [(new, source)]))
 

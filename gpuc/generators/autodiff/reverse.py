@@ -43,7 +43,6 @@ from gpuc.dialects.memory import (
     SharedAllocOp,
     StoreOp,
 )
-from gpuc.generators.autodiff.accumulate import Accumulations
 from gpuc.generators.autodiff.common import (
     check_bitcast,
     derivative_call,
@@ -57,8 +56,8 @@ from gpuc.generators.autodiff.conventions import (
     is_duplicated,
     reverse_type,
 )
+from gpuc.generators.autodiff.fold import FoldedLoops
 from gpuc.generators.autodiff.fuse import fuse_ifs
-from gpuc.generators.autodiff.loops import LoopAdjoints
 from gpuc.generators.autodiff.memory import root_of
 from gpuc.generators.autodiff.rules import (
     CONSTANTS_FROM_INTEGERS,
@@ -71,7 +70,7 @@ from gpuc.generators.autodiff.sweep import MODE, Adj, Env, free_floats
 from gpuc.generators.autodiff.writers import SingleWriter
 
 
-class Reverse(LoopAdjoints):
+class Reverse(FoldedLoops):
     def build(self, name: str) -> FuncOp:
         source_type = self.source.function_type
         check_source(self.source)
@@ -91,14 +90,16 @@ class Reverse(LoopAdjoints):
                 shadow.name_hint = f"d{arg.name_hint}" if arg.name_hint else None
                 self.shadows[arg] = shadow
         b = Emitter(body)
-        terminator = self.primal_ops(self.source.body.block, b, env, recompute=False)
-        assert isinstance(terminator, ReturnOp)
         adj: Adj = {}
-        for v in terminator.arguments:
-            if is_float(v.type):
-                seed = next(args) if self.seed else b.const(1.0, v.type)
-                self.accumulate(adj, v, seed, b)
-        self.adjoint_ops(self.source.body.block, b, env, adj)
+
+        def seed(terminator: Operation, at: Emitter) -> None:
+            assert isinstance(terminator, ReturnOp)
+            for v in terminator.arguments:
+                if is_float(v.type):
+                    value = next(args) if self.seed else at.const(1.0, v.type)
+                    self.accumulate(adj, v, value, at)
+
+        self.swept(self.source.body.block, b, env, adj, seed)
         results = [adj.get(a) or b.zero(a.type) for a in src_args if is_float(a.type)]
         b.op(ReturnOp(*results))
         self.recomputed.finish(body)
@@ -199,10 +200,6 @@ class Reverse(LoopAdjoints):
         cond = self.one_thread(tuple(sorted(free)), shared)
         branch = b.op(scf.IfOp(cond, [], Region(plain), Region(atomic)))
         self.accumulations.add(branch, value, shadow)
-
-    @functools.cached_property
-    def accumulations(self) -> Accumulations:
-        return Accumulations()
 
     @functools.cached_property
     def writers(self) -> SingleWriter:

@@ -52,10 +52,11 @@ from gpuc.dialects.subgroup import (
     VoteOp,
 )
 from gpuc.lowering.context import ModuleLowering, translator_for
-from gpuc.lowering.memory import shared_allocation, tag_context, tag_space
+from gpuc.lowering.memory import context_scopes, shared_allocation, tag_context
 from gpuc.lowering.subgroup import lane_first, lane_step, shuffle_source
 from gpuc.targets.native.abi import STATE, WARP
 from gpuc.targets.native.common import (
+    LoopHint,
     WorkGroupFunction,
     counted_loop,
     error_message,
@@ -69,6 +70,7 @@ from gpuc.targets.native.form_work_groups import (
     read,
     walked,
 )
+from gpuc.targets.native.pools import LANES, Pools
 from gpuc.targets.native.uniformity import Uniformity, computes_only, first_barrier
 
 I64 = ir.IntType(64)
@@ -79,21 +81,24 @@ X_LOOP_HINTS = (("llvm.loop.interleave.count", 1), ("llvm.loop.unroll.disable", 
 unrolled before the vectorizer sees it (a known block's 16 or 32 x would be,
 into scalar code per thread)."""
 FOLD_HINTS = (("llvm.loop.vectorize.width", 1),)
-POOL_LANE_HINTS = (("llvm.loop.unroll.disable", None),)
+POOL_LANE_HINTS = (
+    ("llvm.loop.unroll.disable", None),
+    ("llvm.loop.vectorize.width", LANES),
+)
 """A lane loop that pools an add (`_poolable`) is left to the loop
-vectorizer, which runs its lanes as one vector iteration: fully unrolled,
-SLP vectorized them in pieces joined by shuffles."""
+vectorizer, which runs its lanes as one vector iteration, all LANES of them
+(one vector store into the pool's row; at its own width, 8 on AVX2 widths,
+the lanes were a loop of two iterations, and the row two stores): fully
+unrolled, SLP vectorized them in pieces joined by shuffles."""
+POOL_LOOP_HINTS = (*FOLD_HINTS, ("llvm.loop.unroll.full", None))
+"""A loop whose lane loops pool an add is unrolled fully where its trip count
+is known and small (matmul's 16 steps of j): the pools' rows then have
+constant places, and LLVM keeps them in registers instead of the stack."""
 WRITES = (StoreOp, AtomicRMWOp, AtomicCmpXchgOp)
 ACCESSES = (LoadOp, *WRITES)
-LANES = 16
-POOL_ALIGN = 64
-"""The alignment of a pool (`_flush_pool`), stated on its stack slot and on
-its one load as a vector: without it the load takes the vector's own ABI
-alignment (64 bytes for 16 floats) while the slot had its element's (4), and
-x86 faults on an aligned vector load (`vmovaps`) from a slot LLVM placed 8
-bytes off."""
-"""Threads of a row that `emit_lanes` runs together (a vector of f32 on
-AVX-512, two on AVX2)."""
+CONTEXT_SCOPES = 64
+"""Up to this many values kept in context storage, each array gets an alias
+scope of its own (the metadata grows with the square of the count)."""
 
 
 def context_bytes_symbol(kernel_symbol: str) -> str:
@@ -135,7 +140,7 @@ class WorkGroupLowering(WorkGroupFunction):
         """The helpers whose decisions are merged into this function's."""
         self.prologue = ir.IRBuilder()
         self._context: ir.Value | None = None
-        self._context_elements: set[int] = set()
+        self._context_elements: dict[int, ir.Value] = {}
         """The ids of the context storage addresses `_element` made."""
         self._threads: ir.Value | None = None
 
@@ -393,18 +398,7 @@ class WorkGroupLowering(WorkGroupFunction):
                 if isinstance(o, AtomicRMWOp) and _poolable(o, body_ops, iv_arg)
             ]
         )
-        pools = [
-            (
-                add,
-                self.alloca(
-                    ir.ArrayType(self.type(add.value.type), LANES),
-                    "pool",
-                    align=POOL_ALIGN,
-                ),
-                self.alloca(I64, "pool.at") if add.index is not None else None,
-            )
-            for add in pooled
-        ]
+        pools = Pools(self, pooled)
         zero = ir.Constant(I64, 0)
         lanes = ir.Constant(I64, LANES)
         bx, by, bz = (self.block_values[("block_dim", d)] for d in range(3))
@@ -473,6 +467,7 @@ class WorkGroupLowering(WorkGroupFunction):
                     )
 
             lane_loop(x0, y, z, start)
+            pools.start()
 
             def iteration(j: ir.Value, every: bool = False) -> None:
                 def step_lane(linear: ir.Value) -> None:
@@ -494,19 +489,12 @@ class WorkGroupLowering(WorkGroupFunction):
                     for value in used:
                         self.materialize(value, linear, bound)
                     for inner in body_ops:
-                        pool = next((p for p in pools if p[0] is inner), None)
+                        pool = pools.find(inner)
                         if pool is None:
                             self.translate_op(inner)
                             continue
-                        add, values, at = pool
                         assert self.thread is not None
-                        lane = b.sub(self.thread[0], x0)
-                        ty = self.type(add.value.type)
-                        slot = b.gep(values, [lane], inbounds=True, source_etype=ty)
-                        b.store(self.values[add.value], slot)
-                        if at is not None:
-                            assert add.index is not None
-                            b.store(self.values[add.index], at)
+                        pools.put(pool, b.sub(self.thread[0], x0))
                     results = [self.values[v] for v in yielded]
                     for slot, value in zip(slots, results, strict=True):
                         b.store(value, self._element(slot, linear))
@@ -515,15 +503,15 @@ class WorkGroupLowering(WorkGroupFunction):
                         b.branch(skip)
                         b.position_at_end(skip)
 
-                lane_loop(x0, y, z, step_lane, POOL_LANE_HINTS if pools else ())
-                for add, values, at in pools:
-                    self._flush_pool(add, values, at)
+                pools.begin_row()
+                lane_loop(x0, y, z, step_lane, POOL_LANE_HINTS if pooled else ())
+                pools.end_row()
 
             if trips is None or least is None:
                 # A body that writes memory (a reversed tile loop adding into
                 # shadow tiles) is vectorized across the lanes (SLP), not
                 # across iterations, whose stores would be scatters.
-                hints = FOLD_HINTS if writes else ()
+                hints = POOL_LOOP_HINTS if pooled else FOLD_HINTS if writes else ()
                 stepped_loop(b, self.values[op.lb], ub, step, iteration, hints)
             else:
                 fewest = b.load(least, typ=I64)
@@ -531,6 +519,7 @@ class WorkGroupLowering(WorkGroupFunction):
                     b, zero, fewest, lambda j: iteration(j, every=True), "lanes.all"
                 )
                 counted_loop(b, fewest, b.load(trips, typ=I64), iteration, "lanes.k")
+            pools.finish()
 
         counted_loop(
             b,
@@ -629,29 +618,6 @@ class WorkGroupLowering(WorkGroupFunction):
             end = b.select(b.icmp_signed("<", bound, zero), zero, end)
             return begin, end
         return zero, clamp(bound)
-
-    def _flush_pool(
-        self, add: AtomicRMWOp, values: ir.Value, at: ir.Value | None
-    ) -> None:
-        """Add the sum of a group's lanes' contributions to a pooled add
-        (`_poolable`) once, at the address they all add to."""
-        b = self.builder
-        ty = self.type(add.value.type)
-        vector = ir.VectorType(ty, LANES)
-        reduce = self.ml.intrinsic(
-            f"llvm.vector.reduce.fadd.v{LANES}{ty.intrinsic_name}", ty, [ty, vector]
-        )
-        lanes = b.load(values, typ=vector, align=POOL_ALIGN)
-        total = b.call(reduce, [ir.Constant(ty, -0.0), lanes], fastmath=REGROUPING)
-        base = self.values[add.ptr]
-        where = (
-            base
-            if at is None
-            else b.gep(base, [b.load(at, typ=I64)], inbounds=True, source_etype=ty)
-        )
-        old = b.load(where, typ=ty)
-        tag_space(self, old, add.ptr)
-        tag_space(self, b.store(b.fadd(old, total, flags=REGROUPING), where), add.ptr)
 
     def _unbind(self, values: list[SSAValue]) -> None:
         """Forget values bound inside a thread loop that has ended."""
@@ -762,14 +728,20 @@ class WorkGroupLowering(WorkGroupFunction):
         at = self.builder.gep(
             slot.base, [linear], inbounds=True, source_etype=slot.type
         )
-        self._context_elements.add(id(at))
+        self._context_elements[id(at)] = slot.base
         return at
 
     def _tag_context_accesses(self) -> None:
         """Tell LLVM that context storage (the function's own allocation)
         aliases neither global nor shared memory (`tag_context`), so that
         values read from it need not be read again after a store to a
-        tile (matmul's reversed tile loop then vectorizes across lanes)."""
+        tile (matmul's reversed tile loop then vectorizes across lanes); and,
+        in a function with at most CONTEXT_SCOPES values kept there, that
+        the arrays of two values do not overlap (a lane loop that writes
+        one value's and reads another's then needs no runtime check)."""
+        bases = list(dict.fromkeys(self._context_elements.values()))
+        parts = context_scopes(self, len(bases)) if len(bases) <= CONTEXT_SCOPES else []
+        part = {id(base): k for k, base in enumerate(bases)} if parts else {}
         for block in self.fn.blocks:
             for inst in block.instructions:
                 if isinstance(inst, ir.LoadInstr):
@@ -778,8 +750,9 @@ class WorkGroupLowering(WorkGroupFunction):
                     at = inst.operands[1]
                 else:
                     continue
-                if id(at) in self._context_elements:
-                    tag_context(self, inst)
+                base = self._context_elements.get(id(at))
+                if base is not None:
+                    tag_context(self, inst, part.get(id(base)), parts)
 
     def copy(self, targets: Sequence[Slot], sources: Sequence[SSAValue]) -> None:
         """Every thread's `sources` into `targets` (all read, then all written,
@@ -1174,9 +1147,6 @@ class WorkGroupLowering(WorkGroupFunction):
         b.position_at_end(done)
 
 
-REGROUPING = ("reassoc", "nsz")
-
-
 def _poolable(op: AtomicRMWOp, body: list[Operation], iv: SSAValue) -> bool:
     """Whether `op`, in the body of a loop run over groups of lanes, is a
     regrouped float add into shared memory that the lanes of a group may
@@ -1185,7 +1155,7 @@ def _poolable(op: AtomicRMWOp, body: list[Operation], iv: SSAValue) -> bool:
     else in the body touches that allocation, so no lane sees another's
     add before the group's is made (matmul's reversed tile loop: each lane
     of a row adds to `da_tile[ty * 16 + j]`). The lanes then store their
-    values side by side and the group adds their sum once (`_flush_pool`)."""
+    values side by side and the group adds their sum (gpuc/targets/native/pools.py)."""
     if not (
         op.kind.data == AtomicKind.ADD
         and REGROUPED in op.attributes
@@ -1248,7 +1218,7 @@ def stepped_loop(
     ub: ir.Value,
     step: ir.Value,
     body: Callable[[ir.Value], None],
-    hints: Sequence[tuple[str, int]] = (),
+    hints: Sequence[LoopHint] = (),
 ) -> None:
     """`for (i = lb; i < ub; i += step) body(i)`, signed, as scf.for; `hints`
     as `counted_loop`'s."""

@@ -1,20 +1,30 @@
 // A lane loop that pools a regrouped shared add (`_poolable`: every lane of a
-// row adds into acc[ty * 8 + j]) is marked llvm.loop.unroll.disable: LLVM's
-// loop vectorizer then runs its 16 lanes as one vector iteration (the pool is
-// one vector store, reduced once), where the fully unrolled lanes were
-// vectorized by SLP in pieces of 8, 4, 2 and 1 joined by shuffles (matmul's
-// reversed tile loop: 3.0-3.6 ms -> 2.2-2.3 ms).
+// row adds into acc[ty * 8 + j]) stores each lane's value in the pool's row
+// for the iteration (pools.py); the rows of 16 iterations are summed together
+// by a transpose-add tree (shuffles and vector adds, no horizontal reduce per
+// iteration). The lane loop is marked llvm.loop.unroll.disable and
+// vectorize.width 16: LLVM's loop vectorizer then runs its 16 lanes as one
+// vector iteration (a row is one vector store), where the fully unrolled
+// lanes were vectorized by SLP in pieces of 8, 4, 2 and 1 joined by shuffles;
+// the pooling loop is marked unroll.full (and vectorize.width 1: vectorized
+// across lanes, not iterations), so where its trip count is known the pool's
+// rows have constant places and stay in registers.
 // RUN: gpuc-opt %s -t 'llvm{target=native stage=link}' | FileCheck %s
 
 // CHECK-LABEL: define internal void @rows(ptr %state, ptr %in, ptr %out)
+// CHECK: %pool = alloca [16 x [16 x float]], align 64
 // CHECK: lane.head.1:
 // CHECK: br label %lane.head.1, !llvm.loop [[LANES:![0-9]+]]
-// CHECK: call reassoc nsz float @llvm.vector.reduce.fadd.v16f32
+// CHECK: shufflevector <16 x float>
+// CHECK: fadd reassoc nsz <16 x float>
+// CHECK-NOT: llvm.vector.reduce.fadd
 // CHECK: br label %steps.head, !llvm.loop [[STEPS:![0-9]+]]
-// CHECK-DAG: [[LANES]] = distinct !{[[LANES]], [[NOUNROLL:![0-9]+]]}
+// CHECK-DAG: [[LANES]] = distinct !{[[LANES]], [[NOUNROLL:![0-9]+]], [[LANES16:![0-9]+]]}
 // CHECK-DAG: [[NOUNROLL]] = !{!"llvm.loop.unroll.disable"}
-// CHECK-DAG: [[STEPS]] = distinct !{[[STEPS]], [[WIDTH:![0-9]+]]}
+// CHECK-DAG: [[LANES16]] = !{!"llvm.loop.vectorize.width", i32 16}
+// CHECK-DAG: [[STEPS]] = distinct !{[[STEPS]], [[WIDTH:![0-9]+]], [[FULL:![0-9]+]]}
 // CHECK-DAG: [[WIDTH]] = !{!"llvm.loop.vectorize.width", i32 1}
+// CHECK-DAG: [[FULL]] = !{!"llvm.loop.unroll.full"}
 gpuc.func @rows(%in: !gpuc.ptr<f32, global>, %out: !gpuc.ptr<f32, global>) kernel {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
