@@ -77,7 +77,7 @@ _TOKEN = re.compile(
     (?:
     (%[A-Za-z0-9_$.-]+
     |[(){}\[\]<>,:=]
-    |[A-Za-z_][A-Za-z0-9_$.]*
+    |[A-Za-z_][A-Za-z0-9_$.]*(?:<[^<>"]*(?<!-)>)?
     |[!#][A-Za-z_][A-Za-z0-9_$.]*(?:<[^<>"]*(?<!-)>)?
     |->
     |-?[0-9][0-9A-Za-z_.]*(?:[eE][-+][0-9]+)?
@@ -165,6 +165,9 @@ class _Reader:
         self.line_starts = line_starts(text)
         self.scope: dict[str, SSAValue] = {}
         self.types: dict[str, Attribute] = {}
+        """Types by their spelling, each read by xDSL once."""
+        self.attributes: dict[str, Attribute] = {}
+        """Attributes by their spelling (`#...`: never a type's)."""
         self.signatures: dict[tuple[int | None, ...], FunctionType] = {}
         """Function types by their inputs' and outputs' identities."""
         self.op_types: dict[str, tuple[type[IRDLOperation], dict[str, Attribute]]] = {}
@@ -267,7 +270,17 @@ class _Reader:
         return text[start:end]
 
     def type(self) -> Attribute:
-        if self.texts[self.i][:1] not in _TYPE_START:
+        texts, i = self.texts, self.i
+        token = texts[i]
+        # A type met before, whole in its token (`f32`, `!gpuc.ptr<f32,
+        # global>`): one lookup. Not before a `<` (`vector<...>` where
+        # `_TOKEN` could not take its angles in).
+        if texts[i + 1] != "<":
+            found = self.types.get(token)
+            if found is not None:
+                self.i = i + 1
+                return found
+        if token[:1] not in _TYPE_START:
             raise Decline
         spelling = self._spelling()
         found = self.types.get(spelling)
@@ -290,10 +303,10 @@ class _Reader:
         if self.texts[self.i][:1] != "#":
             raise Decline
         spelling = self._spelling()
-        found = self.types.get(spelling)
+        found = self.attributes.get(spelling)
         if found is None:
             found = _parse(self.ctx, spelling, "attribute")
-            self.types[spelling] = found
+            self.attributes[spelling] = found
         return found
 
     # Values.
@@ -397,10 +410,9 @@ class _Reader:
         self.block_body(block)
         self.expect("}")
         self.scope = outer
-        region = Region()
-        if arguments or block.ops or label is not None:
-            region.add_block(block)
-        return region
+        if arguments or block._first_op is not None or label is not None:  # noqa: SLF001
+            return _region(block)
+        return _region(None)
 
     def block_arguments(self) -> list[tuple[str, Attribute]]:
         """A label's `(%a: T, ...)` (perhaps none) and its `:`."""
@@ -555,6 +567,16 @@ def _block_argument(type: Attribute, block: Block, index: int) -> BlockArgument:
     return argument
 
 
+def _region(block: Block | None) -> Region:
+    """`Region(block)` (or `Region()` for None) for a block just made, so in
+    no region: the links set without `add_block`'s checks and iterator."""
+    region = Region.__new__(Region)
+    if block is not None:
+        region._first_block = region._last_block = block  # noqa: SLF001
+        block.parent = region
+    return region
+
+
 def _take_block(region: Region) -> Block:
     block = region.blocks.first
     if block is None:
@@ -653,9 +675,10 @@ def _build(
     op.location = UNKNOWN_LOC
     op._successors = ()
     op._successor_uses = ()
-    op.regions = ()
+    # `add_region` of each: the rules' regions are fresh, in no op.
+    op.regions = tuple(regions)
     for region in regions:
-        op.add_region(region)
+        region.parent = op
     return op
 
 
@@ -703,8 +726,9 @@ def _one_type(r: _Reader, *values: SSAValue) -> Attribute:
     _no_attributes(r)
     r.expect(":")
     type = r.type()
-    if any(value.type is not type and value.type != type for value in values):
-        raise Decline  # mistyped: the full parser says where
+    for value in values:
+        if value._type is not type and value._type != type:  # noqa: SLF001
+            raise Decline  # mistyped: the full parser says where
     return type
 
 
@@ -822,7 +846,7 @@ def _scf_if(r: _Reader) -> Operation:
     if r.optional("->"):
         results = r.types_in_parens()
     then = _region_with_yield(r)
-    otherwise = _region_with_yield(r) if r.optional("else") else Region()
+    otherwise = _region_with_yield(r) if r.optional("else") else _region(None)
     _no_attributes(r)
     return _make(r, "scf.if", (cond,), results, regions=(then, otherwise))
 
