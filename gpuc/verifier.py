@@ -9,8 +9,11 @@ result types, region entry types and block counts, successor count, and
 properties and attributes, each compared by what its constraint reads (the
 class, or the class and some parameters, for the constraints known here;
 identity for the rest, so an equal value that is another object is checked
-again). The checks that read more than the shape (traits' and the op's own
-`verify_`, terminators, parent links) run on every op.
+again). The traits whose checks read nothing but the shape (ReturnLike,
+NoTerminator, and HasParent, the parent op's class then part of the shape)
+run with them; IsTerminator's is the walk's own (the op is its block's
+last). The checks that read more than the shape (other traits' and the op's
+own `verify_`, terminators, parent links) run on every op.
 
 `verifies` answers yes or no and says nothing of why: a module it rejects is
 verified again by xDSL's verifier, whose diagnostic is the one reported
@@ -60,7 +63,13 @@ from xdsl.irdl.operations import (
     irdl_op_verify_regions,
     verify_variadic_size,
 )
-from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator
+from xdsl.traits import (
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    NoTerminator,
+    ReturnLike,
+)
 
 _Check = Callable[[Operation], None]
 _Key = Callable[[Attribute], object]
@@ -152,14 +161,25 @@ def _parametrized_key(constraint: ParamAttrConstraint[ParametrizedAttribute]) ->
 @dataclass(frozen=True)
 class _Plan:
     """What verifying an op of one IRDL class runs: its definition's checks
-    (`op_def`, memoized by shape), then `checks` (traits with a verifier, the
-    class's own `verify_`) on every op."""
+    and `shape_checks` (`op_def`, memoized by shape: the shape holds the
+    parent op's class where `parent` says so), then `checks` (traits with a
+    verifier, the class's own `verify_`) on every op."""
 
     op_def: OpDef
     traits: frozenset[OpTrait]
     checks: tuple[_Check, ...]
     properties: tuple[tuple[str, _Key], ...]
     attributes: tuple[tuple[str, _Key], ...]
+    shape_checks: tuple[_Check, ...] = ()
+    parent: bool = False
+    terminator: bool = False
+    """Whether the class has IsTerminator, whose check the walk makes."""
+
+
+_SHAPE_TRAITS = (ReturnLike, NoTerminator, HasParent)
+"""The traits whose `verify` reads only the op's class, result and successor
+counts, its regions' block counts and (HasParent) its parent op's class: what
+a shape holds. Their exact classes: a subclass may read more."""
 
 
 _PLANS: dict[type[Operation], _Plan | None] = {}
@@ -197,12 +217,16 @@ def _plan(cls: type[Operation]) -> _Plan | None:
             op_def = cls.get_irdl_definition()
             traits = op_def.traits.traits
             # IsolatedFromAbove is checked as the walk meets each operand
-            # (`_Verifier.op`), not by a walk of its own.
-            checks: list[_Check] = [
-                t.verify
+            # and IsTerminator as it meets each op (`_Verifier.op`), not by a
+            # walk or a call of their own.
+            verified = [
+                t
                 for t in traits
                 if type(t).verify is not OpTrait.verify
-                and type(t) is not IsolatedFromAbove
+                and type(t) not in (IsolatedFromAbove, IsTerminator)
+            ]
+            checks: list[_Check] = [
+                t.verify for t in verified if type(t) not in _SHAPE_TRAITS
             ]
             if own is not None:
                 assert callable(own)
@@ -213,6 +237,9 @@ def _plan(cls: type[Operation]) -> _Plan | None:
                 tuple(checks),
                 tuple((n, _key(d.constr)) for n, d in op_def.properties.items()),
                 tuple((n, _key(d.constr)) for n, d in op_def.attributes.items()),
+                tuple(t.verify for t in verified if type(t) in _SHAPE_TRAITS),
+                any(type(t) is HasParent for t in verified),
+                any(type(t) is IsTerminator for t in traits),
             )
     _PLANS[cls] = plan
     return plan
@@ -269,6 +296,10 @@ def _shape(op: Operation, plan: _Plan) -> tuple[object, ...]:
         key.append(_END)
     key.append(_END)
     key.append(len(op._successors))  # noqa: SLF001
+    if plan.parent:
+        above = op.parent
+        around = None if above is None else above.parent
+        key.append(type(None if around is None else around.parent))
     properties = op.properties
     if properties:
         # How many, not which: with the defined ones' keys below, that says
@@ -443,9 +474,13 @@ class _Verifier:
         if plan is None:
             op.verify_()
             return
+        if plan.terminator and block is not None and not last:
+            raise ValueError("a terminator not last in its block")
         shape = _shape(op, plan)
         if shape not in self.seen:
             _definition_checks(op, plan.op_def)
+            for check in plan.shape_checks:
+                check(op)
             self.seen.add(shape)
         for check in plan.checks:
             check(op)
