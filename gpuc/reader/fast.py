@@ -117,7 +117,6 @@ _KINDS = {
 """A token's kind by its first character (`->` apart)."""
 _TYPE_START = frozenset(string.ascii_letters + "_!")
 """The first characters of a type: a word or a `!dialect` type."""
-_WORD_START = frozenset(string.ascii_letters + "_")
 
 
 def _kind(text: str) -> str:
@@ -162,7 +161,11 @@ class _Reader:
         self.i = 0
         self.file = StringAttr(file)
         self.line_offset = line_offset
-        self.line_starts = line_starts(text)
+        # The line starts, and one past the text's end: the loop in
+        # `location` stops there.
+        self.line_starts = [*line_starts(text), len(text) + 1]
+        self.line = 1
+        """The line (from 1) of the last location made."""
         self.scope: dict[str, SSAValue] = {}
         self.types: dict[str, Attribute] = {}
         """Types by their spelling, each read by xDSL once."""
@@ -204,7 +207,16 @@ class _Reader:
 
     def location(self, pos: int) -> FileLineColLoc:
         starts = self.line_starts
-        line = bisect_right(starts, pos)
+        # Ops are read in the text's order, most on the line after the last
+        # op's: the line found from the last one by a step or two, not by
+        # bisection (0.7 us an op).
+        line = self.line
+        if starts[line - 1] > pos:
+            line = bisect_right(starts, pos)
+        else:
+            while starts[line] <= pos:
+                line += 1
+        self.line = line
         column = pos - starts[line - 1] + 1
         line += self.line_offset
         # FileLineColLoc(file, line, column), made as xDSL's constructor
@@ -377,9 +389,7 @@ class _Reader:
                     raise Decline
                 i += 1
                 first = texts[i]
-            if first[:1] not in _WORD_START:
-                raise Decline
-            rule = _RULES.get(first)
+            rule = _RULES.get(first)  # an op's name: its rules' words only
             if rule is None:
                 raise Decline
             at = starts[i]
@@ -658,18 +668,29 @@ def _build(
             regions=regions,
         )
     op = op_type.__new__(op_type)
-    if operands:
-        uses = tuple(map(_use, operands, repeat(op), range(len(operands))))
+    # One or two operands and one result, the most frequent, without a map
+    # (its iterators cost more than the uses and the result: 2.5 -> 1.9 us
+    # an arith.addf).
+    count = len(operands)
+    if count == 2:
+        op._operand_uses = (_use(operands[0], op, 0), _use(operands[1], op, 1))
         op._operands = SSAValues(operands)
-        op._operand_uses = uses
+    elif count == 1:
+        op._operand_uses = (_use(operands[0], op, 0),)
+        op._operands = SSAValues(operands)
+    elif count:
+        op._operand_uses = tuple(map(_use, operands, repeat(op), range(count)))
+        op._operands = SSAValues(operands)
     else:
         op._operands = _NO_VALUES
         op._operand_uses = ()
-    op.results = (
-        SSAValues(map(OpResult, result_types, repeat(op), range(len(result_types))))
-        if result_types
-        else _NO_VALUES
-    )
+    count = len(result_types)
+    if count == 1:
+        op.results = SSAValues((OpResult(result_types[0], op, 0),))
+    elif count:
+        op.results = SSAValues(map(OpResult, result_types, repeat(op), range(count)))
+    else:
+        op.results = _NO_VALUES
     op.properties = properties
     op.attributes = {}
     op.location = UNKNOWN_LOC
