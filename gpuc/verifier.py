@@ -10,10 +10,11 @@ properties and attributes, each compared by what its constraint reads (the
 class, or the class and some parameters, for the constraints known here;
 identity for the rest, so an equal value that is another object is checked
 again). The traits whose checks read nothing but the shape (ReturnLike,
-NoTerminator, and HasParent, the parent op's class then part of the shape)
-run with them; IsTerminator's is the walk's own (the op is its block's
-last). The checks that read more than the shape (other traits' and the op's
-own `verify_`, terminators, parent links) run on every op.
+NoTerminator, HasParent, the parent op's class then part of the shape, and
+SymbolOpInterface where the name is a required property) run with them;
+IsTerminator's is the walk's own (the op is its block's last). The checks
+that read more than the shape (other traits' and the op's own `verify_`,
+terminators, parent links) run on every op.
 
 `verifies` answers yes or no and says nothing of why: a module it rejects is
 verified again by xDSL's verifier, whose diagnostic is the one reported
@@ -69,6 +70,7 @@ from xdsl.traits import (
     IsTerminator,
     NoTerminator,
     ReturnLike,
+    SymbolOpInterface,
 )
 
 _Check = Callable[[Operation], None]
@@ -203,6 +205,24 @@ def _own_verify(cls: type[IRDLOperation]) -> _Check | None | bool:
     return custom if callable(custom) else False
 
 
+def _reads_the_shape(trait: OpTrait, op_def: OpDef) -> bool:
+    """Whether `trait.verify` reads only what an op's shape holds: one of
+    `_SHAPE_TRAITS`, or SymbolOpInterface where `sym_name` is a required
+    property whose class is in the shape (the trait asks whether the
+    property, read before any attribute of that name, is a StringAttr)."""
+    kind = type(trait)
+    if kind in _SHAPE_TRAITS:
+        return True
+    if kind is not SymbolOpInterface:
+        return False
+    sym_name = op_def.properties.get("sym_name")
+    return (
+        sym_name is not None
+        and not isinstance(sym_name, OptPropertyDef)
+        and _key(sym_name.constr) is type
+    )
+
+
 def _plan(cls: type[Operation]) -> _Plan | None:
     """How ops of `cls` verify; None where the op's own `verify_` runs whole
     (not an IRDL op, or one whose verifier is not irdl_op_definition's)."""
@@ -225,9 +245,8 @@ def _plan(cls: type[Operation]) -> _Plan | None:
                 if type(t).verify is not OpTrait.verify
                 and type(t) not in (IsolatedFromAbove, IsTerminator)
             ]
-            checks: list[_Check] = [
-                t.verify for t in verified if type(t) not in _SHAPE_TRAITS
-            ]
+            by_shape = [t for t in verified if _reads_the_shape(t, op_def)]
+            checks: list[_Check] = [t.verify for t in verified if t not in by_shape]
             if own is not None:
                 assert callable(own)
                 checks.append(own)
@@ -237,7 +256,7 @@ def _plan(cls: type[Operation]) -> _Plan | None:
                 tuple(checks),
                 tuple((n, _key(d.constr)) for n, d in op_def.properties.items()),
                 tuple((n, _key(d.constr)) for n, d in op_def.attributes.items()),
-                tuple(t.verify for t in verified if type(t) in _SHAPE_TRAITS),
+                tuple(t.verify for t in by_shape),
                 any(type(t) is HasParent for t in verified),
                 any(type(t) is IsTerminator for t in traits),
             )
