@@ -29,11 +29,10 @@ import re
 import string
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
-from enum import Enum
 from functools import cache
 from itertools import islice, repeat
 from operator import itemgetter
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -70,6 +69,16 @@ from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from gpuc.diagnostics import line_starts
+from gpuc.dialects.attrs import (
+    AddressSpace,
+    AtomicKindAttr,
+    DimAttr,
+    InlineHintAttr,
+    JobAttr,
+    PtrType,
+    RoleAttr,
+)
+from gpuc.dialects.functions import FuncOp
 
 _TOKEN = re.compile(
     r"""
@@ -514,8 +523,17 @@ def _data(cls: type[_DataT], value: object) -> _DataT:
     return attribute
 
 
-_ROLES: dict[Enum, Attribute] = {}
-_INLINE_HINTS: dict[Enum, Attribute] = {}
+_EnumT = TypeVar("_EnumT", RoleAttr, InlineHintAttr, DimAttr, AtomicKindAttr)
+
+
+@cache
+def _enum_attributes(cls: type[_EnumT]) -> dict[str, _EnumT]:
+    """The attribute of each word of an enum attribute (`kernel` ->
+    RoleAttr(Role.KERNEL)), made once: the enum's call by value and the
+    attribute's constructor took 2-3 us an op (a dimension, a role)."""
+    return {member.value: cls(cast(Any, member)) for member in cls.enum_type}
+
+
 _STRINGS: dict[str, StringAttr] = {}
 
 
@@ -952,15 +970,6 @@ def _scf_yield(r: _Reader) -> Operation:
 
 
 def _gpuc_func(r: _Reader) -> Operation:
-    from gpuc.dialects.attrs import InlineHint, Role
-    from gpuc.dialects.functions import FuncOp
-
-    if not _ROLES:
-        from gpuc.dialects.attrs import InlineHintAttr, RoleAttr
-
-        _ROLES.update({role: RoleAttr(role) for role in Role})
-        _INLINE_HINTS.update({hint: InlineHintAttr(hint) for hint in InlineHint})
-
     visibility = None
     if r.peek() in ("private", "public", "nested"):
         visibility = r.take()
@@ -971,13 +980,12 @@ def _gpuc_func(r: _Reader) -> Operation:
     outputs: list[Attribute] = []
     if r.optional("->"):
         outputs = r.types_in_parens() if r.peek() == "(" else [r.type()]
-    try:
-        role = Role(r.take())
-    except ValueError:
-        raise Decline from None
-    inline = None
-    if r.peek() in ("always_inline", "no_inline"):
-        inline = InlineHint(r.take())
+    role = _enum_attributes(RoleAttr).get(r.take())
+    if role is None:
+        raise Decline
+    inline = _enum_attributes(InlineHintAttr).get(r.peek())
+    if inline is not None:
+        r.take()
     if r.peek() != "{":
         raise Decline  # declarations and attributes: the full parser
     body = r.region(params)
@@ -994,9 +1002,9 @@ def _gpuc_func(r: _Reader) -> Operation:
     }
     if visibility:
         props["sym_visibility"] = _string(visibility)
-    props["role"] = _ROLES[role]
-    if inline:
-        props["inline"] = _INLINE_HINTS[inline]
+    props["role"] = role
+    if inline is not None:
+        props["inline"] = inline
     return _build(FuncOp, (), (), props, (body,))
 
 
@@ -1041,8 +1049,6 @@ def _gpuc_call(r: _Reader) -> Operation:
 
 
 def _gpuc_deferred_call(r: _Reader) -> Operation:
-    from gpuc.dialects.attrs import JobAttr
-
     source = r.symbol()
     r.expect("(")
     arguments = r.operands()
@@ -1057,8 +1063,6 @@ def _gpuc_deferred_call(r: _Reader) -> Operation:
 
 
 def _pointer_access(r: _Reader) -> tuple[SSAValue, list[SSAValue], Attribute]:
-    from gpuc.dialects.attrs import PtrType
-
     pointer = r.operand()
     index: list[SSAValue] = []
     if r.optional("["):
@@ -1087,8 +1091,6 @@ def _gpuc_offset(r: _Reader) -> Operation:
 
 
 def _gpuc_shared_alloc(r: _Reader) -> Operation:
-    from gpuc.dialects.attrs import AddressSpace, PtrType
-
     props: dict[str, Attribute] = {"count": _i64_literal(r)}
     if r.optional("align"):
         props["alignment"] = _i64_literal(r)
@@ -1110,12 +1112,9 @@ def _i64_literal(r: _Reader) -> IntegerAttr:
 
 
 def _gpuc_atomic_rmw(r: _Reader) -> Operation:
-    from gpuc.dialects.attrs import AtomicKind, AtomicKindAttr
-
-    try:
-        kind = AtomicKind(r.take())
-    except ValueError:
-        raise Decline from None
+    kind = _enum_attributes(AtomicKindAttr).get(r.take())
+    if kind is None:
+        raise Decline
     pointer = r.operand()
     index: list[SSAValue] = []
     if r.optional("["):
@@ -1129,7 +1128,7 @@ def _gpuc_atomic_rmw(r: _Reader) -> Operation:
     type = r.type()
     if pointer.type != type or getattr(type, "element", None) != value.type:
         raise Decline
-    props: dict[str, Attribute] = {"kind": AtomicKindAttr(kind)}
+    props: dict[str, Attribute] = {"kind": kind}
     return _make(r, "gpuc.atomic_rmw", (pointer, *index, value), (value.type,), props)
 
 
@@ -1144,14 +1143,11 @@ def _gpuc_store(r: _Reader) -> Operation:
 
 def _dim_index(name: str) -> Rule:
     def rule(r: _Reader) -> Operation:
-        from gpuc.dialects.attrs import Dim, DimAttr
-
-        try:
-            dim = Dim(r.take())
-        except ValueError:
-            raise Decline from None
+        dimension = _enum_attributes(DimAttr).get(r.take())
+        if dimension is None:
+            raise Decline
         _no_attributes(r)
-        props: dict[str, Attribute] = {"dimension": DimAttr(dim)}
+        props: dict[str, Attribute] = {"dimension": dimension}
         return _make(r, name, (), (_INDEX,), props)
 
     return rule
