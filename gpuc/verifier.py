@@ -445,7 +445,9 @@ class _Verifier:
                 where: object  # the defining block (or None), asked by id
                 if kind is BlockArgument:
                     where = cast(BlockArgument, operand).block
-                elif kind is OpResult or isinstance(operand.owner, Operation):
+                elif kind is OpResult:  # its op, not the `owner` property's call
+                    where = cast(OpResult, operand).op.parent
+                elif isinstance(operand.owner, Operation):
                     where = operand.owner.parent
                 else:
                     where = operand.owner
