@@ -70,6 +70,7 @@ from xdsl.traits import (
     IsTerminator,
     NoTerminator,
     ReturnLike,
+    SingleBlockImplicitTerminator,
     SymbolOpInterface,
 )
 
@@ -164,8 +165,9 @@ def _parametrized_key(constraint: ParamAttrConstraint[ParametrizedAttribute]) ->
 class _Plan:
     """What verifying an op of one IRDL class runs: its definition's checks
     and `shape_checks` (`op_def`, memoized by shape: the shape holds the
-    parent op's class where `parent` says so), then `checks` (traits with a
-    verifier, the class's own `verify_`) on every op."""
+    parent op's class where `parent` says so, the class of each block's last
+    op where `last_ops` does), then `checks` (traits with a verifier, the
+    class's own `verify_`) on every op."""
 
     op_def: OpDef
     traits: frozenset[OpTrait]
@@ -176,12 +178,14 @@ class _Plan:
     parent: bool = False
     terminator: bool = False
     """Whether the class has IsTerminator, whose check the walk makes."""
+    last_ops: bool = False
 
 
-_SHAPE_TRAITS = (ReturnLike, NoTerminator, HasParent)
+_SHAPE_TRAITS = (ReturnLike, NoTerminator, HasParent, SingleBlockImplicitTerminator)
 """The traits whose `verify` reads only the op's class, result and successor
-counts, its regions' block counts and (HasParent) its parent op's class: what
-a shape holds. Their exact classes: a subclass may read more."""
+counts, its regions' block counts, (HasParent) its parent op's class and
+(SingleBlockImplicitTerminator) the class of each block's last op: what a
+shape holds. Their exact classes: a subclass may read more."""
 
 
 _PLANS: dict[type[Operation], _Plan | None] = {}
@@ -259,6 +263,7 @@ def _plan(cls: type[Operation]) -> _Plan | None:
                 tuple(t.verify for t in by_shape),
                 any(type(t) is HasParent for t in verified),
                 any(type(t) is IsTerminator for t in traits),
+                any(type(t) is SingleBlockImplicitTerminator for t in verified),
             )
     _PLANS[cls] = plan
     return plan
@@ -302,12 +307,15 @@ def _shape(op: Operation, plan: _Plan) -> tuple[object, ...]:
         *map(id, map(_TYPE, op.results)),
         _END,
     ]
+    last_ops = plan.last_ops
     for region in op.regions:
         first = region._first_block  # noqa: SLF001
         blocks = 0
         block = first
         while block is not None:
             blocks += 1
+            if last_ops:  # classes, then the count (an int): one reading
+                key.append(type(block._last_op))  # noqa: SLF001
             block = block._next_block  # noqa: SLF001
         key.append(blocks)
         if first is not None:

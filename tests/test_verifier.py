@@ -119,6 +119,24 @@ def test_a_terminator_before_the_end_of_its_block_fails() -> None:
     assert_rejected(module, "scf.yield")
 
 
+def test_an_if_ending_in_another_terminator_fails_though_its_shape_passed() -> None:
+    """SingleBlockImplicitTerminator runs once per shape, the class of each
+    block's last op part of it: a scf.if whose branch ends with a terminator
+    other than scf.yield is another shape than the ones that pass."""
+    from xdsl.dialects.scf import IfOp
+    from xdsl.dialects.test import TestTermOp
+
+    module = load_module(module_text(2, gpuc_kernel))
+    # The second kernel's: the first's shape passed before it is met.
+    branch = [op for op in module.walk() if isinstance(op, IfOp)][-1].true_region
+    yielded = branch.block.last_op
+    assert yielded is not None
+    yielded.detach()
+    yielded.erase()
+    branch.block.add_op(TestTermOp.create())
+    assert_rejected(module, "scf.if")
+
+
 def _kernel_and_a_constant() -> tuple[ModuleOp, FuncOp, ConstantOp]:
     """A module, its first kernel, and a constant of a helper."""
     module = load_module(module_text(2, gpuc_kernel))
