@@ -43,6 +43,14 @@ def xdsl_verifies(module: ModuleOp) -> bool:
     return True
 
 
+def assert_rejected(module: ModuleOp, name: str) -> None:
+    """Both verifiers say no, and the diagnostic names the op `name`."""
+    assert not verifies(module)
+    assert not xdsl_verifies(module)
+    with pytest.raises(OpError, match=name):
+        verify_located(module)
+
+
 def test_it_decides_as_xdsl_on_every_module_in_the_repository() -> None:
     decided = {True: 0, False: 0}
     for path, n, piece in PIECES:
@@ -66,10 +74,7 @@ def test_a_changed_shape_is_checked_again() -> None:
     # The same op class and types elsewhere in the module passed: a result
     # whose type no longer matches the value fails all the same.
     constant.results[0]._type = IntegerType(32)  # pyright: ignore[reportPrivateUsage]
-    assert not verifies(module)
-    assert not xdsl_verifies(module)
-    with pytest.raises(OpError, match="arith.constant"):
-        verify_located(module)
+    assert_rejected(module, "arith.constant")
 
 
 def test_an_operand_of_a_type_its_op_refuses_fails() -> None:
@@ -85,6 +90,51 @@ def test_an_operand_of_a_type_its_op_refuses_fails() -> None:
     assert not verifies(module)
     with pytest.raises(OpError, match="arith.addf"):
         verify_located(module)
+
+
+def test_a_yield_under_a_function_fails_though_its_shape_passed_under_an_if() -> None:
+    """HasParent runs once per shape, the parent op's class part of it: a
+    `scf.yield` ending a kernel is another shape than the scf.if's."""
+    from xdsl.dialects.scf import YieldOp
+
+    module = load_module(module_text(2, gpuc_kernel))
+    kernel = next(op for op in module.ops if isinstance(op, FuncOp))
+    returned = kernel.body.block.last_op
+    assert returned is not None and not returned.operands
+    returned.detach()
+    returned.erase()
+    kernel.body.block.add_op(YieldOp())
+    assert_rejected(module, "scf.yield")
+
+
+def test_a_terminator_before_the_end_of_its_block_fails() -> None:
+    """IsTerminator, which the walk checks as it meets each op."""
+    from xdsl.dialects.scf import IfOp, YieldOp
+
+    module = load_module(module_text(2, gpuc_kernel))
+    branch = next(op for op in module.walk() if isinstance(op, IfOp)).true_region
+    first = branch.block.first_op
+    assert first is not None
+    branch.block.insert_op_after(YieldOp(), first)
+    assert_rejected(module, "scf.yield")
+
+
+def test_an_if_ending_in_another_terminator_fails_though_its_shape_passed() -> None:
+    """SingleBlockImplicitTerminator runs once per shape, the class of each
+    block's last op part of it: a scf.if whose branch ends with a terminator
+    other than scf.yield is another shape than the ones that pass."""
+    from xdsl.dialects.scf import IfOp
+    from xdsl.dialects.test import TestTermOp
+
+    module = load_module(module_text(2, gpuc_kernel))
+    # The second kernel's: the first's shape passed before it is met.
+    branch = [op for op in module.walk() if isinstance(op, IfOp)][-1].true_region
+    yielded = branch.block.last_op
+    assert yielded is not None
+    yielded.detach()
+    yielded.erase()
+    branch.block.add_op(TestTermOp.create())
+    assert_rejected(module, "scf.if")
 
 
 def _kernel_and_a_constant() -> tuple[ModuleOp, FuncOp, ConstantOp]:

@@ -318,6 +318,10 @@ def hoist_trailing_aliases(text: str) -> tuple[str, int]:
     """Move the alias definitions after the module (MLIR prints its `#locN =
     loc(...)` there with `--mlir-print-debuginfo`) before it, where xDSL's
     parser needs them; returns the text and how many lines moved up."""
+    tail = text.rstrip()
+    last = tail[tail.rfind("\n") + 1 :]
+    if tail and not last.startswith("#") and len(last.splitlines()) == 1:
+        return text, 0  # the last line is not an alias: the text split no more
     lines = text.splitlines(keepends=True)
     end = len(lines)
     while end > 0 and (lines[end - 1].startswith("#") or not lines[end - 1].strip()):
