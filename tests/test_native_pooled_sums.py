@@ -8,17 +8,22 @@ numpy, outputs poisoned."""
 
 from __future__ import annotations
 
+import ctypes
 import re
 from pathlib import Path
 
+import llvmlite.binding as llvm
 import numpy as np
 import pytest
+from llvmlite import ir
 from xdsl.dialects import scf
 
 import gpuc
 import gpuc.autodiff
 from gpuc.dialects.memory import AtomicRMWOp
 from gpuc.driver import load_module
+from gpuc.lowering.llvm import initialize
+from gpuc.targets.native import pools as native_pools
 from gpuc.targets.native.work_groups import _poolable
 
 # Block (32, 2): for j < 8, every thread of row ty adds in[its element] * j
@@ -103,9 +108,9 @@ def test_a_shared_sum_at_one_address_per_row(extra: str, pooled: bool) -> None:
     _check_rows(source, 8)
 
 
-@pytest.mark.parametrize("trips", [1, 16, 21, 40])
+@pytest.mark.parametrize("trips", [1, 8, 16, 21, 40])
 def test_pools_summed_when_full_and_at_the_loop_end(trips: int) -> None:
-    """A pool holds 16 iterations' rows: summed when full, and at the loop's
+    """A pool holds ROWS (8) iterations' rows: summed when full, and at the loop's
     end with the rows it holds (rows left from the former batch count as
     zeros)."""
     source = (
@@ -129,7 +134,8 @@ def _check_rows(source: str, trips: int) -> None:
     np.testing.assert_allclose(out, want.ravel(), rtol=1e-5, atol=1e-4)
 
 
-POOL = re.compile(r"(%[\w.\"]+) = alloca \[16 x \[16 x float\]\], align (\d+)")
+POOL_TYPE = f"[{native_pools.ROWS} x [{native_pools.LANES} x float]]"
+POOL = re.compile(rf"(%[\w.\"]+) = alloca {re.escape(POOL_TYPE)}, align (\d+)")
 VECTOR_LOAD = re.compile(r"load <16 x float>, ptr %[\w.\"]+, align (\d+)")
 
 
@@ -145,7 +151,7 @@ def test_a_pool_is_aligned_as_its_vector_loads(tmp_path: Path) -> None:
     pools = POOL.findall(text)
     assert pools, "no pool was made"
     loads = [int(a) for a in VECTOR_LOAD.findall(text)]
-    assert len(loads) >= 16, "the pool's rows are not loaded as vectors"
+    assert len(loads) >= native_pools.ROWS, "the pool's rows are not loaded as vectors"
     for _name, slot_align in pools:
         for align in loads:
             assert align <= int(slot_align), f"load align {align} > the pool's"
@@ -181,3 +187,40 @@ def test_matmul_reverse_keeps_its_pools_in_registers(tmp_path: Path) -> None:
     np.testing.assert_allclose(da, (w2 @ b2.T).ravel(), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(db, (a2.T @ w2).ravel(), rtol=1e-4, atol=1e-4)
     np.testing.assert_array_equal(dc, 0)
+
+
+@pytest.mark.parametrize("count", [1, 2, 4, 8, 16])
+def test_row_sums_gives_each_rows_sum_in_order(count: int) -> None:
+    """`row_sums` of `count` vectors of 16 lanes (a pool's rows) is the
+    vector of their sums, row r in lane r, whatever the count up to the
+    width (pools of ROWS rows, fewer than the lanes)."""
+    initialize()
+    f32, lanes = ir.FloatType(), native_pools.LANES
+    vector = ir.VectorType(f32, lanes)
+    module = ir.Module("row_sums")
+    ptr = ir.PointerType()
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [ptr, ptr]), "sums")
+    b = ir.IRBuilder(fn.append_basic_block())
+    i64 = ir.IntType(64)
+    rows = [
+        b.load(
+            b.gep(fn.args[0], [ir.Constant(i64, r * lanes)], source_etype=f32),
+            typ=vector,
+        )
+        for r in range(count)
+    ]
+    total = native_pools.row_sums(b, rows)
+    assert total.type.count == count
+    b.store(total, fn.args[1])
+    b.ret_void()
+    machine = llvm.Target.from_default_triple().create_target_machine()
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(str(module)), machine)
+    engine.finalize_object()
+    rng = np.random.default_rng()
+    values = rng.standard_normal((count, lanes)).astype(np.float32)
+    out = np.full(count, np.nan, np.float32)
+    ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)(
+        engine.get_function_address("sums")
+    )(values.ctypes.data, out.ctypes.data)
+    want = values.astype(np.float64).sum(axis=1)
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)

@@ -8,13 +8,14 @@ is a horizontal reduction per iteration; worse, the vector load of the row
 right after the lane loop stored it in pieces (the vectorizer's width, half
 a row on AVX2 widths) cannot take its data from the stores in flight, and
 waits for them to reach the cache (a store-forwarding stall: 12 of the 16 ms
-of matmul's reverse on an AVX-512 machine). So a pool holds LANES rows, one
+of matmul's reverse on an AVX-512 machine). So a pool holds ROWS rows, one
 per iteration, with each row's index; it is summed when it is full and when
-the loop ends: the LANES rows, transposed and added pairwise
-(`row_sums`, LANES - 1 vector adds for LANES sums), then each sum is added at
-its row's address. Deferring the adds within the loop is right because
-nothing else in the loop's body touches the allocation (`_poolable`) and the
-adds are regrouped: no lane can see the difference before the loop ends.
+the loop ends: the ROWS rows, transposed and added pairwise, then the last
+vector's halves while a row spans several of its lanes (`row_sums`), then
+each sum is added at its row's address. Deferring the adds within the loop
+is right because nothing else in the loop's body touches the allocation
+(`_poolable`) and the adds are regrouped: no lane can see the difference
+before the loop ends.
 """
 
 from __future__ import annotations
@@ -33,7 +34,14 @@ I32 = ir.IntType(32)
 I64 = ir.IntType(64)
 LANES = 16
 """Threads of a row that `emit_lanes` runs together (a vector of f32 on
-AVX-512, two on AVX2); a pool has as many rows."""
+AVX-512, two on AVX2): the width of a pool's rows."""
+ROWS = 8
+"""Rows (iterations) a pool holds before it is summed. Fewer than LANES:
+matmul's fused reverse step keeps a pool's rows live in registers beside 16
+`db_tile` rows and 16 `b_tile` rows, and with 16 pool rows LLVM spilled in
+every step; 8 rows cost about the same adds (7, then one of the halves of
+the last vector, for 8 sums; 15 for 16) and the reverse took 1.9-2.0 ms against
+2.4-2.5 (4 rows: 2.0-2.1; 2 rows: 2.5)."""
 POOL_ALIGN = 64
 """The alignment of a pool's rows, stated on its stack slot and on each
 vector load of a row: without it the load takes the vector's own ABI
@@ -45,8 +53,8 @@ REGROUPING = ("reassoc", "nsz")
 
 @dataclass(frozen=True)
 class Pool:
-    """One pooled add's rows of lane values (`LANES` x `LANES`) and, when it
-    has an index, each row's (`LANES` x i64)."""
+    """One pooled add's rows of lane values (`ROWS` x `LANES`) and, when it
+    has an index, each row's (`ROWS` x i64)."""
 
     add: AtomicRMWOp
     values: ir.Value
@@ -62,11 +70,11 @@ class Pools:
             Pool(
                 add,
                 fl.alloca(
-                    ir.ArrayType(ir.ArrayType(fl.type(add.value.type), LANES), LANES),
+                    ir.ArrayType(ir.ArrayType(fl.type(add.value.type), LANES), ROWS),
                     "pool",
                     align=POOL_ALIGN,
                 ),
-                fl.alloca(ir.ArrayType(I64, LANES), "pool.at")
+                fl.alloca(ir.ArrayType(I64, ROWS), "pool.at")
                 if add.index is not None
                 else None,
             )
@@ -101,7 +109,7 @@ class Pools:
             pool.values,
             [zero, self.row, lane],
             inbounds=True,
-            source_etype=ir.ArrayType(row_type, LANES),
+            source_etype=ir.ArrayType(row_type, ROWS),
         )
         b.store(fl.values[add.value], slot)
         if pool.at is not None:
@@ -110,7 +118,7 @@ class Pools:
                 pool.at,
                 [zero, self.row],
                 inbounds=True,
-                source_etype=ir.ArrayType(I64, LANES),
+                source_etype=ir.ArrayType(I64, ROWS),
             )
             b.store(fl.values[add.index], at)
 
@@ -122,9 +130,9 @@ class Pools:
         b = self.fl.builder
         rows = b.add(self.row, ir.Constant(I64, 1), flags=["nuw"])
         b.store(rows, self.rows)
-        full = b.icmp_unsigned("==", rows, ir.Constant(I64, LANES))
+        full = b.icmp_unsigned("==", rows, ir.Constant(I64, ROWS))
         with b.if_then(full, likely=False):
-            self._sum(ir.Constant(I64, LANES))
+            self._sum(ir.Constant(I64, ROWS))
         self.row = None
 
     def finish(self) -> None:
@@ -149,17 +157,17 @@ class Pools:
         zero = ir.Constant(I64, 0)
         ty = fl.type(pool.add.value.type)
         vector = ir.VectorType(ty, LANES)
-        table = ir.ArrayType(ir.ArrayType(ty, LANES), LANES)
+        table = ir.ArrayType(ir.ArrayType(ty, LANES), ROWS)
 
         def row_at(r: ir.Value) -> ir.Value:
             return b.gep(pool.values, [zero, r], inbounds=True, source_etype=table)
 
-        if not (isinstance(rows, ir.Constant) and rows.constant == LANES):
+        if not (isinstance(rows, ir.Constant) and rows.constant == ROWS):
             # Rows past the last taken are zeros, not what a former batch left.
             counted_loop(
                 b,
                 rows,
-                ir.Constant(I64, LANES),
+                ir.Constant(I64, ROWS),
                 lambda r: b.store(
                     ir.Constant(vector, None), row_at(r), align=POOL_ALIGN
                 ),
@@ -167,7 +175,7 @@ class Pools:
             )
         loaded = [
             b.load(row_at(ir.Constant(I64, r)), typ=vector, align=POOL_ALIGN)
-            for r in range(LANES)
+            for r in range(ROWS)
         ]
         sums = row_sums(b, loaded)
         base = fl.values[pool.add.ptr]
@@ -179,7 +187,7 @@ class Pools:
                     pool.at,
                     [zero, r],
                     inbounds=True,
-                    source_etype=ir.ArrayType(I64, LANES),
+                    source_etype=ir.ArrayType(I64, ROWS),
                 )
                 where = b.gep(
                     base, [b.load(at, typ=I64)], inbounds=True, source_etype=ty
@@ -193,11 +201,13 @@ class Pools:
 
 
 def row_sums(b: ir.IRBuilder, rows: list[ir.Value]) -> ir.Value:
-    """The vector whose lane r is the sum of the lanes of `rows[r]` (LANES
-    vectors of LANES lanes): pairs of vectors are halved and added, each
-    holding the partial sums of twice as many rows in half as many lanes,
-    until one vector holds one sum per row, in order."""
-    width = len(rows)
+    """The vector whose lane r is the sum of the lanes of `rows[r]` (a power
+    of two of vectors of as many lanes or more, a power of two too): pairs of
+    vectors are halved and added, each holding the partial sums of twice as
+    many rows in half as many lanes, until one vector holds all the rows;
+    then, while a row spans several lanes, its halves are added (a vector
+    half as wide), until one lane per row is left, in order."""
+    width = rows[0].type.count
     part = width
     while len(rows) > 1:
         half = part // 2
@@ -209,15 +219,30 @@ def row_sums(b: ir.IRBuilder, rows: list[ir.Value]) -> ir.Value:
                 low += range(first, first + half)
                 high += range(first + half, first + part)
         rows = [
-            b.fadd(
-                b.shuffle_vector(x, y, _mask(low)),
-                b.shuffle_vector(x, y, _mask(high)),
-                flags=REGROUPING,
-            )
+            _add_halves(b, x, y, low, high)
             for x, y in zip(rows[::2], rows[1::2], strict=True)
         ]
         part = half
-    return rows[0]
+    total = rows[0]
+    while part > 1:
+        half = part // 2
+        blocks = range(0, width, part)
+        low = [i for first in blocks for i in range(first, first + half)]
+        high = [i + half for i in low]
+        total = _add_halves(b, total, total, low, high)
+        width //= 2
+        part = half
+    return total
+
+
+def _add_halves(
+    b: ir.IRBuilder, x: ir.Value, y: ir.Value, low: list[int], high: list[int]
+) -> ir.Value:
+    return b.fadd(
+        b.shuffle_vector(x, y, _mask(low)),
+        b.shuffle_vector(x, y, _mask(high)),
+        flags=REGROUPING,
+    )
 
 
 def _mask(lanes: list[int]) -> ir.Constant:

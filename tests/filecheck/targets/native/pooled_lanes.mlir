@@ -1,6 +1,6 @@
 // A lane loop that pools a regrouped shared add (`_poolable`: every lane of a
 // row adds into acc[ty * 8 + j]) stores each lane's value in the pool's row
-// for the iteration (pools.py); the rows of 16 iterations are summed together
+// for the iteration (pools.py); the rows of 8 iterations are summed together
 // by a transpose-add tree (shuffles and vector adds, no horizontal reduce per
 // iteration). The lane loop is marked llvm.loop.unroll.disable and
 // vectorize.width 16: LLVM's loop vectorizer then runs its 16 lanes as one
@@ -12,7 +12,7 @@
 // RUN: gpuc-opt %s -t 'llvm{target=native stage=link}' | FileCheck %s
 
 // CHECK-LABEL: define internal void @rows(ptr %state, ptr %in, ptr %out)
-// CHECK: %pool = alloca [16 x [16 x float]], align 64
+// CHECK: %pool = alloca [8 x [16 x float]], align 64
 // CHECK: lane.head.1:
 // CHECK: br label %lane.head.1, !llvm.loop [[LANES:![0-9]+]]
 // CHECK: shufflevector <16 x float>
