@@ -1219,12 +1219,27 @@ def read_module(
 ) -> ModuleOp | None:
     """The module `text` holds, read by the fast rules; None where they do not
     read it (the caller then parses it with xDSL's parser)."""
+    read = read_module_natively(text, ctx, file, line_offset)
+    return None if read is None else read[0]
+
+
+def read_module_natively(
+    text: str, ctx: Context, file: str, line_offset: int = 0
+) -> tuple[ModuleOp, bool] | None:
+    """As `read_module`, with whether the module is known to hold nothing for
+    the import (`has_foreign_ops` would say False) as it is read: the rules
+    build gpuc, arith, math and scf ops only, and every type a value gets is
+    one the reader interned (or i1, index), so none of those types being
+    foreign is the whole question, answered without walking the module."""
     if not _RULES:
         _RULES.update(_rules())
     try:
         reader = _Reader(ctx, text, file, line_offset)
         if reader.kind() == "eof":
             return None
-        return reader.module()
+        module = reader.module()
     except Decline:
         return None
+    from gpuc.transforms.convert_foreign_to_gpuc import foreign_type
+
+    return module, not any(map(foreign_type, reader.types.values()))
