@@ -37,7 +37,6 @@ from typing import Any, TypeVar, cast
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     UNKNOWN_LOC,
-    ArrayAttr,
     BFloat16Type,
     FileLineColLoc,
     Float16Type,
@@ -79,6 +78,7 @@ from gpuc.dialects.attrs import (
     RoleAttr,
 )
 from gpuc.dialects.functions import FuncOp
+from gpuc.dialects.symbols import symbol_ref
 
 _TOKEN = re.compile(
     r"""
@@ -379,7 +379,7 @@ class _Reader:
     def symbol(self) -> SymbolRefAttr:
         if self.texts[self.i][:1] != "@":
             raise Decline
-        return _symbol_ref(self.take()[1:])
+        return symbol_ref(self.take()[1:])
 
     # Ops and regions.
 
@@ -543,19 +543,6 @@ def _string(text: str) -> StringAttr:
     if found is None:
         found = _STRINGS[text] = StringAttr(text)
     return found
-
-
-_NO_NESTED: ArrayAttr[StringAttr] = ArrayAttr(())
-
-
-def _symbol_ref(name: str) -> SymbolRefAttr:
-    """SymbolRefAttr(name), made as xDSL's constructor makes it but for its
-    verifier, which checks that the root is a StringAttr and the nested
-    references an ArrayAttr of them: they are, by construction."""
-    ref = SymbolRefAttr.__new__(SymbolRefAttr)
-    object.__setattr__(ref, "root_reference", _data(StringAttr, name))
-    object.__setattr__(ref, "nested_references", _NO_NESTED)
-    return ref
 
 
 def _i64(value: int) -> IntegerAttr:
