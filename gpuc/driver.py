@@ -259,10 +259,18 @@ class Compilation:
     notes: list[str] = field(default_factory=list)
     after_pass: AfterPass | None = None
     """Called after each pass of the dialect stage."""
+    native: ModuleOp | None = None
+    """The module as parse read it from text, when the reader knew it holds
+    nothing for the import (`parse_module_natively`): the dialect stage then
+    leaves the import's passes out without walking the module for foreign
+    ops. Trusted only while it is still `module`; a ModuleOp given by the
+    caller never gets it, and an `after_stage` callback that changes the
+    module after parse must clear it."""
 
 
 def stage_parse(c: Compilation) -> None:
-    c.module = load_module(c.source, c.notes)
+    c.module, native = read_module(c.source, c.notes)
+    c.native = c.module if native else None
 
 
 def stage_dialect(c: Compilation) -> None:
@@ -278,7 +286,9 @@ def stage_dialect(c: Compilation) -> None:
         upgrade_foreign=False,  # `load_module` did, as it read the module
         gpu_module=c.options.gpu_module,
     )
-    run_passes(make_context(), c.module, pipeline.passes(c.module), c.after_pass)
+    native = c.native is c.module
+    passes = pipeline.passes(c.module, foreign=False if native else None)
+    run_passes(make_context(), c.module, passes, c.after_pass)
 
 
 def stage_translate(c: Compilation) -> None:
@@ -376,6 +386,7 @@ def _run(
     after_pass: AfterPass | None,
 ) -> Compilation:
     module: ModuleOp | None = None
+    native = False
     notes: list[str] = []
     if start != "parse":
         from gpuc.dialects.call_graph import invalidate_call_graph
@@ -385,7 +396,7 @@ def _run(
         invalidate_call_graph(module)  # it may have changed since it was asked
     elif not options.target:
         # its #gpuc.target is the configuration
-        module = load_module(source, notes)
+        module, native = read_module(source, notes)
     configured = options.target_attr(module)
     target = target_of_attr(configured)
     if not options.target:
@@ -405,6 +416,7 @@ def _run(
     stages = STAGES[STAGES.index(start) : STAGES.index(stop_after) + 1]
     if start == "parse" and module is not None:
         c.module = module
+        c.native = module if native else None
         if after_stage is not None:
             after_stage("parse", c)
         stages = stages[1:]
@@ -466,14 +478,23 @@ def load_module(
     the same way first (`gpuc.reader.text`), so MLIR 16's output
     verifies.
     """
+    return read_module(source, notes)[0]
+
+
+def read_module(
+    source: str | os.PathLike[str] | ModuleOp, notes: list[str] | None = None
+) -> tuple[ModuleOp, bool]:
+    """As `load_module`, with whether the module is known, as it was read, to
+    hold nothing for the import (`parse_module_natively`; never for a
+    ModuleOp, which its caller may change)."""
     from gpuc.diagnostics import read_source, verify_located
-    from gpuc.reader.text import parse_foreign_module, upgrade_foreign_ops
+    from gpuc.reader.text import parse_module_natively, upgrade_foreign_ops
 
     if isinstance(source, ModuleOp):
         with collector_paused():
             upgrade_foreign_ops(source)
             verify_located(source)
-        return source
+        return source, False
     if not isinstance(source, str | os.PathLike):
         raise OptionError(
             "the source to compile must be a path (str or os.PathLike), MLIR "
@@ -489,6 +510,6 @@ def load_module(
     from gpuc.context import make_context
 
     with collector_paused():
-        module = parse_foreign_module(text, make_context(), name, notes=notes)
+        module, native = parse_module_natively(text, make_context(), name, notes=notes)
         verify_located(module)
-    return module
+    return module, native

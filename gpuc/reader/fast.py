@@ -37,7 +37,6 @@ from typing import Any, TypeVar, cast
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     UNKNOWN_LOC,
-    ArrayAttr,
     BFloat16Type,
     FileLineColLoc,
     Float16Type,
@@ -79,6 +78,7 @@ from gpuc.dialects.attrs import (
     RoleAttr,
 )
 from gpuc.dialects.functions import FuncOp
+from gpuc.dialects.symbols import symbol_ref
 
 _TOKEN = re.compile(
     r"""
@@ -379,7 +379,7 @@ class _Reader:
     def symbol(self) -> SymbolRefAttr:
         if self.texts[self.i][:1] != "@":
             raise Decline
-        return _symbol_ref(self.take()[1:])
+        return symbol_ref(self.take()[1:])
 
     # Ops and regions.
 
@@ -543,19 +543,6 @@ def _string(text: str) -> StringAttr:
     if found is None:
         found = _STRINGS[text] = StringAttr(text)
     return found
-
-
-_NO_NESTED: ArrayAttr[StringAttr] = ArrayAttr(())
-
-
-def _symbol_ref(name: str) -> SymbolRefAttr:
-    """SymbolRefAttr(name), made as xDSL's constructor makes it but for its
-    verifier, which checks that the root is a StringAttr and the nested
-    references an ArrayAttr of them: they are, by construction."""
-    ref = SymbolRefAttr.__new__(SymbolRefAttr)
-    object.__setattr__(ref, "root_reference", _data(StringAttr, name))
-    object.__setattr__(ref, "nested_references", _NO_NESTED)
-    return ref
 
 
 def _i64(value: int) -> IntegerAttr:
@@ -1219,12 +1206,27 @@ def read_module(
 ) -> ModuleOp | None:
     """The module `text` holds, read by the fast rules; None where they do not
     read it (the caller then parses it with xDSL's parser)."""
+    read = read_module_natively(text, ctx, file, line_offset)
+    return None if read is None else read[0]
+
+
+def read_module_natively(
+    text: str, ctx: Context, file: str, line_offset: int = 0
+) -> tuple[ModuleOp, bool] | None:
+    """As `read_module`, with whether the module is known to hold nothing for
+    the import (`has_foreign_ops` would say False) as it is read: the rules
+    build gpuc, arith, math and scf ops only, and every type a value gets is
+    one the reader interned (or i1, index), so none of those types being
+    foreign is the whole question, answered without walking the module."""
     if not _RULES:
         _RULES.update(_rules())
     try:
         reader = _Reader(ctx, text, file, line_offset)
         if reader.kind() == "eof":
             return None
-        return reader.module()
+        module = reader.module()
     except Decline:
         return None
+    from gpuc.transforms.convert_foreign_to_gpuc import foreign_type
+
+    return module, not any(map(foreign_type, reader.types.values()))

@@ -425,24 +425,47 @@ def parse_foreign_module(
     diagnostics; `line_offset` is the number of lines before `text` in its file
     (a `--split-input-file` chunk). A parse error is xDSL's ParseError.
     """
+    return _parse(text, ctx, name, line_offset, allow_implicit_module, notes)[0]
+
+
+def parse_module_natively(
+    text: str, ctx: Context, name: str, notes: list[str] | None
+) -> tuple[ModuleOp, bool]:
+    """As `parse_foreign_module`, with whether the module is known, as it was
+    read, to hold nothing for the import (the fast reader read it and
+    interned no foreign type: `read_module_natively`). False where that is
+    not known (xDSL's parser read it): the import's walk then decides."""
+    return _parse(text, ctx, name, 0, True, notes)
+
+
+def _parse(
+    text: str,
+    ctx: Context | None,
+    name: str,
+    line_offset: int,
+    implicit: bool,
+    notes: list[str] | None,
+) -> tuple[ModuleOp, bool]:
+    """Both readers' work (`implicit`: `allow_implicit_module`): the module
+    and whether it is known to hold nothing for the import."""
     if ctx is None:
         from gpuc.context import make_context
 
         ctx = make_context()
     text, moved = hoist_trailing_aliases(text)
     offset = line_offset - moved
-    from gpuc.reader.fast import read_module
+    from gpuc.reader.fast import read_module_natively
 
-    fast = read_module(text, ctx, name, offset) if allow_implicit_module else None
+    if implicit:
+        read = read_module_natively(text, ctx, name, offset)
+        if read is not None:
+            return read  # the fast reader's ops are gpuc's and xDSL's own
     try:
-        module = fast or ForeignParser(ctx, text, name, offset).parse_module(
-            allow_implicit_module
-        )
+        module = ForeignParser(ctx, text, name, offset).parse_module(implicit)
     except ParseError as error:
         module = _parse_device_code(text, ctx, name, offset, error, notes)
-    if module is not fast:  # the fast reader's ops are gpuc's and xDSL's own
-        upgrade_foreign_ops(module)
-    return module
+    upgrade_foreign_ops(module)
+    return module, False
 
 
 def _parse_device_code(

@@ -28,7 +28,7 @@ from gpuc.dialects.call_graph import (
 )
 from gpuc.dialects.deferred import DEFERRED_OPS, deferred_ops
 from gpuc.dialects.functions import FuncOp
-from gpuc.dialects.symbols import build_table, symbol_name
+from gpuc.dialects.symbols import build_table, symbol_name, symbol_ref
 from gpuc.explain.record import active_recorder
 from gpuc.transforms.symbol_uses import is_symbol
 
@@ -104,7 +104,7 @@ def write_entrypoints(module: ModuleOp, names: Iterable[str]) -> None:
     references (`note_references`); any other change forgets the graph."""
     names = list(names)
     old = module.attributes.get(ENTRYPOINTS_ATTR)
-    module.attributes[ENTRYPOINTS_ATTR] = ArrayAttr([SymbolRefAttr(n) for n in names])
+    module.attributes[ENTRYPOINTS_ATTR] = ArrayAttr([symbol_ref(n) for n in names])
     kept = set(names)
     if old is None or (
         isinstance(old, ArrayAttr)

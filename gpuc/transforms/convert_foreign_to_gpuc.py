@@ -44,7 +44,9 @@ _TYPE_KINDS: dict[type[Attribute], int] = {}
 of several dimensions), decided once per class."""
 
 
-def _foreign_type(type: Attribute) -> bool:
+def foreign_type(type: Attribute) -> bool:
+    """Whether a value of `type` is the import's business (its class decides,
+    and for a vector its number of dimensions)."""
     kind = _TYPE_KINDS.get(type.__class__)
     if kind is None:
         kind = _TYPE_KINDS[type.__class__] = (
@@ -70,8 +72,8 @@ def has_foreign_ops(module: ModuleOp) -> bool:
     """id of a type -> whether it is foreign (and the type, kept alive so
     that its id is not reused meanwhile)."""
 
-    def foreign_type(type: Attribute) -> bool:
-        known = typed[id(type)] = (_foreign_type(type), type)
+    def judged(type: Attribute) -> bool:
+        known = typed[id(type)] = (foreign_type(type), type)
         return known[0]
 
     stack: list[Operation] = [module]
@@ -85,14 +87,14 @@ def has_foreign_ops(module: ModuleOp) -> bool:
             return True
         for result in op.results:
             known = typed.get(id(result.type))
-            if known[0] if known is not None else foreign_type(result.type):
+            if known[0] if known is not None else judged(result.type):
                 return True
         for region in op.regions:
             block = region._first_block  # noqa: SLF001
             while block is not None:
                 for arg in block.args:
                     known = typed.get(id(arg.type))
-                    if known[0] if known is not None else foreign_type(arg.type):
+                    if known[0] if known is not None else judged(arg.type):
                         return True
                 child = block._first_op  # noqa: SLF001
                 while child is not None:

@@ -116,9 +116,13 @@ class GpucPipeline(ModulePass):
     """From Python: the module's whole `#gpuc.target`, target and settings,
     as `CompileOptions` built it (`target` is then unused)."""
 
-    def passes(self, module: ModuleOp | None = None) -> tuple[ModulePass, ...]:
+    def passes(
+        self, module: ModuleOp | None = None, *, foreign: bool | None = None
+    ) -> tuple[ModulePass, ...]:
         """The stages, in order: without the import's passes for a `module`
-        that has nothing to import, the target's own passes last (the target
+        that has nothing to import (`foreign` False: the caller knows it has
+        no foreign ops, as the driver does of a module its reader just read;
+        None: a walk decides), the target's own passes last (the target
         is `configured`'s, else `target`, else `module`'s configured one, else
         the default). `inline` also inlines single-use helpers where the
         settings (`configured`'s, else `module`'s) ask LLVM to optimize."""
@@ -148,7 +152,7 @@ class GpucPipeline(ModulePass):
         importing = ImportForeign(self.upgrade_foreign, self.gpu_module)
         imports = (
             importing.passes()
-            if module is None or import_needed(module, self.gpu_module)
+            if module is None or import_needed(module, self.gpu_module, foreign)
             else ()
         )
         return (

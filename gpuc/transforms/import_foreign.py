@@ -12,8 +12,9 @@ alone with `-p`; the dialect pipeline lists them in its own list, so
     convert-foreign-to-gpuc        functions into gpuc.func
 
 A module of gpuc, arith, math, scf and cf ops alone, which is what gpuc's own
-users write, has nothing to import (`import_needed`: one walk): the pipeline
-then leaves the list out and never imports the conversion or xDSL's gpu and
+users write, has nothing to import (`import_needed`: one walk, or none where
+the driver's reader knew it as it read the text): the pipeline then leaves
+the list out and never imports the conversion or xDSL's gpu and
 memref dialects (about 30 ms of a compile's start).
 """
 
@@ -47,10 +48,15 @@ def outline_host_code(ctx: Context, op: ModuleOp) -> None:
         outlining.apply(ctx, op)
 
 
-def import_needed(module: ModuleOp, gpu_module: str = "") -> bool:
-    """Whether `module` gets the import's passes: it has foreign ops, or a
-    gpu.module to select is named (and naming one it lacks is a diagnostic)."""
-    return bool(gpu_module) or has_foreign_ops(module)
+def import_needed(
+    module: ModuleOp, gpu_module: str = "", foreign: bool | None = None
+) -> bool:
+    """Whether `module` gets the import's passes: it has foreign ops (`foreign`
+    where the caller knows, else `has_foreign_ops` walks it), or a gpu.module
+    to select is named (and naming one it lacks is a diagnostic)."""
+    if gpu_module:
+        return True
+    return has_foreign_ops(module) if foreign is None else foreign
 
 
 @dataclass(frozen=True)

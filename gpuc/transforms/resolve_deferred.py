@@ -23,7 +23,6 @@ from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
-    ArrayAttr,
     FunctionType,
     ModuleOp,
     StringAttr,
@@ -51,6 +50,7 @@ from gpuc.dialects.symbols import (
     is_symbol_table,
     nearest_table,
     symbol_name,
+    symbol_ref,
 )
 from gpuc.dialects.uses import replace_uses
 from gpuc.dialects.walk import of_classes, preorder
@@ -100,9 +100,6 @@ def _rewrite(op: DeferredOp, symbol: SymbolRefAttr) -> None:
             if result.name_hint is None:
                 result.name_hint = olds[0].name_hint
     block.erase_op(op)
-
-
-_NO_NESTED: ArrayAttr[StringAttr] = ArrayAttr(())
 
 
 class _Resolver:
@@ -176,7 +173,7 @@ class _Resolver:
             name = self.symbol_for(op)
             ref = self.refs.get(name)
             if ref is None:
-                ref = self.refs[name] = SymbolRefAttr(StringAttr(name), _NO_NESTED)
+                ref = self.refs[name] = symbol_ref(name)
             _rewrite(op, ref)
 
     def signature(self, op: DeferredOp) -> FunctionType:
