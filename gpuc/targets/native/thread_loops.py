@@ -25,7 +25,7 @@ from gpuc.dialects.attrs import AddressSpace, Dim, FinalizedAttr, PtrType
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.index import BlockIdOp
 from gpuc.lowering.context import FunctionLowering, ModuleLowering, translator_for
-from gpuc.targets.native.common import access_group, counted_loop
+from gpuc.targets.native.common import LoopHint, access_group, counted_loop
 from gpuc.targets.native.private_sums import summed
 from gpuc.targets.native.thread_guards import thread_guards
 from gpuc.targets.native.x_steps import (
@@ -39,6 +39,16 @@ I64 = ir.IntType(64)
 
 Write = Callable[[str, int, ir.Value], None]
 """Stores a value into a field (and dimension) of the kernel's state."""
+
+SUMS_INTERLEAVED: LoopHint = ("llvm.loop.interleave.count", 2)
+"""The parallel loop over x (private sums in any order) runs two vectors of
+threads per step. Its adds into neighbouring elements overlap from one add to
+the next (stencil2d's reverse: din[x-1..x+6] read right after din[x+1..x+8]
+is stored), and a load that a pending store only partly covers waits for the
+store to reach the cache: a chain of such waits per step, whatever its width.
+Two vectors a step take the same waits for twice the threads. The parts of
+one add touch distinct elements (one further per thread), so each
+read-add-write stays whole. A piece of fewer than 16 threads runs scalar."""
 
 
 def by_rows(func: FuncOp, record: FinalizedAttr, reports: bool) -> bool:
@@ -244,7 +254,9 @@ class ThreadLoops:
             )
             stop = b.select(inside, at, stop)
         group = self.group if parallel else None
-        hints = [("llvm.loop.parallel_accesses", group)] if group is not None else []
+        hints: list[LoopHint] = []
+        if group is not None:
+            hints = [("llvm.loop.parallel_accesses", group), SUMS_INTERLEAVED]
 
         def between(t: ir.Value) -> None:
             self._thread(first, thread, bounds, t, edges, group)
