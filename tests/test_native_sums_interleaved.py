@@ -2,7 +2,7 @@
 threads a step (gpuc/targets/native/thread_loops.py `SUMS_INTERLEAVED`):
 stencil2d's reverse keeps its overlapping read-add-writes into din whole, and
 its gradient (and out, which it redoes) right, for blocks wider than a step,
-narrower (the loop then scalar) and of widths no multiple of it, din holding
+narrower (the rest's loop alone) and of widths no multiple of it, din holding
 values first (the adds add to them). The IR is read for the two parts."""
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ def reverse() -> gpuc.Module:
     [
         (67, 19, (16, 4)),  # one step a block, a partial last block
         (130, 9, (32, 2)),  # two steps a block
-        (45, 13, (8, 8)),  # narrower than a step: scalar
-        (101, 7, (24, 3)),  # a step and a scalar rest per block
+        (45, 13, (8, 8)),  # narrower than a step: the rest's loop alone
+        (101, 7, (24, 3)),  # a step and a rest of 8 per block
         (16, 5, (16, 1)),  # one block a row, both edges in it
     ],
 )
