@@ -25,7 +25,7 @@ from gpuc.dialects.attrs import AddressSpace, Dim, FinalizedAttr, PtrType
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.index import BlockIdOp
 from gpuc.lowering.context import FunctionLowering, ModuleLowering, translator_for
-from gpuc.targets.native.common import access_group, counted_loop
+from gpuc.targets.native.common import LoopHint, access_group, counted_loop
 from gpuc.targets.native.private_sums import summed
 from gpuc.targets.native.thread_guards import thread_guards
 from gpuc.targets.native.x_steps import (
@@ -39,6 +39,23 @@ I64 = ir.IntType(64)
 
 Write = Callable[[str, int, ir.Value], None]
 """Stores a value into a field (and dimension) of the kernel's state."""
+
+SUMS_INTERLEAVED: LoopHint = ("llvm.loop.interleave.count", 2)
+"""The parallel loop over x (private sums in any order) runs two vectors of
+threads per step. Its adds into neighbouring elements overlap from one add to
+the next (stencil2d's reverse: din[x-1..x+6] read right after din[x+1..x+8]
+is stored), and a load that a pending store only partly covers waits for the
+store to reach the cache: a chain of such waits per step, whatever its width.
+Two vectors a step take the same waits for twice the threads. The parts of
+one add touch distinct elements (one further per thread), so each
+read-add-write stays whole."""
+
+INTERLEAVED_STEP = 16
+"""The threads a step of that loop runs (two vectors of 8: AVX2 and AVX-512
+alike, which prefers 256-bit vectors). It runs whole steps only; a loop of
+its own, not interleaved, runs the rest, a vector where 8 are left (alone, a
+block of 8 threads in x ran scalar: the reverse of a 2048 x 2048 stencil2d
+took 17 ms against 12.6)."""
 
 
 def by_rows(func: FuncOp, record: FinalizedAttr, reports: bool) -> bool:
@@ -244,12 +261,19 @@ class ThreadLoops:
             )
             stop = b.select(inside, at, stop)
         group = self.group if parallel else None
-        hints = [("llvm.loop.parallel_accesses", group)] if group is not None else []
 
         def between(t: ir.Value) -> None:
             self._thread(first, thread, bounds, t, edges, group)
 
-        counted_loop(b, start, stop, between, "thread.x", hints)
+        if group is None:
+            counted_loop(b, start, stop, between, "thread.x")
+        else:
+            # Steps of 16 threads, then the rest (a vector of 8 where 8 are left).
+            whole = b.and_(b.sub(stop, start), ir.Constant(I64, -INTERLEAVED_STEP))
+            mid = b.add(start, whole)
+            marked: LoopHint = ("llvm.loop.parallel_accesses", group)
+            counted_loop(b, start, mid, between, "thread.x", [marked, SUMS_INTERLEAVED])
+            counted_loop(b, mid, stop, between, "thread.x.rest", [marked])
         at_edge = b.icmp_unsigned("<", stop, count)
         with b.if_then(at_edge):
             self._thread(first, thread, bounds, stop, [])
