@@ -56,9 +56,9 @@ class Accumulations:
             return False
         for inner in op.walk():
             for v in inner.operands:
-                if v is value or _inside(v, op):
+                if v is value or defined_inside(v, op):
                     continue
-                if _inside(v, loop):
+                if defined_inside(v, loop):
                     return False
         root = root_of(shadow)[0]
         if root is None:
@@ -106,10 +106,9 @@ class Accumulations:
         return summed
 
 
-def _inside(v: SSAValue, op: Operation) -> bool:
+def defined_inside(v: SSAValue, op: Operation) -> bool:
     """Whether `v` is defined inside `op`'s regions."""
-    owner = v.owner
-    current = owner.parent_op() if isinstance(owner, Block) else owner.parent_op()
+    current = v.owner.parent_op()
     while current is not None:
         if current is op:
             return True

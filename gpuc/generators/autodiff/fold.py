@@ -53,7 +53,7 @@ from gpuc.dialects.memory import (
     OffsetOp,
     StoreOp,
 )
-from gpuc.generators.autodiff.accumulate import Accumulations
+from gpuc.generators.autodiff.accumulate import Accumulations, defined_inside
 from gpuc.generators.autodiff.common import is_call
 from gpuc.generators.autodiff.loops import LoopAdjoints
 from gpuc.generators.autodiff.memory import root_of
@@ -120,7 +120,7 @@ def foldable(loop: scf.ForOp, post: Sequence[Operation]) -> bool:
                 # what earlier iterations left.
                 return False
             if _top(inner, body) is not inner or any(
-                _defined_in(v, loop) for v in inner.operands[1:]
+                defined_inside(v, loop) for v in inner.operands[1:]
             ):
                 # Under a condition, in an inner loop, or at an address that
                 # changes from one iteration to the next: an iteration may
@@ -135,17 +135,6 @@ def foldable(loop: scf.ForOp, post: Sequence[Operation]) -> bool:
                 if any(body.get_operation_index(w) >= here for w in written[root]):
                     return False
     return True
-
-
-def _defined_in(value: SSAValue, op: Operation) -> bool:
-    """Whether `value` is made inside `op`'s regions."""
-    owner = value.owner
-    current = owner.parent_op() if isinstance(owner, Block) else owner.parent_op()
-    while current is not None:
-        if current is op:
-            return True
-        current = current.parent_op()
-    return False
 
 
 def passed_through(value: SSAValue | None) -> SSAValue | None:
