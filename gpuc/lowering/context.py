@@ -24,7 +24,7 @@ from gpuc.dialects.attrs import FINALIZED_ATTR, AddressSpace, FinalizedAttr, Ptr
 from gpuc.dialects.deferred import DeferredOp
 from gpuc.dialects.functions import FuncOp
 from gpuc.lowering.debug_info import LineTables
-from gpuc.lowering.llvm import Function
+from gpuc.lowering.printing import Function
 from gpuc.lowering.types import lower_type
 
 if TYPE_CHECKING:
