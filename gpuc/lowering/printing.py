@@ -15,6 +15,8 @@ from collections.abc import Callable
 from llvmlite import ir
 from llvmlite.ir import instructions as li
 
+from gpuc.lowering.names import NameScope
+
 Printer = Callable[[ir.Instruction], str]
 """An instruction -> what llvmlite's `descr` writes for it (its text after
 the `%name = `)."""
@@ -168,8 +170,12 @@ def _line(instruction: ir.Instruction) -> str:
 
 
 class Function(ir.Function):  # type: ignore[misc]  # untyped
-    """An llvmlite function whose body prints as llvmlite prints it, faster
-    (`_PRINTERS`)."""
+    """An llvmlite function whose values are named (`names.NameScope`) and
+    whose body prints (`_PRINTERS`) as llvmlite's, faster."""
+
+    def __init__(self, module: ir.Module, ftype: ir.FunctionType, name: str):
+        super().__init__(module, ftype, name)
+        self.scope: NameScope = NameScope.taking_over(vars(self)["scope"])
 
     def descr_body(self, buf: list[str]) -> None:
         for block in self.blocks:
