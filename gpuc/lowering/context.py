@@ -23,6 +23,7 @@ from gpuc.dialects.analysis import ModuleFacts, module_facts
 from gpuc.dialects.attrs import FINALIZED_ATTR, AddressSpace, FinalizedAttr, PtrType
 from gpuc.dialects.deferred import DeferredOp
 from gpuc.dialects.functions import FuncOp
+from gpuc.lowering.builder import Builder
 from gpuc.lowering.debug_info import LineTables
 from gpuc.lowering.printing import Function
 from gpuc.lowering.types import lower_type
@@ -236,7 +237,7 @@ class FunctionLowering:
         self.hidden_args: tuple[ir.Value, ...] = tuple(fn.args[:hidden])
         self.values: dict[SSAValue, ir.Value] = {}
         self.blocks: dict[Block, ir.Block] = {}
-        self.builder = ir.IRBuilder()
+        self.builder = Builder()
         self._allocas: ir.IRBuilder | None = None
 
     def type(self, attr: Any) -> ir.Type:
