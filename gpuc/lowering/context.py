@@ -281,13 +281,15 @@ class FunctionLowering:
         return slot
 
     def translate_ops(self, block: Block, *, skip_terminator: bool = False) -> None:
-        """Translate `block`'s ops at the builder's position."""
-        ops = list(block.ops)
-        if skip_terminator and ops:
-            ops = ops[:-1]
+        """Translate `block`'s ops at the builder's position (translators
+        leave the dialect-level module as it is)."""
+        last = block.last_op if skip_terminator else None
         outer = self.builder.debug_metadata
-        for op in ops:
-            translator_for(op)(op, self)
+        translators = TRANSLATORS
+        for op in block.ops:
+            if op is last:
+                break
+            (translators.get(type(op)) or translator_for(op))(op, self)
         # The rest of an enclosing op's instructions are that op's.
         self.builder.debug_metadata = outer
 
