@@ -23,6 +23,8 @@ the `%name = `)."""
 
 
 def _metadata(i: ir.Instruction) -> str:
+    if not i.metadata:
+        return ""
     return "".join([f", !{k} {v.get_reference()}" for k, v in i.metadata.items()])
 
 
@@ -35,19 +37,15 @@ def _plain(i: ir.Instruction) -> str:
 
 
 def _call(i: li.CallInstr) -> str:
-    fnty = i.callee.function_type
-    args = []
-    for n, a in enumerate(i.operands[1:]):
-        attrs = i.arg_attributes.get(n)
-        listed = (
-            " ".join(attrs._to_list(a.type)) + " "  # noqa: SLF001
-            if attrs is not None
-            else ""
-        )
-        args.append(f"{a.type} {listed}{a.get_reference()}")
-    callee = f"{fnty if fnty.var_arg else fnty.return_type} {i.callee.get_reference()}"
+    callee, *args = i.operands
+    fnty = callee.function_type
+    if i.arg_attributes:
+        listed = [_call_argument(i, n, a) for n, a in enumerate(args)]
+    else:
+        listed = [f"{a.type} {a.get_reference()}" for a in args]
+    called = f"{fnty if fnty.var_arg else fnty.return_type} {callee.get_reference()}"
     if i.cconv:
-        callee = f"{i.cconv} {callee}"
+        called = f"{i.cconv} {called}"
     tail = f"{i.tail} " if i.tail else ""
     fastmath = (
         " " + " ".join(i.fastmath._to_list(fnty.return_type))  # noqa: SLF001
@@ -60,9 +58,19 @@ def _call(i: li.CallInstr) -> str:
         else ""
     )
     return (
-        f"{tail}{i.opname}{fastmath} {callee}({', '.join(args)}){attributes}"
+        f"{tail}{i.opname}{fastmath} {called}({', '.join(listed)}){attributes}"
         f"{_metadata(i)}"
     )
+
+
+def _call_argument(i: li.CallInstr, n: int, a: ir.Value) -> str:
+    attrs = i.arg_attributes.get(n)
+    listed = (
+        " ".join(attrs._to_list(a.type)) + " "  # noqa: SLF001
+        if attrs is not None
+        else ""
+    )
+    return f"{a.type} {listed}{a.get_reference()}"
 
 
 def _terminator(i: ir.Instruction) -> str:
