@@ -59,6 +59,17 @@ def test_function_bodies_print_as_llvmlite_prints_them(
         theirs: list[str] = []
         ir.Function.descr_body(fn, theirs)
         assert "".join(ours) == "".join(theirs), fn.name
+        assert_references_are_llvmlites(fn)
+
+
+def assert_references_are_llvmlites(fn: ir.Function) -> None:
+    """Each value's reference, as printing left it for its uses, is the one
+    llvmlite makes."""
+    for block in fn.blocks:
+        for instruction in block.instructions:
+            if not isinstance(instruction.type, ir.VoidType):
+                made = instruction._get_reference()  # noqa: SLF001
+                assert instruction.get_reference() == made
 
 
 def test_each_printed_class_prints_its_variants_as_llvmlite_does() -> None:
@@ -77,6 +88,8 @@ def test_each_printed_class_prints_its_variants_as_llvmlite_does() -> None:
     b = ir.IRBuilder(entry)
     b.debug_metadata = node
     y = b.fadd(x, ir.Constant(f32, 0.5), flags=("fast",))
+    b.fmul(x, x, name='a "quoted" name')
+    b.fmul(x, x, name="a back\\slash")
     m = b.mul(n, n, flags=("nuw", "nsw"))
     b.fneg(y)
     b.call(callee, [y, p], tail="tail", fastmath=("nnan", "ninf"))
@@ -111,3 +124,4 @@ def test_each_printed_class_prints_its_variants_as_llvmlite_does() -> None:
         theirs: list[str] = []
         ir.Function.descr_body(function, theirs)
         assert "".join(ours) == "".join(theirs)
+        assert_references_are_llvmlites(function)

@@ -174,7 +174,30 @@ def _line(instruction: ir.Instruction) -> str:
         return f"  {instruction}\n"
     if isinstance(instruction.type, ir.VoidType):
         return f"  {printer(instruction)}".rstrip() + "\n"
-    return f"  {instruction.get_reference()} = {printer(instruction)}".rstrip() + "\n"
+    reference = (
+        instruction.get_reference()
+        if printer is _by_descr
+        else _defined_reference(instruction)
+    )
+    return f"  {reference} = {printer(instruction)}".rstrip() + "\n"
+
+
+_CACHED_REFERENCE = "_StringReferenceCaching__cached_refstr"
+"""Where llvmlite caches a value's reference (`get_reference`)."""
+
+
+def _defined_reference(instruction: ir.Instruction) -> str:
+    """The reference of an instruction of one of llvmlite's classes, as its
+    `_get_reference` makes it, left where llvmlite caches it for the uses
+    printed after it: llvmlite's `get_reference` first fails to find it there
+    (an exception caught) before making it, a fifth of printing a module.
+    A name that needs escaping is left to llvmlite. Printing comes after
+    all naming, so the reference cannot go stale."""
+    name = instruction.name
+    if "\\" in name or '"' in name:
+        return str(instruction.get_reference())
+    reference: str = vars(instruction).setdefault(_CACHED_REFERENCE, f'%"{name}"')
+    return reference
 
 
 class Function(ir.Function):  # type: ignore[misc]  # untyped
