@@ -4,7 +4,7 @@
 type comparison each and builds its attribute sets one name at a time,
 about 6 µs a call; an intrinsic call of a kernel (a special register,
 `llvm.fmuladd`) is most of its calls. `Builder.call` makes the same
-instruction, with the same fields, in a third of that when nothing about
+instruction, with the same fields, in about half of that when nothing about
 the call is unusual (no calling convention, tail marker, call or argument
 attributes given; a non-variadic function; each argument of its
 parameter's type), and leaves the rest to llvmlite."""
@@ -31,6 +31,8 @@ def _plain(fn: ir.Value, args: Sequence[ir.Value]) -> bool:
 
 
 class Builder(ir.IRBuilder):  # type: ignore[misc]  # untyped
+    """llvmlite's builder, its plain calls made directly."""
+
     def call(
         self,
         fn: ir.Value,
