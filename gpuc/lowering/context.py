@@ -250,8 +250,10 @@ class FunctionLowering:
         return [self.values[v] for v in op.operands]
 
     def set(self, op: Operation, *results: ir.Value) -> None:
+        values = self.values
         for result, value in zip(op.results, results, strict=True):
-            self.bind(result, value)
+            values[result] = value  # `bind`, inlined: one call per op result
+            name_after(value, result)
 
     def bind(self, ssa: SSAValue, value: ir.Value) -> None:
         """`ssa` is `value` from now on; an unnamed LLVM value takes its name."""
@@ -376,12 +378,11 @@ class FunctionLowering:
 
 def name_after(value: ir.Value, ssa: SSAValue) -> None:
     """Give an unnamed LLVM value the MLIR value's name (`%x` stays `%x`)."""
-    if (
-        ssa.name_hint
-        and isinstance(value, ir.NamedValue)
-        and value.name[:1] in ("", ".")
-    ):
-        value.name = ssa.name_hint
+    hint = ssa.name_hint
+    if hint and isinstance(value, ir.NamedValue):
+        name = value.name
+        if not name or name[0] == ".":
+            value.name = hint
 
 
 def reverse_post_order(entry: Block) -> list[Block]:
