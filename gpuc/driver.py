@@ -293,7 +293,8 @@ def stage_dialect(c: Compilation) -> None:
 
 def stage_translate(c: Compilation) -> None:
     from gpuc.lowering.context import translate_module
-    from gpuc.lowering.llvm import initialize, printed
+    from gpuc.lowering.llvm import initialize
+    from gpuc.lowering.printing import printed
 
     assert c.module is not None
     initialize(c.target.llvm_options())

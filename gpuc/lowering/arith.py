@@ -120,16 +120,17 @@ def intrinsic_call(
 
 @translates(arith.ConstantOp)
 def translate_constant(op: arith.ConstantOp, fl: FunctionLowering) -> None:
-    ty = fl.type(op.result.type)
+    result_type = op.result.type
+    ty = fl.type(result_type)
     value = op.value
     if isinstance(value, IntegerAttr):
         raw = value.value.data
         fl.set(op, ir.Constant(ty, bool(raw & 1) if ty == ir.IntType(1) else raw))
-    elif isinstance(value, FloatAttr) and bf16.is_bf16(op.result.type):
+    elif isinstance(value, FloatAttr) and bf16.is_bf16(result_type):
         fl.set(op, ir.Constant(ty, bf16.constant_bits(value.value.data)))
     elif isinstance(value, FloatAttr):
         fl.set(op, float_constant(ty, value.value.data))
-    elif isinstance(value, DenseIntOrFPElementsAttr) and bf16.is_bf16(op.result.type):
+    elif isinstance(value, DenseIntOrFPElementsAttr) and bf16.is_bf16(result_type):
         bits = [bf16.constant_bits(float(v)) for v in value.get_values()]
         fl.set(op, ir.Constant(ty, bits))
     elif isinstance(value, DenseIntOrFPElementsAttr) and isinstance(ty, ir.VectorType):
@@ -307,8 +308,9 @@ def translate_addf_subf(op: arith.AddfOp | arith.SubfOp, fl: FunctionLowering) -
         translate_float_binary(op, fl)
         return
     a, b = fl.operands(product)
-    product_first = op.lhs is product.result
-    c = fl.get(op.rhs if product_first else op.lhs)
+    lhs, rhs = op.operands
+    product_first = lhs is product.result
+    c = fl.get(rhs if product_first else lhs)
     if isinstance(op, arith.SubfOp):
         if product_first:
             c = fl.builder.fneg(c)

@@ -23,8 +23,9 @@ from gpuc.dialects.analysis import ModuleFacts, module_facts
 from gpuc.dialects.attrs import FINALIZED_ATTR, AddressSpace, FinalizedAttr, PtrType
 from gpuc.dialects.deferred import DeferredOp
 from gpuc.dialects.functions import FuncOp
+from gpuc.lowering.builder import Builder
 from gpuc.lowering.debug_info import LineTables
-from gpuc.lowering.llvm import Function
+from gpuc.lowering.printing import Function
 from gpuc.lowering.types import lower_type
 
 if TYPE_CHECKING:
@@ -236,7 +237,7 @@ class FunctionLowering:
         self.hidden_args: tuple[ir.Value, ...] = tuple(fn.args[:hidden])
         self.values: dict[SSAValue, ir.Value] = {}
         self.blocks: dict[Block, ir.Block] = {}
-        self.builder = ir.IRBuilder()
+        self.builder = Builder()
         self._allocas: ir.IRBuilder | None = None
 
     def type(self, attr: Any) -> ir.Type:
@@ -249,8 +250,10 @@ class FunctionLowering:
         return [self.values[v] for v in op.operands]
 
     def set(self, op: Operation, *results: ir.Value) -> None:
+        values = self.values
         for result, value in zip(op.results, results, strict=True):
-            self.bind(result, value)
+            values[result] = value  # `bind`, inlined: one call per op result
+            name_after(value, result)
 
     def bind(self, ssa: SSAValue, value: ir.Value) -> None:
         """`ssa` is `value` from now on; an unnamed LLVM value takes its name."""
@@ -280,13 +283,15 @@ class FunctionLowering:
         return slot
 
     def translate_ops(self, block: Block, *, skip_terminator: bool = False) -> None:
-        """Translate `block`'s ops at the builder's position."""
-        ops = list(block.ops)
-        if skip_terminator and ops:
-            ops = ops[:-1]
+        """Translate `block`'s ops at the builder's position (translators
+        leave the dialect-level module as it is)."""
+        last = block.last_op if skip_terminator else None
         outer = self.builder.debug_metadata
-        for op in ops:
-            translator_for(op)(op, self)
+        translators = TRANSLATORS
+        for op in block.ops:
+            if op is last:
+                break
+            (translators.get(type(op)) or translator_for(op))(op, self)
         # The rest of an enclosing op's instructions are that op's.
         self.builder.debug_metadata = outer
 
@@ -373,12 +378,11 @@ class FunctionLowering:
 
 def name_after(value: ir.Value, ssa: SSAValue) -> None:
     """Give an unnamed LLVM value the MLIR value's name (`%x` stays `%x`)."""
-    if (
-        ssa.name_hint
-        and isinstance(value, ir.NamedValue)
-        and value.name[:1] in ("", ".")
-    ):
-        value.name = ssa.name_hint
+    hint = ssa.name_hint
+    if hint and isinstance(value, ir.NamedValue):
+        name = value.name
+        if not name or name[0] == ".":
+            value.name = hint
 
 
 def reverse_post_order(entry: Block) -> list[Block]:

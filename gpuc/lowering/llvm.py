@@ -13,7 +13,6 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from llvmlite import binding as llvm
-from llvmlite import ir
 
 from gpuc.lowering.diagnostics import LoweringError
 
@@ -64,67 +63,6 @@ def initialize(options: tuple[str, ...] = ()) -> None:
         if option not in _OPTIONS:
             llvm.set_option("gpuc", option)
             _OPTIONS.add(option)
-
-
-class Function(ir.Function):  # type: ignore[misc]  # untyped
-    """An llvmlite function whose body prints as llvmlite prints it, faster:
-    an instruction's line is made from its `descr` directly, not through the
-    string cache and formatting of its `__str__` and its block's `descr`
-    (each printed once: `printed`), about a third of printing a module of
-    thousands of kernels. Instructions of a class that prints itself some
-    other way are printed by llvmlite."""
-
-    def descr_body(self, buf: list[str]) -> None:
-        for block in self.blocks:
-            buf.append(f"{block._format_name()}:\n")  # noqa: SLF001
-            buf += [_line(instruction) for instruction in block.instructions]
-
-
-_PRINTS_BY_DESCR: dict[type, bool] = {}
-"""Instruction class -> whether llvmlite prints it as `NamedValue` does
-(`descr` after its reference), decided once per class."""
-
-
-def _line(instruction: ir.Instruction) -> str:
-    cls = type(instruction)
-    by_descr = _PRINTS_BY_DESCR.get(cls)
-    if by_descr is None:
-        by_descr = _PRINTS_BY_DESCR[cls] = (
-            cls._to_string is ir.NamedValue._to_string  # noqa: SLF001
-            and cls.__str__ is ir.NamedValue.__str__
-        )
-    if not by_descr:
-        return f"  {instruction}\n"
-    parts = ["  "]
-    if not isinstance(instruction.type, ir.VoidType):
-        parts.append(f"{instruction.get_reference()} = ")
-    instruction.descr(parts)
-    return "".join(parts).rstrip() + "\n"
-
-
-def printed(module: ir.Module) -> str:
-    """The text of `module`, which is taken apart after printing: its values
-    point at their parents (instruction to block to function to module) and
-    back, so once unreferenced it would be cyclic garbage, a few hundred
-    objects per function, left to Python's cycle collector to find after
-    the compile (bench/scale.py). With the links cut, reference counting frees
-    it at once."""
-    text = str(module)
-    for value in module.globals.values():
-        if isinstance(value, ir.Function):
-            for block in value.blocks:
-                # Past the blocks, only a phi can be in a cycle (a loop's
-                # value feeding it); phis lead their block.
-                for instruction in block.instructions:
-                    if not isinstance(instruction, ir.PhiInstr):
-                        break
-                    instruction.incomings.clear()
-                vars(block).clear()
-        vars(value).clear()
-    for node in module.metadata:  # alias scopes refer to themselves
-        vars(node).clear()
-    vars(module).clear()
-    return text
 
 
 def parse(text: str) -> llvm.ModuleRef:

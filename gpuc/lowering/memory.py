@@ -198,21 +198,23 @@ def shared_allocation(ptr: SSAValue) -> SharedAllocOp | None:
 
 @translates(LoadOp)
 def translate_load(op: LoadOp, fl: FunctionLowering) -> None:
+    ptr = op.ptr
     load = fl.builder.load(
-        accessed(fl, op, op.ptr, op.index),
+        accessed(fl, op, ptr, op.index),
         typ=fl.type(op.result.type),
-        align=alignment(op.ptr),
+        align=alignment(ptr),
     )
-    tag_space(fl, load, op.ptr)
+    tag_space(fl, load, ptr)
     fl.set(op, load)
 
 
 @translates(StoreOp)
 def translate_store(op: StoreOp, fl: FunctionLowering) -> None:
+    ptr = op.ptr
     store = fl.builder.store(
-        fl.get(op.value), accessed(fl, op, op.ptr, op.index), align=alignment(op.ptr)
+        fl.get(op.value), accessed(fl, op, ptr, op.index), align=alignment(ptr)
     )
-    tag_space(fl, store, op.ptr)
+    tag_space(fl, store, ptr)
 
 
 @translates(OffsetOp)

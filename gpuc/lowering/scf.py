@@ -37,6 +37,8 @@ def merge_block(
 ) -> tuple[ir.Block, list[ir.PhiInstr]]:
     """A new block with one phi per type (the results of a structured op)."""
     block = fl.builder.append_basic_block(name)
+    if not types:
+        return block, []
     with fl.builder.goto_block(block):
         phis = [fl.builder.phi(ty) for ty in types]
     return block, phis
