@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import string
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import islice, repeat
@@ -38,14 +38,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import (
     UNKNOWN_LOC,
     BFloat16Type,
-    FileLineColLoc,
     Float16Type,
     Float32Type,
     Float64Type,
     FloatAttr,
     FunctionType,
     IndexType,
-    IntAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -79,6 +77,7 @@ from gpuc.dialects.attrs import (
 )
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.symbols import symbol_ref
+from gpuc.reader.locations import data_attribute, locate
 
 _TOKEN = re.compile(
     r"""
@@ -179,11 +178,12 @@ class _Reader:
         self.i = 0
         self.file = StringAttr(file)
         self.line_offset = line_offset
-        # The line starts, and one past the text's end: the loop in
-        # `location` stops there.
+        # The line starts, and one past the text's end (`locate`).
         self.line_starts = [*line_starts(text), len(text) + 1]
-        self.line = 1
-        """The line (from 1) of the last location made."""
+        self.located: list[Operation] = []
+        self.offsets: list[int] = []
+        """The ops read and the offsets of their names: their locations are
+        made together at the end (`locate`)."""
         self.scope: dict[str, SSAValue] = {}
         self.types: dict[str, Attribute] = {}
         """Types by their spelling, each read by xDSL once."""
@@ -222,41 +222,6 @@ class _Reader:
 
     def kind(self) -> str:
         return _kind(self.texts[self.i])
-
-    def location(self, pos: int) -> FileLineColLoc:
-        starts = self.line_starts
-        # Ops are read in the text's order, most on the line after the last
-        # op's: the line found from the last one by a step or two, not by
-        # bisection (0.7 us an op).
-        line = self.line
-        if starts[line - 1] > pos:
-            line = bisect_right(starts, pos)
-        else:
-            while starts[line] <= pos:
-                line += 1
-        self.line = line
-        column = pos - starts[line - 1] + 1
-        line += self.line_offset
-        # FileLineColLoc(file, line, column), made as xDSL's constructor
-        # makes it but for its verifier, which checks the parameters'
-        # classes: these are those classes already (a location per op, a
-        # tenth of a read went to checking them). The line and column made
-        # once per value (`_int`), looked up here, with no call: a fifth off
-        # each location (timeit). Field by field: vars(location)
-        # would give each location a dict object of its own, more memory and
-        # more for the cycle collector to walk.
-        ints = _INTS
-        line_attr = ints.get(line)
-        if line_attr is None:
-            line_attr = _int(line)
-        column_attr = ints.get(column)
-        if column_attr is None:
-            column_attr = _int(column)
-        location = FileLineColLoc.__new__(FileLineColLoc)
-        object.__setattr__(location, "filename", self.file)
-        object.__setattr__(location, "line", line_attr)
-        object.__setattr__(location, "column", column_attr)
-        return location
 
     # Types and attributes: their text, read by xDSL once per spelling.
 
@@ -387,6 +352,7 @@ class _Reader:
         """Ops up to the region's `}` (not consumed), or to the end of the
         text (`end` the empty text: the top level of an implicit module)."""
         texts, starts = self.texts, self.starts
+        located, offsets = self.located.append, self.offsets.append
         while texts[self.i] != end:
             # The cursor in a local while the op's names are read. A name is
             # a value token, so it holds no `:` (`%x:2`, results in a group,
@@ -417,7 +383,8 @@ class _Reader:
                 raise Decline
             for name, result in zip(names, op.results, strict=True):
                 self.define(name, result)
-            op.location = self.location(at)
+            located(op)
+            offsets(at)
             _append(block, op)
 
     def region(self, arguments: Sequence[tuple[str, Attribute]] = ()) -> Region:
@@ -478,7 +445,11 @@ class _Reader:
             module = ModuleOp(Region(block))
         if self.kind() != "eof":
             raise Decline
-        module.location = self.location(at)
+        self.located.append(module)
+        self.offsets.append(at)
+        locate(
+            self.located, self.offsets, self.line_starts, self.file, self.line_offset
+        )
         return module
 
     def block_body_top(self, block: Block) -> None:
@@ -488,7 +459,6 @@ class _Reader:
             raise Decline  # a lone module written as `"builtin.module"`: rare
 
 
-_INTS: dict[int, IntAttr] = {}
 _HINTS: dict[str, str | None] = {}
 """A value's name -> the name hint xDSL keeps of it (None: none), or ""
 where not met yet."""
@@ -498,29 +468,6 @@ _INDEX = IndexType()
 """The types the rules make themselves, made once: attributes are immutable,
 and the verifier checks an op shape once per distinct type object
 (gpuc.verifier)."""
-
-
-def _int(value: int) -> IntAttr:
-    """IntAttr(value), made once per value (attributes are immutable)."""
-    found = _INTS.get(value)
-    if found is None:
-        found = _INTS[value] = _data(IntAttr, value)
-    return found
-
-
-_DataT = TypeVar("_DataT", IntAttr, StringAttr)
-
-
-def _data(cls: type[_DataT], value: object) -> _DataT:
-    """`cls(value)` for IntAttr (of an int) and StringAttr (of a str), made
-    as xDSL's constructor makes it but for `Attribute.__post_init__`, whose
-    checks (`verify`, which these classes do not override, and an abc
-    isinstance against Data) pass by construction. A read makes one per
-    function name and per symbol reference, and one per line number the first
-    time it is met: 446 -> 252 ns each (timeit)."""
-    attribute = cls.__new__(cls)
-    object.__setattr__(attribute, "data", value)
-    return attribute
 
 
 _EnumT = TypeVar("_EnumT", RoleAttr, InlineHintAttr, DimAttr, AtomicKindAttr)
@@ -984,7 +931,7 @@ def _gpuc_func(r: _Reader) -> Operation:
         r.signatures[signature] = function_type
     # What FuncOp's constructor makes, its attributes made once per value.
     props: dict[str, Attribute] = {
-        "sym_name": _data(StringAttr, name),
+        "sym_name": data_attribute(StringAttr, name),
         "function_type": function_type,
     }
     if visibility:
