@@ -93,7 +93,7 @@ _TOKEN = re.compile(
     |"(?:[^"\\\n]|\\.)*"
     |\^[A-Za-z0-9_$.-]+
     |$)
-    |(.)
+    |.
     )
     """,
     re.VERBOSE | re.DOTALL,
@@ -103,10 +103,10 @@ attribute, with its `<...>` where that holds no `<`, `>` or string, as
 `!gpuc.ptr<f32, global>`: a sixth fewer tokens in a kernel, and its type read
 by one lookup; `->`, a number, a symbol, a string, a block label; the empty
 text at the end) after any white space and comments, or a character that
-starts none of them (group 2). The alternatives start with different
+starts none of them (group 1 None: the reader looks for a None token once,
+not at each match). The alternatives start with different
 characters, so their order (the most frequent first) changes no token."""
 _TOKEN_TEXT = itemgetter(1)
-_STRAY = itemgetter(2)
 _START = re.Match.start
 """A match's start, mapped over the matches with the group, 1 (half the
 time of a methodcaller)."""
@@ -168,10 +168,10 @@ class _Reader:
         starts: list[int] = []
         matches = _TOKEN.finditer(text)
         while batch := list(islice(matches, _BATCH)):
-            if any(map(_STRAY, batch)):
-                raise Decline  # a `^block`, `#0`, a stray character: the parser
             texts += map(_TOKEN_TEXT, batch)
             starts += map(_START, batch, repeat(1))
+        if None in texts:
+            raise Decline  # a `^block`, `#0`, a stray character: the parser
         # The text ends with the empty token (perhaps twice: after trailing
         # white space, and at the very end).
         self.texts, self.starts = texts, starts
