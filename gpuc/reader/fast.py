@@ -353,6 +353,7 @@ class _Reader:
         text (`end` the empty text: the top level of an implicit module)."""
         texts, starts = self.texts, self.starts
         located, offsets = self.located.append, self.offsets.append
+        rules = _RULES
         while texts[self.i] != end:
             # The cursor in a local while the op's names are read. A name is
             # a value token, so it holds no `:` (`%x:2`, results in a group,
@@ -360,9 +361,9 @@ class _Reader:
             # after a `,` exists.
             i = self.i
             first = texts[i]
-            names: list[str] = []
+            names: list[str] | None = None
             if first[:1] == "%":
-                names.append(first[1:])
+                names = [first[1:]]
                 i += 1
                 while texts[i] == ",":
                     if texts[i + 1][:1] != "%":
@@ -373,16 +374,21 @@ class _Reader:
                     raise Decline
                 i += 1
                 first = texts[i]
-            rule = _RULES.get(first)  # an op's name: its rules' words only
+            rule = rules.get(first)  # an op's name: its rules' words only
             if rule is None:
                 raise Decline
             at = starts[i]
             self.i = i + 1
             op = rule(self)
-            if len(op.results) != len(names):
+            results = op.results
+            if names is None:
+                if results:
+                    raise Decline
+            elif len(results) != len(names):
                 raise Decline
-            for name, result in zip(names, op.results, strict=True):
-                self.define(name, result)
+            else:
+                for name, result in zip(names, results, strict=True):
+                    self.define(name, result)
             located(op)
             offsets(at)
             _append(block, op)
