@@ -422,20 +422,30 @@ class _Reader:
         return arguments
 
     def named_values(self) -> list[tuple[str, Attribute]]:
-        """`(%a: T, ...)`, perhaps empty: names and types."""
+        """`(%a: T, ...)`, perhaps empty: names and types. The tokens read
+        from the list, not by the cursor's methods: every function's
+        parameters are read here."""
+        texts = self.texts
         self.expect("(")
         named: list[tuple[str, Attribute]] = []
-        if self.optional(")"):
+        if texts[self.i] == ")":
+            self.i += 1
             return named
         while True:
-            if self.kind() != "value":
+            i = self.i
+            token = texts[i]
+            if token[:1] != "%":
                 raise Decline  # bare types (a declaration): the full parser
-            name = self.take()[1:]
-            self.expect(":")
-            named.append((name, self.type()))
-            if self.optional(")"):
+            if texts[i + 1] != ":":
+                raise Decline
+            self.i = i + 2
+            named.append((token[1:], self.type()))
+            separator = texts[self.i]
+            self.i += 1
+            if separator == ")":
                 return named
-            self.expect(",")
+            if separator != ",":
+                raise Decline
 
     def module(self) -> ModuleOp:
         at = self.starts[self.i]
@@ -910,23 +920,31 @@ def _scf_yield(r: _Reader) -> Operation:
 
 
 def _gpuc_func(r: _Reader) -> Operation:
+    # The header's tokens read from the list, not by the cursor's methods (a
+    # dozen calls a function).
+    texts = r.texts
+    token = texts[r.i]
     visibility = None
-    if r.peek() in ("private", "public", "nested"):
-        visibility = r.take()
-    if r.kind() != "symbol":
+    if token in ("private", "public", "nested"):
+        visibility = token
+        r.i += 1
+        token = texts[r.i]
+    if token[:1] != "@":
         raise Decline
-    name = r.take()[1:]
+    r.i += 1
     params = r.named_values()
     outputs: list[Attribute] = []
-    if r.optional("->"):
-        outputs = r.types_in_parens() if r.peek() == "(" else [r.type()]
-    role = _enum_attributes(RoleAttr).get(r.take())
+    if texts[r.i] == "->":
+        r.i += 1
+        outputs = r.types_in_parens() if texts[r.i] == "(" else [r.type()]
+    role = _enum_attributes(RoleAttr).get(texts[r.i])
     if role is None:
         raise Decline
-    inline = _enum_attributes(InlineHintAttr).get(r.peek())
+    r.i += 1
+    inline = _enum_attributes(InlineHintAttr).get(texts[r.i])
     if inline is not None:
-        r.take()
-    if r.peek() != "{":
+        r.i += 1
+    if texts[r.i] != "{":
         raise Decline  # declarations and attributes: the full parser
     body = r.region(params)
     inputs = [t for _, t in params]
@@ -937,7 +955,7 @@ def _gpuc_func(r: _Reader) -> Operation:
         r.signatures[signature] = function_type
     # What FuncOp's constructor makes, its attributes made once per value.
     props: dict[str, Attribute] = {
-        "sym_name": data_attribute(StringAttr, name),
+        "sym_name": data_attribute(StringAttr, token[1:]),
         "function_type": function_type,
     }
     if visibility:
