@@ -443,8 +443,9 @@ class _Verifier:
             kind = self.kinds[cls] = _kind(cls)
         return kind
 
-    def op(self, op: Operation) -> None:
-        """`Operation.verify(op)`, nested ops included."""
+    def op(self, op: Operation, scope: Operation | None = None) -> None:
+        """`Operation.verify(op)`, nested ops included; `scope` is that of
+        `op`'s block (`block`: None for the verified op itself)."""
         cls = type(op)
         kinds = self.kinds
         kind = kinds.get(cls)
@@ -457,7 +458,6 @@ class _Verifier:
             return
         block = op.parent
         scopes = self.scopes
-        scope = None if block is None else scopes.get(id(block))
         for operand in op._operands:  # noqa: SLF001
             # The defining block by the value's class (isinstance on xDSL's
             # abstract IR classes costs a call into abc); a value of the op's
@@ -535,11 +535,13 @@ class _Verifier:
             block = block._next_block  # noqa: SLF001
 
     def block(self, block: Block) -> None:
+        scope = self.scopes.get(id(block))  # one lookup a block, not an op
+        visit = self.op
         op = block.first_op
         while op is not None:  # block.ops, without its iterator's calls
             if op.parent is not block:
                 raise ValueError("op parent")
-            self.op(op)
+            visit(op, scope)
             op = op._next_op  # noqa: SLF001
         if block.first_op is None:
             region = block.parent
