@@ -444,8 +444,9 @@ class _Verifier:
         return kind
 
     def op(self, op: Operation, scope: Operation | None = None) -> None:
-        """`Operation.verify(op)`, nested ops included; `scope` is that of
-        `op`'s block (`block`: None for the verified op itself)."""
+        """`Operation.verify(op)`, nested ops included; `scope` is the
+        isolation scope of `op`'s block (None for the verified op itself:
+        the walk entered no block yet)."""
         cls = type(op)
         kinds = self.kinds
         kind = kinds.get(cls)
@@ -492,7 +493,8 @@ class _Verifier:
             if any(succ.parent is not region for succ in op._successors):  # noqa: SLF001
                 raise ValueError("successor in another region")
         if last and not terminator:
-            region = block.parent  # type: ignore[union-attr]
+            assert block is not None  # `last` says so
+            region = block.parent
             if region is not None:
                 parent = region.parent
                 if region._first_block is not region._last_block or (  # noqa: SLF001
