@@ -401,8 +401,16 @@ def _isolated_from_above(op: Operation) -> None:
                 child = child._next_op  # noqa: SLF001
 
 
-_UNPLANNED = _Plan(OpDef("unplanned"), frozenset(), (), (), ())
-"""Marks an op class whose plan a verification has not asked for yet."""
+_Kind = tuple[bool, _Plan | None, bool, bool, bool]
+"""What the walk asks of an op class (`_kind`)."""
+
+
+def _kind(cls: type[Operation]) -> _Kind:
+    """Whether ops of `cls` verify themselves whole (their class overrides
+    `verify`), their plan (None for those), and whether they are
+    IsTerminator, NoTerminator and IsolatedFromAbove: one lookup an op."""
+    whole = cls.verify is not Operation.verify
+    return (whole, None if whole else _plan(cls), *_traits(cls))
 
 
 class _Verifier:
@@ -419,10 +427,9 @@ class _Verifier:
 
     def __init__(self) -> None:
         self.seen: set[tuple[object, ...]] = set()
-        self.plans: dict[type[Operation], _Plan | None] = {}
-        """`_plan` of each op class met, asked once per verification."""
-        self.erased: dict[type[object], bool] = {}
-        """Whether each value class met is ErasedSSAValue's."""
+        self.kinds: dict[type[Operation], _Kind] = {}
+        """What the walk asks of each op class met, asked once per
+        verification (`_kind`)."""
         self.scopes: dict[int, Operation | None] = {}
         """id of each block entered -> its scope (None: no isolated op around
         it inside the verified op)."""
@@ -430,80 +437,87 @@ class _Verifier:
         """How many ops verified themselves whole, nested ops included (their
         operands' scopes unchecked by the walk)."""
 
-    def op(self, op: Operation) -> None:
-        """`Operation.verify(op)`, nested ops included."""
+    def kind(self, cls: type[Operation]) -> _Kind:
+        kind = self.kinds.get(cls)
+        if kind is None:
+            kind = self.kinds[cls] = _kind(cls)
+        return kind
+
+    def op(self, op: Operation, scope: Operation | None = None) -> None:
+        """`Operation.verify(op)`, nested ops included; `scope` is the
+        isolation scope of `op`'s block (None for the verified op itself:
+        the walk entered no block yet)."""
         cls = type(op)
-        if cls.verify is not Operation.verify:
+        kinds = self.kinds
+        kind = kinds.get(cls)
+        if kind is None:
+            kind = kinds[cls] = _kind(cls)
+        whole, plan, terminator, _, isolated = kind
+        if whole:
             self.whole += 1
             op.verify()
             return
         block = op.parent
-        scope = None if block is None else self.scopes.get(id(block))
-        erased = self.erased
+        scopes = self.scopes
         for operand in op._operands:  # noqa: SLF001
-            known = erased.get(operand.__class__)
-            if known is None:
-                known = erased[operand.__class__] = isinstance(operand, ErasedSSAValue)
-            if known:
+            # The defining block by the value's class (isinstance on xDSL's
+            # abstract IR classes costs a call into abc); a value of the op's
+            # own block is in its scope.
+            value_class = operand.__class__
+            where: object
+            if value_class is OpResult:  # its op, not the `owner` property's call
+                where = cast(OpResult, operand).op.parent
+            elif value_class is BlockArgument:
+                where = cast(BlockArgument, operand).block
+            elif isinstance(operand, ErasedSSAValue):
                 raise ValueError("erased value used")
-            if scope is not None:
-                # The owner's class by the value's: isinstance on xDSL's
-                # (abstract) IR classes costs a call into abc.
-                kind = operand.__class__
-                where: object  # the defining block (or None), asked by id
-                if kind is BlockArgument:
-                    where = cast(BlockArgument, operand).block
-                elif kind is OpResult:  # its op, not the `owner` property's call
-                    where = cast(OpResult, operand).op.parent
-                elif isinstance(operand.owner, Operation):
-                    where = operand.owner.parent
-                else:
-                    where = operand.owner
-                if self.scopes.get(id(where)) is not scope:
-                    raise ValueError("an operand defined outside its isolated scope")
-        region = None if block is None else block.parent
-        successors = op._successors  # noqa: SLF001
+            elif scope is None:
+                continue
+            elif isinstance(operand.owner, Operation):
+                where = operand.owner.parent
+            else:
+                where = operand.owner
+            if (
+                scope is not None
+                and where is not block
+                and scopes.get(id(where)) is not scope
+            ):
+                raise ValueError("an operand defined outside its isolated scope")
         # The links themselves, not the properties over them: a call saved
         # per op is a tenth of a verification.
         last = block is not None and block._last_op is op  # noqa: SLF001
-        if successors:
+        if op._successors:  # noqa: SLF001
+            region = None if block is None else block.parent
             if region is None or not last:
                 raise ValueError("successors")
-            if any(succ.parent is not region for succ in successors):
+            if any(succ.parent is not region for succ in op._successors):  # noqa: SLF001
                 raise ValueError("successor in another region")
-        if last and region is not None:
-            if region._first_block is region._last_block:  # noqa: SLF001
+        if last and not terminator:
+            assert block is not None  # `last` says so
+            region = block.parent
+            if region is not None:
                 parent = region.parent
-                if (
-                    parent is not None
-                    and not _traits(type(parent))[1]
-                    and not _traits(type(op))[0]
+                if region._first_block is not region._last_block or (  # noqa: SLF001
+                    parent is not None and not self.kind(type(parent))[3]
                 ):
                     raise ValueError("not a terminator")
-            elif not _traits(type(op))[0]:
-                raise ValueError("not a terminator")
         regions = op.regions
         if regions:
-            isolated = _traits(cls)[2]
             inner = op if isolated else scope
-            scopes = self.scopes
             for nested in regions:
                 entered = nested._first_block  # noqa: SLF001
                 while entered is not None:
                     scopes[id(entered)] = inner
                     entered = entered._next_block  # noqa: SLF001
-            whole = self.whole
+            whole_before = self.whole
             for nested in regions:
                 self.region(nested)
-            if isolated and self.whole != whole:
+            if isolated and self.whole != whole_before:
                 _isolated_from_above(op)
-        plan = self.plans.get(cls, _UNPLANNED)
-        if plan is _UNPLANNED:
-            plan = self.plans[cls] = _plan(cls)
         if plan is None:
             op.verify_()
             return
-        if plan.terminator and block is not None and not last:
+        if plan.terminator and not last and block is not None:
             raise ValueError("a terminator not last in its block")
         shape = _shape(op, plan)
         if shape not in self.seen:
@@ -523,11 +537,13 @@ class _Verifier:
             block = block._next_block  # noqa: SLF001
 
     def block(self, block: Block) -> None:
+        scope = self.scopes.get(id(block))  # one lookup a block, not an op
+        visit = self.op
         op = block.first_op
         while op is not None:  # block.ops, without its iterator's calls
             if op.parent is not block:
                 raise ValueError("op parent")
-            self.op(op)
+            visit(op, scope)
             op = op._next_op  # noqa: SLF001
         if block.first_op is None:
             region = block.parent
@@ -536,7 +552,7 @@ class _Verifier:
                 region is not None
                 and parent is not None
                 and len(region.blocks) == 1
-                and not _traits(type(parent))[1]
+                and not self.kind(type(parent))[3]
             ):
                 raise ValueError("empty block")
 

@@ -202,11 +202,15 @@ class LoadOp(IRDLOperation):
         super().__init__(operands=[ptr, optional_list(index)], result_types=[element])
 
     def verify_(self) -> None:
-        element = ptr_type_of(self.ptr).element
-        if self.result.type != element:
+        # The pointer and the result by position, not through the accessors'
+        # search of the optional index's segment: every load verified runs
+        # this (the definition's checks, run first, fixed the positions).
+        ptr, result = self._operands[0]._type, self.results[0]._type  # noqa: SLF001
+        assert isinstance(ptr, PtrType)
+        element = ptr.element
+        if result is not element and result != element:
             raise VerifyException(
-                f"loads {self.result.type} through {self.ptr.type}, whose element type "
-                f"is {element}"
+                f"loads {result} through {ptr}, whose element type is {element}"
             )
 
 
@@ -234,10 +238,12 @@ class StoreOp(IRDLOperation):
         super().__init__(operands=[value, ptr, optional_list(index)])
 
     def verify_(self) -> None:
-        ptr_type = ptr_type_of(self.ptr)
-        if self.value.type != ptr_type.element:
+        # The value and the pointer by position (as LoadOp's).
+        value, ptr_type = self._operands[0]._type, self._operands[1]._type  # noqa: SLF001
+        assert isinstance(ptr_type, PtrType)
+        if value is not ptr_type.element and value != ptr_type.element:
             raise VerifyException(
-                f"stores {self.value.type} through {ptr_type}, whose element type is "
+                f"stores {value} through {ptr_type}, whose element type is "
                 f"{ptr_type.element}"
             )
         if ptr_type.address_space == AddressSpace.CONSTANT:

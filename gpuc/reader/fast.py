@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import string
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import islice, repeat
@@ -38,14 +38,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import (
     UNKNOWN_LOC,
     BFloat16Type,
-    FileLineColLoc,
     Float16Type,
     Float32Type,
     Float64Type,
     FloatAttr,
     FunctionType,
     IndexType,
-    IntAttr,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -79,6 +77,7 @@ from gpuc.dialects.attrs import (
 )
 from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.symbols import symbol_ref
+from gpuc.reader.locations import data_attribute, locate
 
 _TOKEN = re.compile(
     r"""
@@ -94,7 +93,7 @@ _TOKEN = re.compile(
     |"(?:[^"\\\n]|\\.)*"
     |\^[A-Za-z0-9_$.-]+
     |$)
-    |(.)
+    |.
     )
     """,
     re.VERBOSE | re.DOTALL,
@@ -104,10 +103,10 @@ attribute, with its `<...>` where that holds no `<`, `>` or string, as
 `!gpuc.ptr<f32, global>`: a sixth fewer tokens in a kernel, and its type read
 by one lookup; `->`, a number, a symbol, a string, a block label; the empty
 text at the end) after any white space and comments, or a character that
-starts none of them (group 2). The alternatives start with different
+starts none of them (group 1 None: the reader looks for a None token once,
+not at each match). The alternatives start with different
 characters, so their order (the most frequent first) changes no token."""
 _TOKEN_TEXT = itemgetter(1)
-_STRAY = itemgetter(2)
 _START = re.Match.start
 """A match's start, mapped over the matches with the group, 1 (half the
 time of a methodcaller)."""
@@ -169,21 +168,22 @@ class _Reader:
         starts: list[int] = []
         matches = _TOKEN.finditer(text)
         while batch := list(islice(matches, _BATCH)):
-            if any(map(_STRAY, batch)):
-                raise Decline  # a `^block`, `#0`, a stray character: the parser
             texts += map(_TOKEN_TEXT, batch)
             starts += map(_START, batch, repeat(1))
+        if None in texts:
+            raise Decline  # a `^block`, `#0`, a stray character: the parser
         # The text ends with the empty token (perhaps twice: after trailing
         # white space, and at the very end).
         self.texts, self.starts = texts, starts
         self.i = 0
         self.file = StringAttr(file)
         self.line_offset = line_offset
-        # The line starts, and one past the text's end: the loop in
-        # `location` stops there.
+        # The line starts, and one past the text's end (`locate`).
         self.line_starts = [*line_starts(text), len(text) + 1]
-        self.line = 1
-        """The line (from 1) of the last location made."""
+        self.located: list[Operation] = []
+        self.offsets: list[int] = []
+        """The ops read and the offsets of their names: their locations are
+        made together at the end (`locate`)."""
         self.scope: dict[str, SSAValue] = {}
         self.types: dict[str, Attribute] = {}
         """Types by their spelling, each read by xDSL once."""
@@ -222,41 +222,6 @@ class _Reader:
 
     def kind(self) -> str:
         return _kind(self.texts[self.i])
-
-    def location(self, pos: int) -> FileLineColLoc:
-        starts = self.line_starts
-        # Ops are read in the text's order, most on the line after the last
-        # op's: the line found from the last one by a step or two, not by
-        # bisection (0.7 us an op).
-        line = self.line
-        if starts[line - 1] > pos:
-            line = bisect_right(starts, pos)
-        else:
-            while starts[line] <= pos:
-                line += 1
-        self.line = line
-        column = pos - starts[line - 1] + 1
-        line += self.line_offset
-        # FileLineColLoc(file, line, column), made as xDSL's constructor
-        # makes it but for its verifier, which checks the parameters'
-        # classes: these are those classes already (a location per op, a
-        # tenth of a read went to checking them). The line and column made
-        # once per value (`_int`), looked up here, with no call: a fifth off
-        # each location (timeit). Field by field: vars(location)
-        # would give each location a dict object of its own, more memory and
-        # more for the cycle collector to walk.
-        ints = _INTS
-        line_attr = ints.get(line)
-        if line_attr is None:
-            line_attr = _int(line)
-        column_attr = ints.get(column)
-        if column_attr is None:
-            column_attr = _int(column)
-        location = FileLineColLoc.__new__(FileLineColLoc)
-        object.__setattr__(location, "filename", self.file)
-        object.__setattr__(location, "line", line_attr)
-        object.__setattr__(location, "column", column_attr)
-        return location
 
     # Types and attributes: their text, read by xDSL once per spelling.
 
@@ -387,6 +352,8 @@ class _Reader:
         """Ops up to the region's `}` (not consumed), or to the end of the
         text (`end` the empty text: the top level of an implicit module)."""
         texts, starts = self.texts, self.starts
+        located, offsets = self.located.append, self.offsets.append
+        rules = _RULES
         while texts[self.i] != end:
             # The cursor in a local while the op's names are read. A name is
             # a value token, so it holds no `:` (`%x:2`, results in a group,
@@ -394,9 +361,9 @@ class _Reader:
             # after a `,` exists.
             i = self.i
             first = texts[i]
-            names: list[str] = []
+            names: list[str] | None = None
             if first[:1] == "%":
-                names.append(first[1:])
+                names = [first[1:]]
                 i += 1
                 while texts[i] == ",":
                     if texts[i + 1][:1] != "%":
@@ -407,17 +374,23 @@ class _Reader:
                     raise Decline
                 i += 1
                 first = texts[i]
-            rule = _RULES.get(first)  # an op's name: its rules' words only
+            rule = rules.get(first)  # an op's name: its rules' words only
             if rule is None:
                 raise Decline
             at = starts[i]
             self.i = i + 1
             op = rule(self)
-            if len(op.results) != len(names):
+            results = op.results
+            if names is None:
+                if results:
+                    raise Decline
+            elif len(results) != len(names):
                 raise Decline
-            for name, result in zip(names, op.results, strict=True):
-                self.define(name, result)
-            op.location = self.location(at)
+            else:
+                for name, result in zip(names, results, strict=True):
+                    self.define(name, result)
+            located(op)
+            offsets(at)
             _append(block, op)
 
     def region(self, arguments: Sequence[tuple[str, Attribute]] = ()) -> Region:
@@ -449,20 +422,30 @@ class _Reader:
         return arguments
 
     def named_values(self) -> list[tuple[str, Attribute]]:
-        """`(%a: T, ...)`, perhaps empty: names and types."""
+        """`(%a: T, ...)`, perhaps empty: names and types. The tokens read
+        from the list, not by the cursor's methods: every function's
+        parameters are read here."""
+        texts = self.texts
         self.expect("(")
         named: list[tuple[str, Attribute]] = []
-        if self.optional(")"):
+        if texts[self.i] == ")":
+            self.i += 1
             return named
         while True:
-            if self.kind() != "value":
+            i = self.i
+            token = texts[i]
+            if token[:1] != "%":
                 raise Decline  # bare types (a declaration): the full parser
-            name = self.take()[1:]
-            self.expect(":")
-            named.append((name, self.type()))
-            if self.optional(")"):
+            if texts[i + 1] != ":":
+                raise Decline
+            self.i = i + 2
+            named.append((token[1:], self.type()))
+            separator = texts[self.i]
+            self.i += 1
+            if separator == ")":
                 return named
-            self.expect(",")
+            if separator != ",":
+                raise Decline
 
     def module(self) -> ModuleOp:
         at = self.starts[self.i]
@@ -478,7 +461,11 @@ class _Reader:
             module = ModuleOp(Region(block))
         if self.kind() != "eof":
             raise Decline
-        module.location = self.location(at)
+        self.located.append(module)
+        self.offsets.append(at)
+        locate(
+            self.located, self.offsets, self.line_starts, self.file, self.line_offset
+        )
         return module
 
     def block_body_top(self, block: Block) -> None:
@@ -488,7 +475,6 @@ class _Reader:
             raise Decline  # a lone module written as `"builtin.module"`: rare
 
 
-_INTS: dict[int, IntAttr] = {}
 _HINTS: dict[str, str | None] = {}
 """A value's name -> the name hint xDSL keeps of it (None: none), or ""
 where not met yet."""
@@ -498,29 +484,6 @@ _INDEX = IndexType()
 """The types the rules make themselves, made once: attributes are immutable,
 and the verifier checks an op shape once per distinct type object
 (gpuc.verifier)."""
-
-
-def _int(value: int) -> IntAttr:
-    """IntAttr(value), made once per value (attributes are immutable)."""
-    found = _INTS.get(value)
-    if found is None:
-        found = _INTS[value] = _data(IntAttr, value)
-    return found
-
-
-_DataT = TypeVar("_DataT", IntAttr, StringAttr)
-
-
-def _data(cls: type[_DataT], value: object) -> _DataT:
-    """`cls(value)` for IntAttr (of an int) and StringAttr (of a str), made
-    as xDSL's constructor makes it but for `Attribute.__post_init__`, whose
-    checks (`verify`, which these classes do not override, and an abc
-    isinstance against Data) pass by construction. A read makes one per
-    function name and per symbol reference, and one per line number the first
-    time it is met: 446 -> 252 ns each (timeit)."""
-    attribute = cls.__new__(cls)
-    object.__setattr__(attribute, "data", value)
-    return attribute
 
 
 _EnumT = TypeVar("_EnumT", RoleAttr, InlineHintAttr, DimAttr, AtomicKindAttr)
@@ -957,23 +920,31 @@ def _scf_yield(r: _Reader) -> Operation:
 
 
 def _gpuc_func(r: _Reader) -> Operation:
+    # The header's tokens read from the list, not by the cursor's methods (a
+    # dozen calls a function).
+    texts = r.texts
+    token = texts[r.i]
     visibility = None
-    if r.peek() in ("private", "public", "nested"):
-        visibility = r.take()
-    if r.kind() != "symbol":
+    if token in ("private", "public", "nested"):
+        visibility = token
+        r.i += 1
+        token = texts[r.i]
+    if token[:1] != "@":
         raise Decline
-    name = r.take()[1:]
+    r.i += 1
     params = r.named_values()
     outputs: list[Attribute] = []
-    if r.optional("->"):
-        outputs = r.types_in_parens() if r.peek() == "(" else [r.type()]
-    role = _enum_attributes(RoleAttr).get(r.take())
+    if texts[r.i] == "->":
+        r.i += 1
+        outputs = r.types_in_parens() if texts[r.i] == "(" else [r.type()]
+    role = _enum_attributes(RoleAttr).get(texts[r.i])
     if role is None:
         raise Decline
-    inline = _enum_attributes(InlineHintAttr).get(r.peek())
+    r.i += 1
+    inline = _enum_attributes(InlineHintAttr).get(texts[r.i])
     if inline is not None:
-        r.take()
-    if r.peek() != "{":
+        r.i += 1
+    if texts[r.i] != "{":
         raise Decline  # declarations and attributes: the full parser
     body = r.region(params)
     inputs = [t for _, t in params]
@@ -984,7 +955,7 @@ def _gpuc_func(r: _Reader) -> Operation:
         r.signatures[signature] = function_type
     # What FuncOp's constructor makes, its attributes made once per value.
     props: dict[str, Attribute] = {
-        "sym_name": _data(StringAttr, name),
+        "sym_name": data_attribute(StringAttr, token[1:]),
         "function_type": function_type,
     }
     if visibility:

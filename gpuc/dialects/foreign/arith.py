@@ -281,14 +281,16 @@ def _print_comparison(
 
 
 def _check_comparison(op: CmpiOp | CmpfOp) -> None:
-    if op.lhs.type != op.rhs.type:
+    # The operands (lhs, rhs) and the result by position, not through the
+    # accessors' search of the op definition: every comparison verified runs
+    # this (the definition's checks, run first, fixed the positions).
+    lhs, rhs = op._operands[0]._type, op._operands[1]._type  # noqa: SLF001
+    if lhs is not rhs and lhs != rhs:
+        raise VerifyException(f"compares {lhs} with {rhs}; the operands have one type")
+    result = op.results[0]._type  # noqa: SLF001
+    if result != bool_like(lhs):
         raise VerifyException(
-            f"compares {op.lhs.type} with {op.rhs.type}; the operands have one type"
-        )
-    if op.result.type != bool_like(op.lhs.type):
-        raise VerifyException(
-            f"compares {op.lhs.type} into {op.result.type}; the result is "
-            f"{bool_like(op.lhs.type)}"
+            f"compares {lhs} into {result}; the result is {bool_like(lhs)}"
         )
 
 
