@@ -169,8 +169,7 @@ def _expand(
             continue
         if recorder is not None:
             recorder.inlined(callee, caller)
-        for copy in inline_call(call, callee, callee in once):
-            worklist.extend(op for op in copy.walk() if isinstance(op, CallOp))
+        inline_call(call, callee, callee in once, worklist)
     return kept
 
 

@@ -32,7 +32,8 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import BlockInsertPoint, Rewriter
 
 from gpuc.dialects.functions import FUNCTION_OPS, CallOp, FuncOp, ReturnOp
-from gpuc.dialects.uses import replace_uses
+from gpuc.dialects.uses import erase_unused, replace_uses
+from gpuc.dialects.walk import preorder
 
 MULTI_BLOCK_PARENTS = FUNCTION_OPS | {"scf.execute_region"}
 """Ops whose regions may hold several blocks, so a call in them can be split
@@ -45,11 +46,11 @@ def _returns(blocks: list[Block]) -> list[ReturnOp]:
 
 
 def _replace_results(call: CallOp, values: list[SSAValue]) -> None:
-    for result, value in zip(call.res, values, strict=True):
+    # `results` and `operands` are `res` and `arguments` (each op's only
+    # group), without the generic accessors' search of the op definition.
+    for result, value in zip(call.results, values, strict=True):
         replace_uses(result, value)
-    block = call.parent_block()
-    assert block is not None
-    block.erase_op(call)
+    erase_unused(call)
 
 
 def _body(callee: FuncOp, move: bool) -> Region:
@@ -67,13 +68,13 @@ def _body(callee: FuncOp, move: bool) -> Region:
 def _move_single_block(call: CallOp, entry: Block) -> list[Operation]:
     block = call.parent_block()
     assert block is not None
-    for arg, operand in zip(entry.args, call.arguments, strict=True):
+    for arg, operand in zip(entry.args, call.operands, strict=True):
         replace_uses(arg, operand)
     ret = entry.last_op
     assert isinstance(ret, ReturnOp)
     moved = _splice_before(entry, ret, block, call)
-    _replace_results(call, list(ret.arguments))
-    entry.erase_op(ret)
+    _replace_results(call, list(ret.operands))
+    erase_unused(ret)
     return moved
 
 
@@ -176,32 +177,46 @@ def _inline_execute_region(call: CallOp, callee: FuncOp, move: bool) -> list[Ope
     return [execute]
 
 
-def inline_call(call: CallOp, callee: FuncOp, move: bool = False) -> list[Operation]:
+def inline_call(
+    call: CallOp,
+    callee: FuncOp,
+    move: bool = False,
+    calls: list[CallOp] | None = None,
+) -> list[Operation]:
     """Replace `call` by a copy of `callee`'s body (which must have one); with
     `move`, by the body itself, for a callee erased next.
 
-    Returns the copied ops at the top of what was inserted, so a caller can
-    look inside them for further calls to inline. Each copy is located at the
-    call site (`_at_call_site`).
+    Returns the copied ops at the top of what was inserted; with `calls`, also
+    appends to it the calls among them and nested in them, in program order,
+    for a caller that inlines further (found in the walk that locates the
+    copies, not in a second one). Each copy is located at the call site
+    (`_at_call_site`).
     """
-    blocks = list(callee.body.blocks)
+    body = callee.regions[0]
     location = call.location
-    if len(blocks) == 1:
+    if body._first_block is body._last_block:  # noqa: SLF001
+        entry = body._first_block  # noqa: SLF001
+        assert entry is not None
         if move:
-            copies = _move_single_block(call, blocks[0])
+            copies = _move_single_block(call, entry)
         else:
-            copies = _inline_single_block(call, blocks[0])
+            copies = _inline_single_block(call, entry)
     else:
         parent = call.parent_op()
         if parent is not None and parent.name in MULTI_BLOCK_PARENTS:
             copies = _inline_split(call, callee, move)
         else:
             copies = _inline_execute_region(call, callee, move)
-    if isinstance(location, UnknownLoc):
+    unknown = isinstance(location, UnknownLoc)
+    if unknown and calls is None:
         return copies  # nothing to add to the copies' own locations
+    name = callee.sym_name
     for copy in copies:
-        for op in copy.walk():
-            op.location = _at_call_site(op.location, callee.sym_name, location)
+        for op in preorder(copy):
+            if not unknown:
+                op.location = _at_call_site(op.location, name, location)
+            if calls is not None and isinstance(op, CallOp):
+                calls.append(op)
     return copies
 
 

@@ -52,7 +52,7 @@ from gpuc.dialects.symbols import (
     symbol_name,
     symbol_ref,
 )
-from gpuc.dialects.uses import replace_uses
+from gpuc.dialects.uses import erase_unused, replace_uses
 from gpuc.dialects.walk import of_classes, preorder
 from gpuc.explain.record import active_recorder
 from gpuc.generators import Generator, Generators
@@ -78,8 +78,8 @@ def _rewrite(op: DeferredOp, symbol: SymbolRefAttr) -> None:
         # CallOp(symbol, arguments, types), without its generic constructor's
         # work per operand group (a call per deferred call of the module).
         new = CallOp.create(
-            operands=op.arguments,
-            result_types=op.res.types,
+            operands=op.operands,  # `arguments`, its only group
+            result_types=op.result_types,
             properties={"callee": symbol},
         )
     elif isinstance(op, DeferredAddrOp):
@@ -99,7 +99,7 @@ def _rewrite(op: DeferredOp, symbol: SymbolRefAttr) -> None:
         for result in new.results:
             if result.name_hint is None:
                 result.name_hint = olds[0].name_hint
-    block.erase_op(op)
+    erase_unused(op)
 
 
 class _Resolver:
@@ -180,7 +180,7 @@ class _Resolver:
         """`op.signature`, made once per signature for deferred calls."""
         if not isinstance(op, DeferredCallOp):
             return op.signature
-        types = (op.arguments.types, op.res.types)
+        types = (op.operand_types, op.result_types)  # `arguments`', `res`'s
         key = (*map(id, types[0]), -1, *map(id, types[1]))
         known = self.signatures.get(key)
         if known is None:

@@ -122,6 +122,5 @@ def inline_single_use(
             assert isinstance(callee, FuncOp)
             if recorder is not None:
                 recorder.inlined(callee, caller, single_call_site=True)
-            for copy in inline_call(call, callee, move=True):
-                worklist.extend(op for op in copy.walk() if isinstance(op, CallOp))
+            inline_call(call, callee, True, worklist)
     return single
