@@ -32,6 +32,7 @@ from gpuc.dialects.functions import (
 from gpuc.dialects.memory import SharedAllocOp
 from gpuc.dialects.symbols import build_table, is_symbol_table
 from gpuc.dialects.traits import ReadsKernelState
+from gpuc.transforms.symbol_uses import ATTRIBUTE_KINDS, LEAF_KIND, UNKNOWN_KIND
 
 INDIRECT = "<indirect>"
 """Call-graph node standing for every function whose address is taken: a
@@ -136,42 +137,36 @@ class CallGraph:
     ) -> None:
         """Record `root` and the ops nested in it (not entering nested symbol
         tables, which `_scan_table` does with their own symbols)."""
-        holds = self.holds[name] if name is not None else None
-        op_names, ops_by_name = self.op_names, self.ops_by_name
+        # A function's op names go to its `holds`, and into `op_names` once
+        # at the end; other ops' straight into `op_names`.
+        holds = self.holds[name] if name is not None else self.op_names
+        ops_by_name, kinds, attribute_kinds = self.ops_by_name, _KIND, ATTRIBUTE_KINDS
         stack = [root]
         while stack:
             op = stack.pop()
             op_name = op.name
-            op_names.add(op_name)
-            if holds is not None:
-                holds.add(op_name)
+            holds.add(op_name)
             wanted = ops_by_name.get(op_name)
             if wanted is not None:
                 wanted.append(op)
-            kind = _KIND.get(type(op)) or _kind(type(op))
-            if kind == _CALL and caller is not None:
-                assert isinstance(op, CallOp)
-                self.sites[caller].append(op)
-                if name is not None:
-                    self.callees[name].add(op.callee.root_reference.data)
-                continue
-            if kind == _ADDRESS:
-                assert isinstance(op, FuncAddrOp)
-                callee = op.callee.root_reference.data
-                self.address_taken.add(callee)
-                self.callees[INDIRECT].add(callee)
-            elif kind == _INDIRECT_CALL and name is not None:
-                self.callees[name].add(INDIRECT)
-                self.indirect_callers.add(name)
-            elif kind == _STATE and name is not None:
-                self.state_own.add(name)
-                if isinstance(op, SharedAllocOp):
-                    self.shared_allocs.setdefault(name, []).append(op)
-            if op.properties or op.attributes:
-                for ref in self._held_refs(op, self._held):
-                    target = symbols.get(ref.root_reference.data)
-                    if target is not None:
-                        self.referenced.add(target)
+            kind = kinds.get(type(op)) or _kind(type(op))
+            if kind != _OTHER:
+                if kind == _CALL and caller is not None:
+                    assert isinstance(op, CallOp)
+                    self.sites[caller].append(op)
+                    if name is not None:
+                        self.callees[name].add(op.callee.root_reference.data)
+                    continue
+                self._special(op, kind, name)
+            # Most attributes can hold no reference (a type, an integer):
+            # `held_refs` is asked only of an op with one that may.
+            for attr in op.properties.values():
+                if attribute_kinds.get(type(attr), UNKNOWN_KIND)[0] != LEAF_KIND:
+                    self._note_refs(op, symbols)
+                    break
+            else:
+                if op.attributes:
+                    self._note_refs(op, symbols)
             if op is root and op_name in FUNCTION_OPS:
                 self.sites[op] = []
                 self.scopes[op] = symbols
@@ -194,6 +189,31 @@ class CallGraph:
                         stack.append(child)
                         child = child._prev_op  # noqa: SLF001
                     block = block._prev_block  # noqa: SLF001
+        if name is not None:
+            self.op_names |= holds
+
+    def _special(self, op: Operation, kind: int, name: str | None) -> None:
+        """Record an op that takes an address, calls indirectly or reads the
+        kernel state (`kind`), in function `name` (None: outside one)."""
+        if kind == _ADDRESS:
+            assert isinstance(op, FuncAddrOp)
+            callee = op.callee.root_reference.data
+            self.address_taken.add(callee)
+            self.callees[INDIRECT].add(callee)
+        elif kind == _INDIRECT_CALL and name is not None:
+            self.callees[name].add(INDIRECT)
+            self.indirect_callers.add(name)
+        elif kind == _STATE and name is not None:
+            self.state_own.add(name)
+            if isinstance(op, SharedAllocOp):
+                self.shared_allocs.setdefault(name, []).append(op)
+
+    def _note_refs(self, op: Operation, symbols: dict[str, Operation]) -> None:
+        """Record the symbols `op`'s attributes reference (in `symbols`)."""
+        for ref in self._held_refs(op, self._held):
+            target = symbols.get(ref.root_reference.data)
+            if target is not None:
+                self.referenced.add(target)
 
     # Queries.
 

@@ -95,6 +95,10 @@ def _classify(cls: type[Attribute]) -> tuple[int, tuple[str, ...]]:
 # on this path, which runs for every attribute of every op symbol-dce visits.
 _KINDS: dict[type[Attribute], tuple[int, tuple[str, ...]]] = {}
 _UNKNOWN = (-1, ())
+ATTRIBUTE_KINDS, UNKNOWN_KIND, LEAF_KIND = _KINDS, _UNKNOWN, _LEAF
+"""For a walk that skips, without a call, an op all of whose attributes are
+leaves (`ATTRIBUTE_KINDS.get(type(attr), UNKNOWN_KIND)[0] == LEAF_KIND`; an
+attribute class not met yet is not one): it then holds no reference."""
 
 
 def _collect(attr: Attribute, out: list[SymbolRefAttr]) -> None:
