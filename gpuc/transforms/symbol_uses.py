@@ -206,8 +206,17 @@ def referenced_names(ops: Iterable[Operation]) -> Counter[str]:
     is looked up in."""
     held: dict[int, list[SymbolRefAttr]] = {}
     uses: list[SymbolRefAttr] = []
+    kinds = _KINDS
     for op in ops:
-        held_refs(op, held, uses)
+        # `held_refs` asked only of an op with an attribute that may hold a
+        # reference (most hold none: a call saved per op of the module).
+        for attr in op.properties.values():
+            if kinds.get(type(attr), _UNKNOWN)[0] != _LEAF:
+                held_refs(op, held, uses)
+                break
+        else:
+            if op.attributes:
+                held_refs(op, held, uses)
     return Counter(ref.root_reference.data for ref in uses)
 
 
