@@ -21,8 +21,10 @@ def replace_uses(old: SSAValue, new: SSAValue) -> None:
         after = use._next_use  # noqa: SLF001
         op = use._operation  # noqa: SLF001
         index = use._index  # noqa: SLF001
-        operands = op._operands  # noqa: SLF001
-        op._operands = SSAValues((*operands[:index], new, *operands[index + 1 :]))  # noqa: SLF001
+        # Through a list: slicing SSAValues makes a new SSAValues per slice.
+        operands = list(op._operands)  # noqa: SLF001
+        operands[index] = new
+        op._operands = SSAValues(operands)  # noqa: SLF001
         head = new.first_use
         use._prev_use = None  # noqa: SLF001
         use._next_use = head  # noqa: SLF001

@@ -85,8 +85,13 @@ def _splice_before(
     `block`, relinking xDSL's list once instead of a detach and an insert per
     op (each insert walks up from `block` to check that the op does not hold
     it: checked here once, for `entry`)."""
-    if entry.is_ancestor(block):
-        raise ValueError("cannot move ops into a block they contain")
+    above: Block | None = block  # `entry.is_ancestor(block)`, by the links
+    while above is not None:
+        if above is entry:
+            raise ValueError("cannot move ops into a block they contain")
+        region = above.parent
+        holder = None if region is None else region.parent
+        above = None if holder is None else holder.parent
     moved: list[Operation] = []
     op = entry.first_op
     while op is not end:
