@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from functools import cached_property
 
 from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
-from xdsl.ir import Operation
+from xdsl.ir import Operation, Region
 
 from gpuc.dialects.functions import (
     FUNCTION_OPS,
@@ -42,6 +42,8 @@ ASSERT = "cf.assert"
 """Matched by name: a module without asserts needs no cf dialect loaded."""
 PRINTF = "gpuc.printf"
 """Matched by name, as `ASSERT` is."""
+IF, FOR = "scf.if", "scf.for"
+"""Collected by the walk too (`ops_named`), for verify-target's checks."""
 
 _CALL, _ADDRESS, _INDIRECT_CALL, _STATE, _OTHER = 1, 2, 3, 4, 5
 _KIND: dict[type[Operation], int] = {}
@@ -88,9 +90,15 @@ class CallGraph:
         """Function -> the names of the ops in its body."""
         self.op_names: set[str] = set()
         """The name of every op of the module."""
-        self.ops_by_name: dict[str, list[Operation]] = {ASSERT: []}
+        self.ops_by_name: dict[str, list[Operation]] = {ASSERT: [], IF: [], FOR: []}
         """Op name -> its ops in module order, for the few names asked for
         by op (`ops_named`)."""
+        self.multi_block: list[Region] = [
+            region
+            for region in module.regions
+            if region._first_block is not region._last_block  # noqa: SLF001
+        ]
+        """The regions of several blocks, in module order (`multi_block_regions`)."""
         self.state_own: set[str] = set()
         """Functions holding an op that reads the kernel state."""
         self.shared_allocs: dict[str, list[SharedAllocOp]] = {}
@@ -173,6 +181,9 @@ class CallGraph:
             regions = op.regions
             if not regions:
                 continue  # neither a symbol table nor a function body
+            for region in regions:
+                if region._first_block is not region._last_block:  # noqa: SLF001
+                    self.multi_block.append(region)
             if is_symbol_table(op):  # a nested table, the root included
                 self._scan_table(op)
                 continue
@@ -227,6 +238,11 @@ class CallGraph:
                 else []
             )
         return found
+
+    def multi_block_regions(self) -> list[Region]:
+        """The module's regions of several blocks, innermost first (the
+        reverse of module order: a region's nested ones come after it)."""
+        return self.multi_block[::-1]
 
     def holding(self, names: Iterable[str]) -> set[str]:
         """The functions whose bodies hold an op of one of `names`."""
@@ -320,6 +336,7 @@ class CallGraph:
             sorted(self.op_names),
             [(id(k), [id(c) for c in v]) for k, v in self.sites.items()],
             sorted(id(op) for op in self.referenced),
+            [id(region) for region in self.multi_block],
         )
 
 
