@@ -123,18 +123,23 @@ class CallGraph:
             if (target := symbols.get(ref.root_reference.data)) is not None:
                 self.referenced.add(target)
         top = table is self.module
+        funcs, callees, holds = self.funcs, self.callees, self.holds
         for region in table.regions:
-            for block in region.blocks:
-                for op in block.ops:
+            block = region._first_block  # noqa: SLF001
+            while block is not None:  # xDSL's links: its iterators cost calls
+                op = block._first_op  # noqa: SLF001
+                while op is not None:
                     if top and isinstance(op, FuncOp):
-                        name = op.sym_name.data
-                        self.funcs.setdefault(name, op)
-                        self.callees.setdefault(name, set())
-                        self.holds.setdefault(name, set())
+                        name = op.properties["sym_name"].data  # type: ignore[attr-defined]
+                        funcs.setdefault(name, op)
+                        callees.setdefault(name, set())
+                        holds.setdefault(name, set())
                         self._visit(op, symbols, op, name)
                     else:  # a function of a nested table calls too
                         caller = op if op.name in FUNCTION_OPS else None
                         self._visit(op, symbols, caller, None)
+                    op = op._next_op  # noqa: SLF001
+                block = block._next_block  # noqa: SLF001
 
     def _visit(
         self,
