@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import (
     CallSiteLoc,
+    FileLineColLoc,
     LocationAttr,
     NameLoc,
     StringAttr,
@@ -220,9 +221,25 @@ def inline_call(
         for op in preorder(copy):
             if not unknown:
                 op.location = _at_call_site(op.location, name, location)
-            if calls is not None and isinstance(op, CallOp):
-                calls.append(op)
+            if calls is not None:
+                is_call = _CALLS.get(type(op))
+                if is_call is None:
+                    is_call = _is_call(type(op))
+                if is_call:
+                    calls.append(op)  # type: ignore[arg-type]
     return copies
+
+
+_CALLS: dict[type[Operation], bool] = {}
+
+
+def _is_call(cls: type[Operation]) -> bool:
+    """Whether ops of `cls` are `CallOp`s (a dict hit per op, not a call
+    into abc)."""
+    found = _CALLS.get(cls)
+    if found is None:
+        found = _CALLS[cls] = issubclass(cls, CallOp)
+    return found
 
 
 def _at_call_site(
@@ -232,14 +249,18 @@ def _at_call_site(
     `callsite("callee"(loc) at call)`, as MLIR's inliner writes it, the name
     saying whose lines these are (the line tables' inlined scope); an op
     inlined earlier gets the new call site at the end of its chain; one
-    without a location (made by inlining) is the call's."""
-    assert isinstance(loc, LocationAttr)
-    if isinstance(call, UnknownLoc):
-        return loc
-    if isinstance(loc, UnknownLoc):
-        return call
-    if isinstance(loc, CallSiteLoc):
-        return _call_site(loc.callee, _at_call_site(loc.caller, callee, call))
+    without a location (made by inlining) is the call's. (`inline_call`
+    asks this only for a call with a location.)
+
+    The most frequent location, a file position, is known by its class
+    alone: isinstance on xDSL's (abstract) attribute classes costs a call
+    into abc, four an inlined op."""
+    if type(loc) is not FileLineColLoc:
+        assert isinstance(loc, LocationAttr)
+        if isinstance(loc, UnknownLoc):
+            return call
+        if isinstance(loc, CallSiteLoc):
+            return _call_site(loc.callee, _at_call_site(loc.caller, callee, call))
     name = NameLoc.__new__(NameLoc)
     object.__setattr__(name, "desc", callee)
     object.__setattr__(name, "location", loc)
