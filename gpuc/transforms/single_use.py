@@ -94,7 +94,8 @@ def single_use_helpers(
         and is_private(f)
         and f not in graph.referenced
     }
-    if found:
+    # Only a helper that calls something can be on a cycle.
+    if any(edges.get(f) for f in found):
         cyclic = on_cycles(edges)
         found = {f: None for f in found if f not in cyclic}
     return found
