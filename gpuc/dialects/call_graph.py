@@ -8,7 +8,9 @@ no pass or stage walks the module once per kernel.
 The graph belongs to one state of the module: `call_graph` computes it once
 and keeps it until `invalidate_call_graph`. The pass runner invalidates it
 after every pass that does not declare `preserves_call_graph`, and a pass that
-changes calls or functions and then asks again invalidates it itself. With
+changes calls or functions and then asks again invalidates it itself, or
+updates it for what it changed (resolve-deferred's renames and rewrites:
+gpuc/transforms/resolved_graph.py). With
 `GPUC_CHECK_ANALYSES=1` (the test suite sets it) every cached answer is
 checked against a fresh walk, so a pass that forgets is caught, not trusted.
 """
@@ -44,8 +46,13 @@ PRINTF = "gpuc.printf"
 """Matched by name, as `ASSERT` is."""
 IF, FOR = "scf.if", "scf.for"
 """Collected by the walk too (`ops_named`), for verify-target's checks."""
+DEFERRED_CALL = "gpuc.deferred_call"
+"""Collected too, for resolve-deferred (which keeps the graph true as it
+rewrites them: gpuc/transforms/resolved_graph.py)."""
+COLLECTED = (ASSERT, IF, FOR, DEFERRED_CALL)
+"""The op names whose ops the walk lists (`ops_named`)."""
 
-_CALL, _ADDRESS, _INDIRECT_CALL, _STATE, _OTHER = 1, 2, 3, 4, 5
+_CALL, _ADDRESS, _INDIRECT_CALL, _STATE, _DEFERRED, _OTHER = 1, 2, 3, 4, 5, 6
 _KIND: dict[type[Operation], int] = {}
 """Op class -> what the walk does with it: one dict hit per op is much cheaper
 than a chain of isinstance checks (xDSL op classes are ABCs)."""
@@ -62,6 +69,8 @@ def _kind(cls: type[Operation]) -> int:
             found = _INDIRECT_CALL
         elif cls.has_trait(ReadsKernelState):
             found = _STATE
+        elif cls.name == DEFERRED_CALL:
+            found = _DEFERRED
         else:
             found = _OTHER
         _KIND[cls] = found
@@ -90,7 +99,7 @@ class CallGraph:
         """Function -> the names of the ops in its body."""
         self.op_names: set[str] = set()
         """The name of every op of the module."""
-        self.ops_by_name: dict[str, list[Operation]] = {ASSERT: [], IF: [], FOR: []}
+        self.ops_by_name: dict[str, list[Operation]] = {name: [] for name in COLLECTED}
         """Op name -> its ops in module order, for the few names asked for
         by op (`ops_named`)."""
         self.multi_block: list[Region] = [
@@ -112,6 +121,13 @@ class CallGraph:
         """Callable -> the symbol table its calls resolve in."""
         self.referenced: set[Operation] = set()
         """Symbols referenced other than as the callee of a direct call."""
+        self.ref_counts: dict[str, int] = {}
+        """Root name -> how many references of the module name it, whatever
+        table they resolve in (`referenced_names`' count)."""
+        self.deferred_sites: list[tuple[Operation, str | None, int, Operation]] = []
+        """Each `gpuc.deferred_call` in a callable, in module order: the
+        callable, its top-level function's name (None: a nested callable),
+        how many of the callable's `sites` come before it, the op."""
         self._held_refs = held_refs
         self._held: dict[int, list[SymbolRefAttr]] = {}
         """The refs in each composite attribute met, by id (`held_refs`)."""
@@ -119,8 +135,11 @@ class CallGraph:
 
     def _scan_table(self, table: Operation) -> None:
         symbols = self.tables[table] = build_table(table)
+        counts = self.ref_counts
         for ref in self._held_refs(table):  # e.g. the entrypoint set
-            if (target := symbols.get(ref.root_reference.data)) is not None:
+            root = ref.root_reference.data
+            counts[root] = counts.get(root, 0) + 1
+            if (target := symbols.get(root)) is not None:
                 self.referenced.add(target)
         top = table is self.module
         funcs, callees, holds = self.funcs, self.callees, self.holds
@@ -167,9 +186,18 @@ class CallGraph:
                 if kind == _CALL and caller is not None:
                     assert isinstance(op, CallOp)
                     self.sites[caller].append(op)
+                    callee = op.callee.root_reference.data
                     if name is not None:
-                        self.callees[name].add(op.callee.root_reference.data)
+                        self.callees[name].add(callee)
+                    if op.attributes:  # counted whole: they may hold some
+                        self._count_refs(op)
+                    else:
+                        counts = self.ref_counts
+                        counts[callee] = counts.get(callee, 0) + 1
                     continue
+                if kind == _DEFERRED and caller is not None:
+                    at = len(self.sites[caller])
+                    self.deferred_sites.append((caller, name, at, op))
                 self._special(op, kind, name)
             # Most attributes can hold no reference (a type, an integer):
             # `held_refs` is asked only of an op with one that may.
@@ -226,10 +254,19 @@ class CallGraph:
 
     def _note_refs(self, op: Operation, symbols: dict[str, Operation]) -> None:
         """Record the symbols `op`'s attributes reference (in `symbols`)."""
+        counts = self.ref_counts
         for ref in self._held_refs(op, self._held):
-            target = symbols.get(ref.root_reference.data)
+            root = ref.root_reference.data
+            counts[root] = counts.get(root, 0) + 1
+            target = symbols.get(root)
             if target is not None:
                 self.referenced.add(target)
+
+    def _count_refs(self, op: Operation) -> None:
+        counts = self.ref_counts
+        for ref in self._held_refs(op, self._held):
+            root = ref.root_reference.data
+            counts[root] = counts.get(root, 0) + 1
 
     # Queries.
 
@@ -342,6 +379,7 @@ class CallGraph:
             [(id(k), [id(c) for c in v]) for k, v in self.sites.items()],
             sorted(id(op) for op in self.referenced),
             [id(region) for region in self.multi_block],
+            sorted((k, n) for k, n in self.ref_counts.items() if n),
         )
 
 
@@ -382,17 +420,33 @@ def invalidate_call_graph(module: ModuleOp) -> None:
     module.__dict__.pop(_KEPT, None)
 
 
-def note_references(module: ModuleOp, names: Iterable[str]) -> None:
-    """`module` now also references its symbols `names` from an attribute of
-    its own (as the entrypoint set does): its graph, if one is kept, records
-    them as a fresh walk would (adding references is all such a change does
-    to the graph)."""
+def forget_derived(graph: CallGraph) -> None:
+    """Drop what was derived from `graph` and kept on it (`callers`, the
+    module facts of gpuc/dialects/analysis.py): its update changed it."""
+    for key in [k for k in graph.__dict__ if k == "callers" or k.startswith("_gpuc")]:
+        del graph.__dict__[key]
+
+
+def note_references(
+    module: ModuleOp, names: Iterable[str], replaced: Iterable[str] = ()
+) -> None:
+    """`module` now references its symbols `names` from an attribute of its
+    own (as the entrypoint set does), which referenced `replaced` before
+    (each of them among `names`): its graph, if one is kept, records that as
+    a fresh walk would (adding references is all such a change does to the
+    graph)."""
     graph = _kept(module)
     if graph is not None:
         symbols = graph.tables[module]
+        names = list(names)
         graph.referenced.update(
             target for name in names if (target := symbols.get(name)) is not None
         )
+        counts = graph.ref_counts
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+        for name in replaced:
+            counts[name] -= 1
 
 
 def pass_ran(ran: object, module: ModuleOp) -> None:
