@@ -17,7 +17,9 @@ checks every graph kept against a fresh walk (GPUC_CHECK_ANALYSES).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
+from xdsl.dialects.builtin import SymbolRefAttr
 from xdsl.ir import Operation
 
 from gpuc.dialects.call_graph import (
@@ -70,12 +72,13 @@ def keep_call_graph(graph: CallGraph, done: Resolution) -> bool:
             return False
         if not held.isdisjoint(_LISTED):
             return False
+    shared: dict[int, list[SymbolRefAttr]] = {}  # job configurations are shared
     for _, _, _, op in graph.deferred_sites:
         new = done.rewritten.get(op)
         # Its source its one reference: the call's callee is then its only one.
-        if not isinstance(new, CallOp) or not isinstance(op, DeferredCallOp):
+        if type(new) is not CallOp or type(op) is not DeferredCallOp:
             return False
-        if len(held_refs(op)) != 1:
+        if len(held_refs(op, shared)) != 1:
             return False
     _rename(graph, done.moves)
     _rewrite_sites(graph, done.rewritten)
@@ -107,18 +110,18 @@ def _rewrite_sites(graph: CallGraph, rewritten: dict[Operation, Operation]) -> N
     """Each deferred call's call at its place among its callable's sites."""
     counts = graph.ref_counts
     inserted: dict[Operation, int] = {}
+    sites = graph.sites
     for caller, name, at, op in graph.deferred_sites:
-        assert isinstance(op, DeferredCallOp)
+        # (`keep_call_graph` checked the classes)
+        source = cast(SymbolRefAttr, op.properties["source"]).root_reference.data
         new = rewritten[op]
-        assert isinstance(new, CallOp)
+        callee = cast(SymbolRefAttr, new.properties["callee"]).root_reference.data
         shift = inserted.get(caller, 0)
-        graph.sites[caller].insert(at + shift, new)
+        sites[caller].insert(at + shift, cast(CallOp, new))
         inserted[caller] = shift + 1
-        source = op.source.root_reference.data
         counts[source] -= 1
         if not counts[source]:
             del counts[source]
-        callee = new.callee.root_reference.data
         counts[callee] = counts.get(callee, 0) + 1
         if name is not None:
             graph.callees[name].add(callee)
