@@ -8,7 +8,9 @@ no pass or stage walks the module once per kernel.
 The graph belongs to one state of the module: `call_graph` computes it once
 and keeps it until `invalidate_call_graph`. The pass runner invalidates it
 after every pass that does not declare `preserves_call_graph`, and a pass that
-changes calls or functions and then asks again invalidates it itself. With
+changes calls or functions and then asks again invalidates it itself, or
+updates it for what it changed (resolve-deferred's renames and rewrites:
+gpuc/transforms/resolved_graph.py). With
 `GPUC_CHECK_ANALYSES=1` (the test suite sets it) every cached answer is
 checked against a fresh walk, so a pass that forgets is caught, not trusted.
 """
@@ -20,7 +22,7 @@ from collections.abc import Iterable
 from functools import cached_property
 
 from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
-from xdsl.ir import Operation
+from xdsl.ir import Operation, Region
 
 from gpuc.dialects.functions import (
     FUNCTION_OPS,
@@ -32,6 +34,7 @@ from gpuc.dialects.functions import (
 from gpuc.dialects.memory import SharedAllocOp
 from gpuc.dialects.symbols import build_table, is_symbol_table
 from gpuc.dialects.traits import ReadsKernelState
+from gpuc.transforms.symbol_uses import ATTRIBUTE_KINDS, LEAF_KIND, UNKNOWN_KIND
 
 INDIRECT = "<indirect>"
 """Call-graph node standing for every function whose address is taken: a
@@ -41,8 +44,15 @@ ASSERT = "cf.assert"
 """Matched by name: a module without asserts needs no cf dialect loaded."""
 PRINTF = "gpuc.printf"
 """Matched by name, as `ASSERT` is."""
+IF, FOR = "scf.if", "scf.for"
+"""Collected by the walk too (`ops_named`), for verify-target's checks."""
+DEFERRED_CALL = "gpuc.deferred_call"
+"""Collected too, for resolve-deferred (which keeps the graph true as it
+rewrites them: gpuc/transforms/resolved_graph.py)."""
+COLLECTED = (ASSERT, IF, FOR, DEFERRED_CALL)
+"""The op names whose ops the walk lists (`ops_named`)."""
 
-_CALL, _ADDRESS, _INDIRECT_CALL, _STATE, _OTHER = 1, 2, 3, 4, 5
+_CALL, _ADDRESS, _INDIRECT_CALL, _STATE, _DEFERRED, _OTHER = 1, 2, 3, 4, 5, 6
 _KIND: dict[type[Operation], int] = {}
 """Op class -> what the walk does with it: one dict hit per op is much cheaper
 than a chain of isinstance checks (xDSL op classes are ABCs)."""
@@ -59,6 +69,8 @@ def _kind(cls: type[Operation]) -> int:
             found = _INDIRECT_CALL
         elif cls.has_trait(ReadsKernelState):
             found = _STATE
+        elif cls.name == DEFERRED_CALL:
+            found = _DEFERRED
         else:
             found = _OTHER
         _KIND[cls] = found
@@ -87,9 +99,15 @@ class CallGraph:
         """Function -> the names of the ops in its body."""
         self.op_names: set[str] = set()
         """The name of every op of the module."""
-        self.ops_by_name: dict[str, list[Operation]] = {ASSERT: []}
+        self.ops_by_name: dict[str, list[Operation]] = {name: [] for name in COLLECTED}
         """Op name -> its ops in module order, for the few names asked for
         by op (`ops_named`)."""
+        self.multi_block: list[Region] = [
+            region
+            for region in module.regions
+            if region._first_block is not region._last_block  # noqa: SLF001
+        ]
+        """The regions of several blocks, in module order (`multi_block_regions`)."""
         self.state_own: set[str] = set()
         """Functions holding an op that reads the kernel state."""
         self.shared_allocs: dict[str, list[SharedAllocOp]] = {}
@@ -103,6 +121,13 @@ class CallGraph:
         """Callable -> the symbol table its calls resolve in."""
         self.referenced: set[Operation] = set()
         """Symbols referenced other than as the callee of a direct call."""
+        self.ref_counts: dict[str, int] = {}
+        """Root name -> how many references of the module name it, whatever
+        table they resolve in (`referenced_names`' count)."""
+        self.deferred_sites: list[tuple[Operation, str | None, int, Operation]] = []
+        """Each `gpuc.deferred_call` in a callable, in module order: the
+        callable, its top-level function's name (None: a nested callable),
+        how many of the callable's `sites` come before it, the op."""
         self._held_refs = held_refs
         self._held: dict[int, list[SymbolRefAttr]] = {}
         """The refs in each composite attribute met, by id (`held_refs`)."""
@@ -110,22 +135,30 @@ class CallGraph:
 
     def _scan_table(self, table: Operation) -> None:
         symbols = self.tables[table] = build_table(table)
+        counts = self.ref_counts
         for ref in self._held_refs(table):  # e.g. the entrypoint set
-            if (target := symbols.get(ref.root_reference.data)) is not None:
+            root = ref.root_reference.data
+            counts[root] = counts.get(root, 0) + 1
+            if (target := symbols.get(root)) is not None:
                 self.referenced.add(target)
         top = table is self.module
+        funcs, callees, holds = self.funcs, self.callees, self.holds
         for region in table.regions:
-            for block in region.blocks:
-                for op in block.ops:
+            block = region._first_block  # noqa: SLF001
+            while block is not None:  # xDSL's links: its iterators cost calls
+                op = block._first_op  # noqa: SLF001
+                while op is not None:
                     if top and isinstance(op, FuncOp):
-                        name = op.sym_name.data
-                        self.funcs.setdefault(name, op)
-                        self.callees.setdefault(name, set())
-                        self.holds.setdefault(name, set())
+                        name = op.properties["sym_name"].data  # type: ignore[attr-defined]
+                        funcs.setdefault(name, op)
+                        callees.setdefault(name, set())
+                        holds.setdefault(name, set())
                         self._visit(op, symbols, op, name)
                     else:  # a function of a nested table calls too
                         caller = op if op.name in FUNCTION_OPS else None
                         self._visit(op, symbols, caller, None)
+                    op = op._next_op  # noqa: SLF001
+                block = block._next_block  # noqa: SLF001
 
     def _visit(
         self,
@@ -136,48 +169,54 @@ class CallGraph:
     ) -> None:
         """Record `root` and the ops nested in it (not entering nested symbol
         tables, which `_scan_table` does with their own symbols)."""
-        holds = self.holds[name] if name is not None else None
-        op_names, ops_by_name = self.op_names, self.ops_by_name
+        # A function's op names go to its `holds`, and into `op_names` once
+        # at the end; other ops' straight into `op_names`.
+        holds = self.holds[name] if name is not None else self.op_names
+        ops_by_name, kinds, attribute_kinds = self.ops_by_name, _KIND, ATTRIBUTE_KINDS
         stack = [root]
         while stack:
             op = stack.pop()
             op_name = op.name
-            op_names.add(op_name)
-            if holds is not None:
-                holds.add(op_name)
+            holds.add(op_name)
             wanted = ops_by_name.get(op_name)
             if wanted is not None:
                 wanted.append(op)
-            kind = _KIND.get(type(op)) or _kind(type(op))
-            if kind == _CALL and caller is not None:
-                assert isinstance(op, CallOp)
-                self.sites[caller].append(op)
-                if name is not None:
-                    self.callees[name].add(op.callee.root_reference.data)
-                continue
-            if kind == _ADDRESS:
-                assert isinstance(op, FuncAddrOp)
-                callee = op.callee.root_reference.data
-                self.address_taken.add(callee)
-                self.callees[INDIRECT].add(callee)
-            elif kind == _INDIRECT_CALL and name is not None:
-                self.callees[name].add(INDIRECT)
-                self.indirect_callers.add(name)
-            elif kind == _STATE and name is not None:
-                self.state_own.add(name)
-                if isinstance(op, SharedAllocOp):
-                    self.shared_allocs.setdefault(name, []).append(op)
-            if op.properties or op.attributes:
-                for ref in self._held_refs(op, self._held):
-                    target = symbols.get(ref.root_reference.data)
-                    if target is not None:
-                        self.referenced.add(target)
+            kind = kinds.get(type(op)) or _kind(type(op))
+            if kind != _OTHER:
+                if kind == _CALL and caller is not None:
+                    assert isinstance(op, CallOp)
+                    self.sites[caller].append(op)
+                    callee = op.callee.root_reference.data
+                    if name is not None:
+                        self.callees[name].add(callee)
+                    if op.attributes:  # counted whole: they may hold some
+                        self._count_refs(op)
+                    else:
+                        counts = self.ref_counts
+                        counts[callee] = counts.get(callee, 0) + 1
+                    continue
+                if kind == _DEFERRED and caller is not None:
+                    at = len(self.sites[caller])
+                    self.deferred_sites.append((caller, name, at, op))
+                self._special(op, kind, name)
+            # Most attributes can hold no reference (a type, an integer):
+            # `held_refs` is asked only of an op with one that may.
+            for attr in op.properties.values():
+                if attribute_kinds.get(type(attr), UNKNOWN_KIND)[0] != LEAF_KIND:
+                    self._note_refs(op, symbols)
+                    break
+            else:
+                if op.attributes:
+                    self._note_refs(op, symbols)
             if op is root and op_name in FUNCTION_OPS:
                 self.sites[op] = []
                 self.scopes[op] = symbols
             regions = op.regions
             if not regions:
                 continue  # neither a symbol table nor a function body
+            for region in regions:
+                if region._first_block is not region._last_block:  # noqa: SLF001
+                    self.multi_block.append(region)
             if is_symbol_table(op):  # a nested table, the root included
                 self._scan_table(op)
                 continue
@@ -194,6 +233,40 @@ class CallGraph:
                         stack.append(child)
                         child = child._prev_op  # noqa: SLF001
                     block = block._prev_block  # noqa: SLF001
+        if name is not None:
+            self.op_names |= holds
+
+    def _special(self, op: Operation, kind: int, name: str | None) -> None:
+        """Record an op that takes an address, calls indirectly or reads the
+        kernel state (`kind`), in function `name` (None: outside one)."""
+        if kind == _ADDRESS:
+            assert isinstance(op, FuncAddrOp)
+            callee = op.callee.root_reference.data
+            self.address_taken.add(callee)
+            self.callees[INDIRECT].add(callee)
+        elif kind == _INDIRECT_CALL and name is not None:
+            self.callees[name].add(INDIRECT)
+            self.indirect_callers.add(name)
+        elif kind == _STATE and name is not None:
+            self.state_own.add(name)
+            if isinstance(op, SharedAllocOp):
+                self.shared_allocs.setdefault(name, []).append(op)
+
+    def _note_refs(self, op: Operation, symbols: dict[str, Operation]) -> None:
+        """Record the symbols `op`'s attributes reference (in `symbols`)."""
+        counts = self.ref_counts
+        for ref in self._held_refs(op, self._held):
+            root = ref.root_reference.data
+            counts[root] = counts.get(root, 0) + 1
+            target = symbols.get(root)
+            if target is not None:
+                self.referenced.add(target)
+
+    def _count_refs(self, op: Operation) -> None:
+        counts = self.ref_counts
+        for ref in self._held_refs(op, self._held):
+            root = ref.root_reference.data
+            counts[root] = counts.get(root, 0) + 1
 
     # Queries.
 
@@ -207,6 +280,11 @@ class CallGraph:
                 else []
             )
         return found
+
+    def multi_block_regions(self) -> list[Region]:
+        """The module's regions of several blocks, innermost first (the
+        reverse of module order: a region's nested ones come after it)."""
+        return self.multi_block[::-1]
 
     def holding(self, names: Iterable[str]) -> set[str]:
         """The functions whose bodies hold an op of one of `names`."""
@@ -300,6 +378,8 @@ class CallGraph:
             sorted(self.op_names),
             [(id(k), [id(c) for c in v]) for k, v in self.sites.items()],
             sorted(id(op) for op in self.referenced),
+            [id(region) for region in self.multi_block],
+            sorted((k, n) for k, n in self.ref_counts.items() if n),
         )
 
 
@@ -340,17 +420,33 @@ def invalidate_call_graph(module: ModuleOp) -> None:
     module.__dict__.pop(_KEPT, None)
 
 
-def note_references(module: ModuleOp, names: Iterable[str]) -> None:
-    """`module` now also references its symbols `names` from an attribute of
-    its own (as the entrypoint set does): its graph, if one is kept, records
-    them as a fresh walk would (adding references is all such a change does
-    to the graph)."""
+def forget_derived(graph: CallGraph) -> None:
+    """Drop what was derived from `graph` and kept on it (`callers`, the
+    module facts of gpuc/dialects/analysis.py): its update changed it."""
+    for key in [k for k in graph.__dict__ if k == "callers" or k.startswith("_gpuc")]:
+        del graph.__dict__[key]
+
+
+def note_references(
+    module: ModuleOp, names: Iterable[str], replaced: Iterable[str] = ()
+) -> None:
+    """`module` now references its symbols `names` from an attribute of its
+    own (as the entrypoint set does), which referenced `replaced` before
+    (each of them among `names`): its graph, if one is kept, records that as
+    a fresh walk would (adding references is all such a change does to the
+    graph)."""
     graph = _kept(module)
     if graph is not None:
         symbols = graph.tables[module]
+        names = list(names)
         graph.referenced.update(
             target for name in names if (target := symbols.get(name)) is not None
         )
+        counts = graph.ref_counts
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+        for name in replaced:
+            counts[name] -= 1
 
 
 def pass_ran(ran: object, module: ModuleOp) -> None:

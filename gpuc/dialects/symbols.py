@@ -60,11 +60,19 @@ def build_table(table_op: Operation) -> dict[str, Operation]:
     """Map every symbol directly inside `table_op` to its op (first one wins)."""
     table: dict[str, Operation] = {}
     for region in table_op.regions:
-        for block in region.blocks:
-            for op in block.ops:
-                name = symbol_name(op)
-                if name is not None and name not in table:
-                    table[name] = op
+        block = region._first_block  # noqa: SLF001
+        while block is not None:  # xDSL's links: its iterators cost calls
+            op = block._first_op  # noqa: SLF001
+            while op is not None:
+                # `symbol_name(op)`, as `get_attr_or_prop` reads it
+                held = op.properties
+                if "sym_name" not in held:
+                    held = op.attributes
+                name = held.get("sym_name")
+                if isinstance(name, StringAttr) and name.data not in table:
+                    table[name.data] = op
+                op = op._next_op  # noqa: SLF001
+            block = block._next_block  # noqa: SLF001
     _TABLES[table_op] = {name: ref(op) for name, op in table.items()}
     return table
 

@@ -55,17 +55,16 @@ def preorder(root: Operation) -> list[Operation]:
         regions = op.regions
         if not regions:
             continue
-        children: list[Operation] = []
-        for region in regions:
-            block = region._first_block  # noqa: SLF001
+        # The children go on the stack last one first (read backwards along
+        # the links), so they come off in program order.
+        for region in reversed(regions):
+            block = region._last_block  # noqa: SLF001
             while block is not None:
-                child = block._first_op  # noqa: SLF001
+                child = block._last_op  # noqa: SLF001
                 while child is not None:
-                    children.append(child)
-                    child = child._next_op  # noqa: SLF001
-                block = block._next_block  # noqa: SLF001
-        children.reverse()
-        stack.extend(children)
+                    stack.append(child)
+                    child = child._prev_op  # noqa: SLF001
+                block = block._prev_block  # noqa: SLF001
     return order
 
 

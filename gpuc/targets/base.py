@@ -27,8 +27,8 @@ from gpuc.dialects.attrs import (
     FinalizedAttr,
     TargetAttr,
 )
+from gpuc.dialects.call_graph import call_graph
 from gpuc.dialects.functions import FuncOp
-from gpuc.dialects.walk import ops_of_classes
 from gpuc.targets.common import (
     LLVM_MATH,
     atomic_ops,
@@ -202,11 +202,7 @@ class Target(ArgSpecConvertible):
         using more static shared memory than `max_static_shared_bytes`; every
         other op the translator
         knows is expressible. Targets that override this call it too."""
-        from xdsl.dialects.scf import ForOp, IfOp
-
-        atomics, loops, structured = ops_of_classes(
-            module, atomic_ops(), (ForOp,), (IfOp, ForOp)
-        )
+        atomics, loops, structured = _checked_ops(module)
         check_atomic_widths(
             module, self.atomic_bits(), *self.atomic_diagnostic(), atomics=atomics
         )
@@ -534,3 +530,22 @@ class RecordingTarget(Target):
         from gpuc.targets.error_record import hidden_call_args
 
         return hidden_call_args(fl, callee)
+
+
+def _checked_ops(
+    module: ModuleOp,
+) -> tuple[list[Operation] | None, list[Operation], list[Operation] | None]:
+    """The module's atomics, `scf.for` loops, and `scf.if` and `scf.for` ops,
+    each in module order, for `Target.verify_module`: from the call graph
+    (which finalize-kernels, just before, computed) where it has them; None
+    where the ops of two names, interleaved, would take a walk (the check
+    then walks)."""
+    from xdsl.dialects.scf import ForOp, IfOp
+
+    graph = call_graph(module)
+    names = graph.op_names
+    none: list[Operation] = []
+    atomics = none if names.isdisjoint(op.name for op in atomic_ops()) else None
+    ifs, loops = graph.ops_named(IfOp.name), graph.ops_named(ForOp.name)
+    structured = None if ifs and loops else ifs or loops
+    return atomics, loops, structured

@@ -115,7 +115,13 @@ def write_entrypoints(module: ModuleOp, names: Iterable[str]) -> None:
             for ref in old.data
         )
     ):
-        note_references(module, names)
+        note_references(
+            module,
+            names,
+            [ref.root_reference.data for ref in old.data]
+            if isinstance(old, ArrayAttr)
+            else (),
+        )
     else:
         invalidate_call_graph(module)
 

@@ -19,17 +19,16 @@ from gpuc.diagnostics import OpError
 from gpuc.dialects.analysis import kernel_facts
 from gpuc.dialects.attrs import ENTRYPOINTS_ATTR, FINALIZED_ATTR
 from gpuc.dialects.functions import FuncOp
-from gpuc.dialects.symbols import build_table
+from gpuc.dialects.symbols import lookup_in
 from gpuc.targets import configured_target
 from gpuc.transforms.classify_entrypoints import read_entrypoints
 
 
 def finalization_schedule(module: ModuleOp) -> list[FuncOp]:
     """The kernels of the entrypoint set, in its order: what gets finalized."""
-    table = build_table(module)
     kernels: list[FuncOp] = []
     for name in read_entrypoints(module):
-        op = table.get(name)
+        op = lookup_in(module, name)  # the table last built, each hit checked
         if op is None:
             raise OpError(
                 module,

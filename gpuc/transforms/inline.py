@@ -31,7 +31,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from gpuc.diagnostics import OpError
-from gpuc.dialects.attrs import InlineHint
+from gpuc.dialects.attrs import InlineHint, InlineHintAttr
 from gpuc.dialects.call_graph import CallGraph, call_graph, invalidate_call_graph
 from gpuc.dialects.functions import CallOp, FuncOp
 from gpuc.explain.record import Recorder, active_recorder
@@ -41,9 +41,15 @@ from gpuc.transforms.symbol_uses import is_private
 
 
 def _always_inline(op: Operation | None) -> FuncOp | None:
+    # The hint first, read as `FuncOp.inline_hint` reads it: most callables
+    # have none, and are then answered without a check of their class.
+    hint = None if op is None else op.properties.get("inline")
+    if hint is None or not isinstance(hint, InlineHintAttr):
+        return None
+    if hint.data != InlineHint.ALWAYS_INLINE:
+        return None
     if isinstance(op, FuncOp) and not op.is_declaration:
-        if op.inline_hint == InlineHint.ALWAYS_INLINE:
-            return op
+        return op
     return None
 
 
@@ -169,8 +175,7 @@ def _expand(
             continue
         if recorder is not None:
             recorder.inlined(callee, caller)
-        for copy in inline_call(call, callee, callee in once):
-            worklist.extend(op for op in copy.walk() if isinstance(op, CallOp))
+        inline_call(call, callee, callee in once, worklist)
     return kept
 
 

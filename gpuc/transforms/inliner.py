@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import (
     CallSiteLoc,
+    FileLineColLoc,
     LocationAttr,
     NameLoc,
     StringAttr,
@@ -32,7 +33,8 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import BlockInsertPoint, Rewriter
 
 from gpuc.dialects.functions import FUNCTION_OPS, CallOp, FuncOp, ReturnOp
-from gpuc.dialects.uses import replace_uses
+from gpuc.dialects.uses import erase_unused, replace_uses
+from gpuc.dialects.walk import preorder
 
 MULTI_BLOCK_PARENTS = FUNCTION_OPS | {"scf.execute_region"}
 """Ops whose regions may hold several blocks, so a call in them can be split
@@ -45,11 +47,11 @@ def _returns(blocks: list[Block]) -> list[ReturnOp]:
 
 
 def _replace_results(call: CallOp, values: list[SSAValue]) -> None:
-    for result, value in zip(call.res, values, strict=True):
+    # `results` and `operands` are `res` and `arguments` (each op's only
+    # group), without the generic accessors' search of the op definition.
+    for result, value in zip(call.results, values, strict=True):
         replace_uses(result, value)
-    block = call.parent_block()
-    assert block is not None
-    block.erase_op(call)
+    erase_unused(call)
 
 
 def _body(callee: FuncOp, move: bool) -> Region:
@@ -67,13 +69,13 @@ def _body(callee: FuncOp, move: bool) -> Region:
 def _move_single_block(call: CallOp, entry: Block) -> list[Operation]:
     block = call.parent_block()
     assert block is not None
-    for arg, operand in zip(entry.args, call.arguments, strict=True):
+    for arg, operand in zip(entry.args, call.operands, strict=True):
         replace_uses(arg, operand)
     ret = entry.last_op
     assert isinstance(ret, ReturnOp)
     moved = _splice_before(entry, ret, block, call)
-    _replace_results(call, list(ret.arguments))
-    entry.erase_op(ret)
+    _replace_results(call, list(ret.operands))
+    erase_unused(ret)
     return moved
 
 
@@ -84,8 +86,13 @@ def _splice_before(
     `block`, relinking xDSL's list once instead of a detach and an insert per
     op (each insert walks up from `block` to check that the op does not hold
     it: checked here once, for `entry`)."""
-    if entry.is_ancestor(block):
-        raise ValueError("cannot move ops into a block they contain")
+    above: Block | None = block  # `entry.is_ancestor(block)`, by the links
+    while above is not None:
+        if above is entry:
+            raise ValueError("cannot move ops into a block they contain")
+        region = above.parent
+        holder = None if region is None else region.parent
+        above = None if holder is None else holder.parent
     moved: list[Operation] = []
     op = entry.first_op
     while op is not end:
@@ -176,33 +183,63 @@ def _inline_execute_region(call: CallOp, callee: FuncOp, move: bool) -> list[Ope
     return [execute]
 
 
-def inline_call(call: CallOp, callee: FuncOp, move: bool = False) -> list[Operation]:
+def inline_call(
+    call: CallOp,
+    callee: FuncOp,
+    move: bool = False,
+    calls: list[CallOp] | None = None,
+) -> list[Operation]:
     """Replace `call` by a copy of `callee`'s body (which must have one); with
     `move`, by the body itself, for a callee erased next.
 
-    Returns the copied ops at the top of what was inserted, so a caller can
-    look inside them for further calls to inline. Each copy is located at the
-    call site (`_at_call_site`).
+    Returns the copied ops at the top of what was inserted; with `calls`, also
+    appends to it the calls among them and nested in them, in program order,
+    for a caller that inlines further (found in the walk that locates the
+    copies, not in a second one). Each copy is located at the call site
+    (`_at_call_site`).
     """
-    blocks = list(callee.body.blocks)
+    body = callee.regions[0]
     location = call.location
-    if len(blocks) == 1:
+    if body._first_block is body._last_block:  # noqa: SLF001
+        entry = body._first_block  # noqa: SLF001
+        assert entry is not None
         if move:
-            copies = _move_single_block(call, blocks[0])
+            copies = _move_single_block(call, entry)
         else:
-            copies = _inline_single_block(call, blocks[0])
+            copies = _inline_single_block(call, entry)
     else:
         parent = call.parent_op()
         if parent is not None and parent.name in MULTI_BLOCK_PARENTS:
             copies = _inline_split(call, callee, move)
         else:
             copies = _inline_execute_region(call, callee, move)
-    if isinstance(location, UnknownLoc):
+    unknown = isinstance(location, UnknownLoc)
+    if unknown and calls is None:
         return copies  # nothing to add to the copies' own locations
+    name = callee.sym_name
     for copy in copies:
-        for op in copy.walk():
-            op.location = _at_call_site(op.location, callee.sym_name, location)
+        for op in preorder(copy):
+            if not unknown:
+                op.location = _at_call_site(op.location, name, location)
+            if calls is not None:
+                is_call = _CALLS.get(type(op))
+                if is_call is None:
+                    is_call = _is_call(type(op))
+                if is_call:
+                    calls.append(op)  # type: ignore[arg-type]
     return copies
+
+
+_CALLS: dict[type[Operation], bool] = {}
+
+
+def _is_call(cls: type[Operation]) -> bool:
+    """Whether ops of `cls` are `CallOp`s (a dict hit per op, not a call
+    into abc)."""
+    found = _CALLS.get(cls)
+    if found is None:
+        found = _CALLS[cls] = issubclass(cls, CallOp)
+    return found
 
 
 def _at_call_site(
@@ -212,14 +249,18 @@ def _at_call_site(
     `callsite("callee"(loc) at call)`, as MLIR's inliner writes it, the name
     saying whose lines these are (the line tables' inlined scope); an op
     inlined earlier gets the new call site at the end of its chain; one
-    without a location (made by inlining) is the call's."""
-    assert isinstance(loc, LocationAttr)
-    if isinstance(call, UnknownLoc):
-        return loc
-    if isinstance(loc, UnknownLoc):
-        return call
-    if isinstance(loc, CallSiteLoc):
-        return _call_site(loc.callee, _at_call_site(loc.caller, callee, call))
+    without a location (made by inlining) is the call's. (`inline_call`
+    asks this only for a call with a location.)
+
+    The most frequent location, a file position, is known by its class
+    alone: isinstance on xDSL's (abstract) attribute classes costs a call
+    into abc, four an inlined op."""
+    if type(loc) is not FileLineColLoc:
+        assert isinstance(loc, LocationAttr)
+        if isinstance(loc, UnknownLoc):
+            return call
+        if isinstance(loc, CallSiteLoc):
+            return _call_site(loc.callee, _at_call_site(loc.caller, callee, call))
     name = NameLoc.__new__(NameLoc)
     object.__setattr__(name, "desc", callee)
     object.__setattr__(name, "location", loc)

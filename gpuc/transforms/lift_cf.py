@@ -13,14 +13,15 @@ multi-block region instead (tests, and `gpuc-opt` users who want scf).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, Region
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from gpuc.dialects.analysis import module_facts
-from gpuc.dialects.call_graph import invalidate_call_graph
+from gpuc.dialects.call_graph import call_graph, invalidate_call_graph
 from gpuc.dialects.functions import CallOp
 from gpuc.dialects.index import BarrierOp
 from gpuc.dialects.subgroup import COLLECTIVE_OPS
@@ -32,40 +33,21 @@ def _splits(op: Operation, barrier_helpers: set[str]) -> bool:
     )
 
 
-def multi_block_regions(module: ModuleOp) -> list[Region]:
-    """The module's regions of several blocks, innermost first (one walk over
-    xDSL's links: this runs on every compile, mostly to find none)."""
-    found: list[Region] = []
-    stack: list[Operation] = [module]
-    while stack:  # pre-order: the children go on the stack last one first
-        op = stack.pop()
-        regions = op.regions
-        for region in regions:
-            if region._first_block is not region._last_block:  # noqa: SLF001
-                found.append(region)
-        for region in reversed(regions):
-            block = region._last_block  # noqa: SLF001
-            while block is not None:
-                child = block._last_op  # noqa: SLF001
-                while child is not None:
-                    if child.regions:
-                        stack.append(child)
-                    child = child._prev_op  # noqa: SLF001
-                block = block._prev_block  # noqa: SLF001
-    return found[::-1]
-
-
 @dataclass(frozen=True)
 class LiftCf(ModulePass):
     """Lift cf branches into scf ops where barriers need structured control
     flow (every multi-block region with `everywhere`)."""
 
     name = "lift-cf"
+    preserves_call_graph: ClassVar[bool] = True
+    """It finds the regions of several blocks in the call graph (which the
+    finalization schedule, next, asks for too) and forgets the graph when it
+    lifts one (`gpuc.dialects.call_graph`)."""
 
     everywhere: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        regions = multi_block_regions(op)
+        regions = call_graph(op).multi_block_regions()
         if not regions:
             return
         from gpuc.transforms.structurize import lift_region

@@ -17,7 +17,7 @@ from xdsl.passes import ModulePass
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import ENTRYPOINTS_ATTR
 from gpuc.dialects.functions import FuncOp
-from gpuc.dialects.symbols import build_table, symbol_name
+from gpuc.dialects.symbols import lookup_in, symbol_name
 from gpuc.explain.record import active_recorder
 from gpuc.transforms.classify_entrypoints import read_entrypoints
 from gpuc.transforms.symbol_privatize import privatize_symbols, set_visibility
@@ -30,9 +30,11 @@ def privatize(module: ModuleOp) -> None:
     recorder = active_recorder()
     before = _visibilities(module) if recorder is not None else {}
     privatize_symbols(module, exclude=set(entrypoints))
-    table = build_table(module)
     for name in entrypoints:
-        op = table.get(name)
+        # `lookup_in`: the table last built for the module (by the call
+        # graph, in classification), each hit checked; building another is
+        # a weak reference per symbol, 5,000 at 1,000 kernels.
+        op = lookup_in(module, name)
         if op is None:
             continue
         if isinstance(op, FuncOp) and op.is_declaration:

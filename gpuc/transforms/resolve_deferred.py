@@ -17,9 +17,9 @@ references is moved into the job instead of copied: symbol-dce would drop it.
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import ClassVar, cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -35,7 +35,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from gpuc.diagnostics import OpError
 from gpuc.dialects.attrs import InlineHintAttr, Role, RoleAttr
-from gpuc.dialects.call_graph import invalidate_call_graph
+from gpuc.dialects.call_graph import CallGraph, call_graph, invalidate_call_graph
 from gpuc.dialects.deferred import (
     DEFERRED_OPS,
     DeferredAddrOp,
@@ -52,11 +52,12 @@ from gpuc.dialects.symbols import (
     symbol_name,
     symbol_ref,
 )
-from gpuc.dialects.uses import replace_uses
+from gpuc.dialects.uses import erase_unused, replace_uses
 from gpuc.dialects.walk import of_classes, preorder
 from gpuc.explain.record import active_recorder
 from gpuc.generators import Generator, Generators
 from gpuc.libraries import Library, LibrarySource, load_libraries
+from gpuc.reader.fast import _build as build_op
 from gpuc.transforms.deferred_kernels import expand_deferred_kernels
 from gpuc.transforms.job_sources import (
     Found,
@@ -65,22 +66,25 @@ from gpuc.transforms.job_sources import (
     signature_problem,
 )
 from gpuc.transforms.job_table import Job, JobTable, job_base_name, unique_name
+from gpuc.transforms.resolved_graph import Resolution, keep_call_graph
 from gpuc.transforms.symbol_privatize import set_visibility
 from gpuc.transforms.symbol_uses import is_private, referenced_names
 
 
-def _rewrite(op: DeferredOp, symbol: SymbolRefAttr) -> None:
+def _rewrite(op: DeferredOp, symbol: SymbolRefAttr) -> Operation:
     """Replace `op` by the plain op that uses the materialized `symbol` (as
     `Rewriter.replace_op` does, over xDSL's links: a deferred op per call of
     the module)."""
     new: Operation
     if isinstance(op, DeferredCallOp):
-        # CallOp(symbol, arguments, types), without its generic constructor's
-        # work per operand group (a call per deferred call of the module).
-        new = CallOp.create(
-            operands=op.arguments,
-            result_types=op.res.types,
-            properties={"callee": symbol},
+        # CallOp(symbol, arguments, types), made field by field as the reader
+        # makes ops (`create`'s generic steps: 13 us a call, a call per
+        # deferred call of the module).
+        new = build_op(
+            CallOp,
+            op.operands,  # `arguments`, its only group
+            op.result_types,
+            {"callee": symbol},
         )
     elif isinstance(op, DeferredAddrOp):
         new = FuncAddrOp(symbol, op.signature)
@@ -99,7 +103,8 @@ def _rewrite(op: DeferredOp, symbol: SymbolRefAttr) -> None:
         for result in new.results:
             if result.name_hint is None:
                 result.name_hint = olds[0].name_hint
-    block.erase_op(op)
+    erase_unused(op)
+    return new
 
 
 class _Resolver:
@@ -128,6 +133,9 @@ class _Resolver:
         """The ids of a deferred call's operand and result types -> its
         signature (and the types, kept alive so that no id is reused): the
         deferred calls of a module share a few signatures."""
+        self.resolution = Resolution()
+        """What resolution did, for keeping the call graph true
+        (gpuc/transforms/resolved_graph.py)."""
 
     def symbols(self, table_op: Operation) -> dict[str, Operation]:
         """The symbols of `table_op`, collected once and kept up to date as jobs
@@ -138,14 +146,47 @@ class _Resolver:
         return self._symbols[table_op]
 
     def run(self, module: ModuleOp) -> None:
-        if self.recorder is not None:
-            self.recorder.input_module(module)
-        order = preorder(module)  # kept for `_sole_sources`' reference count
+        """Resolve every deferred op of `module`. Its call graph is asked
+        first (for the deferred calls and how often each symbol is named)
+        and kept true through resolution where it can be (`keep_call_graph`),
+        else forgotten; it is not asked meanwhile."""
+        graph = call_graph(module)
+        try:
+            self._resolve(module, graph)
+        except BaseException:
+            invalidate_call_graph(module)
+            raise
+        if self.recorder is not None or not keep_call_graph(graph, self.resolution):
+            invalidate_call_graph(module)
+
+    def _deferred(
+        self, module: ModuleOp, graph: CallGraph
+    ) -> tuple[list[Operation], Sequence[Operation] | Mapping[str, int]]:
+        """The module's deferred ops, in module order (its deferred kernels
+        expanded first), and its every op, or (from the graph, where it has
+        them: deferred calls only) how many references name each symbol."""
+        names = graph.op_names
+        if DeferredKernelOp.name not in names and all(
+            kind.name not in names
+            for kind in DEFERRED_OPS
+            if kind is not DeferredCallOp
+        ):
+            self._symbols[module] = graph.tables[module]  # renamed as it goes
+            return list(graph.ops_named(DeferredCallOp.name)), graph.ref_counts
+        self.resolution.kept = False
+        invalidate_call_graph(module)
+        order = preorder(module)
         kernels, found = of_classes(order, (DeferredKernelOp,), DEFERRED_OPS)
         if kernels:
             expand_deferred_kernels(module)
             order = preorder(module)
             found = of_classes(order, DEFERRED_OPS)[0]
+        return found, order
+
+    def _resolve(self, module: ModuleOp, graph: CallGraph) -> None:
+        if self.recorder is not None:
+            self.recorder.input_module(module)
+        found, counted = self._deferred(module, graph)
         deferred = cast(list[DeferredOp], found)
         # The module's functions hold no deferred op they did not hold now
         # (resolution only rewrites them away): a copy of one that holds none
@@ -161,7 +202,7 @@ class _Resolver:
             and not any(nested for _, nested in placed)
         ):
             self.sole_sources = _sole_sources(
-                order,
+                counted,
                 deferred,
                 self.symbols(module),
                 self.without_deferred,
@@ -174,13 +215,13 @@ class _Resolver:
             ref = self.refs.get(name)
             if ref is None:
                 ref = self.refs[name] = symbol_ref(name)
-            _rewrite(op, ref)
+            self.resolution.rewritten[op] = _rewrite(op, ref)
 
     def signature(self, op: DeferredOp) -> FunctionType:
         """`op.signature`, made once per signature for deferred calls."""
         if not isinstance(op, DeferredCallOp):
             return op.signature
-        types = (op.arguments.types, op.res.types)
+        types = (op.operand_types, op.result_types)  # `arguments`', `res`'s
         key = (*map(id, types[0]), -1, *map(id, types[1]))
         known = self.signatures.get(key)
         if known is None:
@@ -244,10 +285,12 @@ class _Resolver:
             func = found.func
             self.sole_sources.remove(func)  # as the job's, a source of others
             self.moved.add(job.source)
+            self.resolution.moves.append((job.source, func))
             del symbols[job.source]
             table_op.regions[0].block.detach_op(func)
         else:
             func = found.func if found.generated else found.func.clone()
+            self.resolution.kept = False  # a new function: the graph is redone
         moved = self.moved
         name: str = unique_name(
             job_base_name(job), lambda n: n in symbols or n in moved
@@ -302,6 +345,7 @@ class _Resolver:
                     continue  # the module's own definition wins
                 _check_declaration(existing, dep, found, op)
             copy = dep.clone()
+            self.resolution.kept = False
             set_visibility(copy, "private")
             if existing is not None:
                 Rewriter.replace_op(existing, copy)
@@ -315,7 +359,7 @@ class _Resolver:
 
 
 def _sole_sources(
-    order: Sequence[Operation],
+    counted: Sequence[Operation] | Mapping[str, int],
     deferred: Sequence[DeferredOp],
     symbols: dict[str, Operation],
     without_deferred: Collection[FuncOp],
@@ -323,8 +367,9 @@ def _sole_sources(
 ) -> set[FuncOp]:
     """The module's private functions, holding no deferred op and not in
     `kept`, that one deferred op of `deferred` names and nothing else in the
-    module references (by any symbol reference held by an op of `order`, the
-    module's every op, nested tables included). Moving one into its job
+    module references (by any symbol reference held by an op of `counted`,
+    the module's every op, nested tables included; or `counted` is the
+    count by name, as the call graph keeps it). Moving one into its job
     leaves nothing dangling when every job is a copy of a module function
     (no generator makes one, no deferred op sits in a nested symbol table):
     then each later reference to it is a copy of that op, which the job
@@ -348,8 +393,8 @@ def _sole_sources(
     }
     if not candidates:
         return set()
-    references = referenced_names(order)
-    return {op for name, op in candidates.items() if references[name] == 1}
+    references = counted if isinstance(counted, Mapping) else referenced_names(counted)
+    return {op for name, op in candidates.items() if references.get(name) == 1}
 
 
 def _top_level(op: Operation, module: ModuleOp) -> tuple[Operation, bool]:
@@ -405,6 +450,9 @@ class ResolveDeferred(ModulePass):
     (`generators`, from Python: by name, ahead of the installed ones)."""
 
     name = "resolve-deferred"
+    preserves_call_graph: ClassVar[bool] = True
+    """It keeps the call graph true itself: updated where it only renamed
+    and rewrote, else forgotten (gpuc/transforms/resolved_graph.py)."""
 
     libraries: tuple[LibrarySource, ...] = ()
     generators: tuple[tuple[str, Generator], ...] = ()
@@ -423,4 +471,3 @@ class ResolveDeferred(ModulePass):
             Generators(dict(self.generators)),
             {e.removeprefix("@") for e in self.exports} if self.move_sources else None,
         )
-        invalidate_call_graph(op)

@@ -94,7 +94,8 @@ def single_use_helpers(
         and is_private(f)
         and f not in graph.referenced
     }
-    if found:
+    # Only a helper that calls something can be on a cycle.
+    if any(edges.get(f) for f in found):
         cyclic = on_cycles(edges)
         found = {f: None for f in found if f not in cyclic}
     return found
@@ -122,6 +123,5 @@ def inline_single_use(
             assert isinstance(callee, FuncOp)
             if recorder is not None:
                 recorder.inlined(callee, caller, single_call_site=True)
-            for copy in inline_call(call, callee, move=True):
-                worklist.extend(op for op in copy.walk() if isinstance(op, CallOp))
+            inline_call(call, callee, True, worklist)
     return single

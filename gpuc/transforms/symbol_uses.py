@@ -95,6 +95,10 @@ def _classify(cls: type[Attribute]) -> tuple[int, tuple[str, ...]]:
 # on this path, which runs for every attribute of every op symbol-dce visits.
 _KINDS: dict[type[Attribute], tuple[int, tuple[str, ...]]] = {}
 _UNKNOWN = (-1, ())
+ATTRIBUTE_KINDS, UNKNOWN_KIND, LEAF_KIND = _KINDS, _UNKNOWN, _LEAF
+"""For a walk that skips, without a call, an op all of whose attributes are
+leaves (`ATTRIBUTE_KINDS.get(type(attr), UNKNOWN_KIND)[0] == LEAF_KIND`; an
+attribute class not met yet is not one): it then holds no reference."""
 
 
 def _collect(attr: Attribute, out: list[SymbolRefAttr]) -> None:
@@ -202,8 +206,17 @@ def referenced_names(ops: Iterable[Operation]) -> Counter[str]:
     is looked up in."""
     held: dict[int, list[SymbolRefAttr]] = {}
     uses: list[SymbolRefAttr] = []
+    kinds = _KINDS
     for op in ops:
-        held_refs(op, held, uses)
+        # `held_refs` asked only of an op with an attribute that may hold a
+        # reference (most hold none: a call saved per op of the module).
+        for attr in op.properties.values():
+            if kinds.get(type(attr), _UNKNOWN)[0] != _LEAF:
+                held_refs(op, held, uses)
+                break
+        else:
+            if op.attributes:
+                held_refs(op, held, uses)
     return Counter(ref.root_reference.data for ref in uses)
 
 
