@@ -16,6 +16,9 @@ parsing to the artefact, median of `--repeat` runs, each after a
 conversions to the LLVM dialect, `mlir-translate-16 --mlir-to-llvmir`,
 `opt-16 -O3`, `llc-16 -O3 -mcpu=sm_90`, one tool after the other through
 files (no pipe parallelism), median of `--repeat` runs of the four. The
+runs go in rounds, each round one run of every size for gpuc and for the
+chain, so that a machine whose speed drifts over the minutes of a run moves
+the small and the large sizes alike, not the growth and the ratio. The
 chain's stages: parse is `mlir-opt-16` with no pass (parse, verify, print),
 dialect is the rest of its `mlir-opt-16` run, translate is
 `mlir-translate-16`, optimize `opt-16`, emit `llc-16`; gpuc's translate
@@ -395,7 +398,8 @@ def main() -> None:
     print(
         "gpuc: in-process after a warm-up compile per target, the stages run "
         f"directly (no compile cache), median of {args.repeat}; chain: {how}; "
-        f"{args.clock} time"
+        f"{args.clock} time; the runs in rounds of one run of each size and "
+        "compiler"
     )
     columns = {t: {} for t in targets}  # type: dict[str, dict[int, dict[str, float]]]
     if isinstance(tools, dict):
@@ -404,14 +408,24 @@ def main() -> None:
         f" {s:>9}" for s in (*GPUC_STAGES, "total")
     )
     print(header)
+    # Round by round, each round one run of every size and compiler, so that
+    # a machine that speeds up or slows down over the minutes of a run moves
+    # the small and the large sizes alike, not the growth and the ratio.
+    runs: dict[tuple[str, int], list[dict[str, float]]] = {
+        (who, n): [] for n in sizes for who in columns
+    }
+    for _ in range(args.repeat):
+        for n in sizes:
+            for who in columns:
+                if who == "chain":
+                    assert isinstance(tools, dict)
+                    row = chain_seconds(n, tools, 1, args.clock)
+                else:
+                    row = gpuc_stage_seconds(n, who, 1, args.clock)
+                runs[who, n].append(row)
     for n in sizes:
         for who in columns:
-            if who == "chain":
-                assert isinstance(tools, dict)
-                columns[who][n] = chain_seconds(n, tools, args.repeat, args.clock)
-            else:
-                columns[who][n] = gpuc_stage_seconds(n, who, args.repeat, args.clock)
-            row = columns[who][n]
+            row = columns[who][n] = medians(runs[who, n])
             print(
                 f"{who:>6} {n:>8}"
                 + "".join(f" {row[s]:9.3f}" for s in (*GPUC_STAGES, "total")),
