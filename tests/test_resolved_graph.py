@@ -12,8 +12,9 @@ from xdsl.dialects.builtin import ModuleOp
 from gpuc.context import make_context
 from gpuc.dialects import call_graph as graphs
 from gpuc.dialects.call_graph import call_graph
+from gpuc.dialects.functions import FuncOp
 from gpuc.dialects.walk import preorder
-from gpuc.driver import load_module
+from gpuc.driver import CompileOptions, load_module, run
 from gpuc.transforms.classify_entrypoints import ClassifyEntrypoints
 from gpuc.transforms.gpuc_pipeline import run_passes
 from gpuc.transforms.resolve_deferred import ResolveDeferred
@@ -104,3 +105,35 @@ def test_the_graph_counts_references_as_referenced_names(twice: bool) -> None:
     m = module(twice)
     counts = {k: n for k, n in call_graph(m).ref_counts.items() if n}
     assert counts == dict(referenced_names(preorder(m)))
+
+
+DANGLING = """
+gpuc.func @k(%x: f32, %p: !gpuc.ptr<f32, global>) kernel
+    attributes {note = @job.helper} {
+  %b = gpuc.deferred_call @job(%x) #gpuc.job<helper> : (f32) -> f32
+  gpuc.store %b, %p : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+gpuc.func private @job(%x: f32) -> f32 helper {
+  %y = arith.mulf %x, %x : f32
+  gpuc.return %y : f32
+}
+"""
+
+
+def test_a_move_onto_a_name_already_referenced_walks_the_graph_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`@job`'s job is named `@job.helper`, which the kernel's attribute
+    already names: once moved, the function is referenced beyond its call,
+    so it is no single-use helper, and the graph kept would say otherwise."""
+    monkeypatch.setenv("GPUC_CHECK_ANALYSES", "1")
+    m = load_module(DANGLING)
+    assert resolve_and_classify(m) == 2
+    graph = call_graph(m)
+    assert graph.funcs["job.helper"] in graph.referenced
+    assert graph.ref_counts["job.helper"] == 2
+    compiled = run(DANGLING, CompileOptions(target="ptx"), stop_after="dialect")
+    assert compiled.module is not None
+    names = [f.sym_name.data for f in compiled.module.ops if isinstance(f, FuncOp)]
+    assert "job.helper" in names  # kept, as a fresh graph decides

@@ -70,6 +70,11 @@ def keep_call_graph(graph: CallGraph, done: Resolution) -> bool:
         held = graph.holds.get(source)
         if graph.funcs.get(source) is not func or held is None:
             return False
+        # A new name that the module already names (a dangling reference
+        # such as `{note = @job.helper}`, which renaming makes live) makes
+        # the moved function referenced: a walk would count it.
+        if graph.ref_counts.get(func.sym_name.data):
+            return False
         if not held.isdisjoint(_LISTED):
             return False
     shared: dict[int, list[SymbolRefAttr]] = {}  # job configurations are shared
