@@ -100,9 +100,25 @@ def test_a_copied_source_walks_the_graph_again(
     }
 
 
-@pytest.mark.parametrize("twice", [False, True])
-def test_the_graph_counts_references_as_referenced_names(twice: bool) -> None:
-    m = module(twice)
+NESTED = """
+gpuc.func @k(%x: f32, %p: !gpuc.ptr<f32, global>) kernel {
+  %b = gpuc.deferred_call @job(%x) #gpuc.job<helper> : (f32) -> f32
+  gpuc.store %b, %p : !gpuc.ptr<f32, global>
+  gpuc.return
+}
+gpuc.func private @job(%x: f32) -> f32 helper {
+  %y = arith.mulf %x, %x : f32
+  gpuc.return %y : f32
+}
+builtin.module attributes {note = @job} {
+}
+"""
+
+
+@pytest.mark.parametrize("text", ["twice", "once", "nested"])
+def test_the_graph_counts_references_as_referenced_names(text: str) -> None:
+    """Each reference counted once, a nested table's own attribute's too."""
+    m = load_module(NESTED) if text == "nested" else module(text == "twice")
     counts = {k: n for k, n in call_graph(m).ref_counts.items() if n}
     assert counts == dict(referenced_names(preorder(m)))
 

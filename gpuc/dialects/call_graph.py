@@ -136,12 +136,13 @@ class CallGraph:
     def _scan_table(self, table: Operation) -> None:
         symbols = self.tables[table] = build_table(table)
         counts = self.ref_counts
+        top = table is self.module
         for ref in self._held_refs(table):  # e.g. the entrypoint set
             root = ref.root_reference.data
-            counts[root] = counts.get(root, 0) + 1
+            if top:  # a nested table's were counted by the walk that met it
+                counts[root] = counts.get(root, 0) + 1
             if (target := symbols.get(root)) is not None:
                 self.referenced.add(target)
-        top = table is self.module
         funcs, callees, holds = self.funcs, self.callees, self.holds
         for region in table.regions:
             block = region._first_block  # noqa: SLF001
