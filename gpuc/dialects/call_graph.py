@@ -381,6 +381,11 @@ class CallGraph:
             sorted(id(op) for op in self.referenced),
             [id(region) for region in self.multi_block],
             sorted((k, n) for k, n in self.ref_counts.items() if n),
+            [(k, [id(op) for op in self.ops_by_name[k]]) for k in sorted(COLLECTED)],
+            sorted(self.address_taken),
+            sorted(self.indirect_callers),
+            sorted(self.state_own),
+            sorted((k, [id(a) for a in v]) for k, v in self.shared_allocs.items()),
         )
 
 
@@ -460,7 +465,6 @@ def pass_ran(ran: object, module: ModuleOp) -> None:
 
 def _check_fresh(graph: CallGraph) -> None:
     fresh = CallGraph(graph.module)
-    fresh.ops_by_name = {name: [] for name in graph.ops_by_name}
     if fresh.signature() != graph.signature():
         raise AssertionError(
             "the call graph is stale: a pass changed calls or functions without "
