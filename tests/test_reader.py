@@ -171,6 +171,11 @@ def test_comments_and_white_space_anywhere_are_skipped(text: str) -> None:
         _KERNEL + "\n~",
         _KERNEL + "\n  ~// x",
         "~" + _KERNEL,
+        # White space to Python's str methods but not to xDSL's lexer.
+        _KERNEL.replace("%b =", "%b\u00a0="),
+        _KERNEL.replace("%b =", "%b\u2028="),
+        _KERNEL.replace("%b =", "%b\x85="),
+        _KERNEL.replace("%b =", "%b\u3000="),
     ],
 )
 def test_a_stray_character_is_declined(text: str) -> None:

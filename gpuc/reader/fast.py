@@ -96,7 +96,9 @@ _TOKEN = re.compile(
     |.
     )
     """,
-    re.VERBOSE | re.DOTALL,
+    # ASCII white space only, as xDSL's lexer: a no-break space or a Unicode
+    # line separator starts no token, so the parser reports it.
+    re.VERBOSE | re.DOTALL | re.ASCII,
 )
 """One token (group 1: a value, punctuation, a word, a dialect type or
 attribute, with its `<...>` where that holds no `<`, `>` or string, as
