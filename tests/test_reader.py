@@ -183,7 +183,7 @@ def test_a_stray_character_is_declined(text: str) -> None:
 
 
 def test_ops_are_made_field_by_field_as_create_makes_them() -> None:
-    """The fast reader makes its ops without `Operation.create` (`_build`)
+    """The fast reader makes its ops without `Operation.create` (`build_op`)
     and links them into their blocks without `add_op` (`_append`): every op
     of the bench's module and of the examples it reads has the fields, of
     the same classes and values, that `create` gives it, and every block's

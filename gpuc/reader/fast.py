@@ -621,10 +621,10 @@ def _make(
             props.update(properties)
     else:
         props = properties or {}
-    return _build(op_type, operands, result_types, props, regions)
+    return build_op(op_type, operands, result_types, props, regions)
 
 
-def _build(
+def build_op(
     op_type: type[IRDLOperation],
     operands: Sequence[SSAValue],
     result_types: Sequence[Attribute],
@@ -702,7 +702,7 @@ def _use(value: SSAValue, op: Operation, index: int) -> Use:
 
 @cache
 def _plain(op_type: type[IRDLOperation]) -> bool:
-    """Whether `create` makes an op of `op_type` as `_build` does: no default
+    """Whether `create` makes an op of `op_type` as `build_op` does: no default
     attributes to fill in, no `__post_init__` of its own."""
     return op_type.__post_init__ is IRDLOperation.__post_init__ and all(
         attribute.default_value is None
@@ -965,7 +965,7 @@ def _gpuc_func(r: _Reader) -> Operation:
     props["role"] = role
     if inline is not None:
         props["inline"] = inline
-    return _build(FuncOp, (), (), props, (body,))
+    return build_op(FuncOp, (), (), props, (body,))
 
 
 def _gpuc_return(r: _Reader) -> Operation:

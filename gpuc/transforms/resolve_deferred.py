@@ -57,7 +57,7 @@ from gpuc.dialects.walk import of_classes, preorder
 from gpuc.explain.record import active_recorder
 from gpuc.generators import Generator, Generators
 from gpuc.libraries import Library, LibrarySource, load_libraries
-from gpuc.reader.fast import _build as build_op
+from gpuc.reader.fast import build_op
 from gpuc.transforms.deferred_kernels import expand_deferred_kernels
 from gpuc.transforms.job_sources import (
     Found,
