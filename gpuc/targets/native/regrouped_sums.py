@@ -26,11 +26,15 @@ from gpuc.dialects.memory import REGROUPED, AtomicRMWOp
 from gpuc.targets.native.uniformity import computes_only
 
 
-def sink_regrouped_sums(func: FuncOp) -> None:
-    """Sink the regrouped adds of `func` into the guards that compute them."""
+def sink_regrouped_sums(func: FuncOp) -> bool:
+    """Sink the regrouped adds of `func` into the guards that compute them;
+    whether it did any (each replaces its `scf.if`, which the call graph
+    lists: the caller forgets the graph then)."""
+    sunk = False
     for op in list(func.walk()):
         if isinstance(op, scf.IfOp):
-            _sink(op)
+            sunk = _sink(op) or sunk
+    return sunk
 
 
 def _zero(value: SSAValue) -> bool:
@@ -87,10 +91,10 @@ def _adds(op: scf.IfOp) -> list[AtomicRMWOp] | None:
     return adds
 
 
-def _sink(op: scf.IfOp) -> None:
+def _sink(op: scf.IfOp) -> bool:
     adds = _adds(op)
     if adds is None:
-        return
+        return False
     block = op.parent_block()
     assert block is not None
     then_yield = op.true_region.block.last_op
@@ -103,3 +107,4 @@ def _sink(op: scf.IfOp) -> None:
     body = op.true_region.detach_block(0)
     block.insert_op_before(scf.IfOp(op.cond, [], Region(body)), op)
     block.detach_op(op).erase()
+    return True
