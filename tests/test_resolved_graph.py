@@ -100,8 +100,9 @@ def test_a_copied_source_walks_the_graph_again(
     }
 
 
-NESTED = """
-gpuc.func @k(%x: f32, %p: !gpuc.ptr<f32, global>) kernel {
+KERNEL_HEADER = "gpuc.func @k(%x: f32, %p: !gpuc.ptr<f32, global>) kernel"
+
+ONE_JOB = """ {
   %b = gpuc.deferred_call @job(%x) #gpuc.job<helper> : (f32) -> f32
   gpuc.store %b, %p : !gpuc.ptr<f32, global>
   gpuc.return
@@ -110,9 +111,10 @@ gpuc.func private @job(%x: f32) -> f32 helper {
   %y = arith.mulf %x, %x : f32
   gpuc.return %y : f32
 }
-builtin.module attributes {note = @job} {
-}
 """
+"""The rest of a kernel deferring to `@job`, after its header, and `@job`."""
+
+NESTED = KERNEL_HEADER + ONE_JOB + "builtin.module attributes {note = @job} {\n}\n"
 
 
 @pytest.mark.parametrize("text", ["twice", "once", "nested"])
@@ -123,18 +125,7 @@ def test_the_graph_counts_references_as_referenced_names(text: str) -> None:
     assert counts == dict(referenced_names(preorder(m)))
 
 
-DANGLING = """
-gpuc.func @k(%x: f32, %p: !gpuc.ptr<f32, global>) kernel
-    attributes {note = @job.helper} {
-  %b = gpuc.deferred_call @job(%x) #gpuc.job<helper> : (f32) -> f32
-  gpuc.store %b, %p : !gpuc.ptr<f32, global>
-  gpuc.return
-}
-gpuc.func private @job(%x: f32) -> f32 helper {
-  %y = arith.mulf %x, %x : f32
-  gpuc.return %y : f32
-}
-"""
+DANGLING = KERNEL_HEADER + "\n    attributes {note = @job.helper}" + ONE_JOB
 
 
 def test_a_move_onto_a_name_already_referenced_walks_the_graph_again(
